@@ -1,0 +1,83 @@
+"""Environment-only settings: where things live, and secrets.
+
+Nothing here runs at import time: call :func:`get_settings` when you need the values,
+so a notebook or test that changes the environment sees the change. Secrets (API keys,
+the Hugging Face token) are read from the environment at the moment of use and never
+stored in params, records, caches, manifests or reports.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel
+
+ENV_OUTPUTS = "EVALBENCH_OUTPUTS"
+ENV_CACHE = "EVALBENCH_CACHE"
+ENV_MIRROR = "EVALBENCH_DATA_MIRROR"
+ENV_OFFLINE = "EVALBENCH_OFFLINE"
+ENV_HOME = "EVALBENCH_HOME"
+
+
+class MissingSecret(RuntimeError):
+    """An environment variable that should hold a secret is unset or empty."""
+
+
+class Settings(BaseModel):
+    """Paths and switches resolved from the environment."""
+
+    project_root: Path
+    """Folder holding ``params/`` and ``notebooks/`` (``EVALBENCH_HOME`` or found upward)."""
+    outputs_dir: Path
+    """Where run folders and ``index.html`` land (``EVALBENCH_OUTPUTS``, default ``outputs/``)."""
+    cache_dir: Path
+    """Downloaded data and the response cache (``EVALBENCH_CACHE``, default ``~/.cache/evalbench``)."""
+    data_mirror: Path | None
+    """A local mirror laid out as ``<host>/<path>`` of each URL (``EVALBENCH_DATA_MIRROR``)."""
+    offline: bool
+    """``EVALBENCH_OFFLINE=1`` forbids downloads (mirror and cache only)."""
+
+
+def get_settings() -> Settings:
+    """Read the settings from the current environment."""
+    root = find_project_root()
+    mirror = os.environ.get(ENV_MIRROR, "").strip()
+    return Settings(
+        project_root=root,
+        outputs_dir=Path(os.environ.get(ENV_OUTPUTS) or root / "outputs").resolve(),
+        cache_dir=Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "evalbench"),
+        data_mirror=Path(mirror).resolve() if mirror else None,
+        offline=os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"},
+    )
+
+
+def find_project_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: cwd) with ``params/`` and ``notebooks/``.
+
+    Notebooks run with their own folder as cwd; looking upward lets them find the project
+    without a ``cd ..``. ``EVALBENCH_HOME`` overrides the search.
+    """
+    if os.environ.get(ENV_HOME):
+        return Path(os.environ[ENV_HOME]).resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "params").is_dir() and (folder / "notebooks").is_dir():
+            return folder
+    return here
+
+
+def secret(env_name: str, *, purpose: str) -> str:
+    """Return the value of the environment variable ``env_name``.
+
+    Args:
+        env_name: name of the variable (params only ever hold this name, not the value).
+        purpose: what the secret is for, used in the error message.
+
+    Raises:
+        MissingSecret: naming the variable and what needs it.
+    """
+    value = os.environ.get(env_name, "")
+    if not value:
+        raise MissingSecret(f"{purpose} needs the environment variable {env_name}; it is not set")
+    return value

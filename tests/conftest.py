@@ -1,0 +1,43 @@
+"""Shared fixtures: the data mirror, isolated cache/outputs folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ORACLES_ENV = "EVALBENCH_ORACLES"
+
+
+def _mirror() -> Path | None:
+    value = os.environ.get("EVALBENCH_DATA_MIRROR", "").strip()
+    return Path(value) if value and Path(value).is_dir() else None
+
+
+@pytest.fixture
+def mirror() -> Path:
+    """The public-data mirror; the test skips (with the reason) when it is absent."""
+    path = _mirror()
+    if path is None:
+        pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
+    return path
+
+
+@pytest.fixture
+def oracles(mirror: Path) -> Path:
+    """Outputs of official implementations (``../shared/data/oracles`` next to the mirror)."""
+    path = Path(os.environ.get(ORACLES_ENV) or mirror.parent / "oracles")
+    if not path.is_dir():
+        pytest.skip(f"needs the oracle folder {path} (set {ORACLES_ENV})")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Every test gets its own cache and outputs folders (never the user's)."""
+    base = tmp_path_factory.mktemp("evalbench")
+    monkeypatch.setenv("EVALBENCH_CACHE", str(base / "cache"))
+    monkeypatch.setenv("EVALBENCH_OUTPUTS", str(base / "outputs"))
+    monkeypatch.setenv("EVALBENCH_HOME", str(ROOT))
