@@ -32,7 +32,8 @@ class Settings(BaseModel):
     outputs_dir: Path
     """Where run folders and ``index.html`` land (``EVALBENCH_OUTPUTS``, default ``outputs/``)."""
     cache_dir: Path
-    """Downloaded data and the response cache (``EVALBENCH_CACHE``, default ``~/.cache/evalbench``)."""
+    """Downloaded data and the response cache (``EVALBENCH_CACHE``, default
+    ``~/.cache/evalbench``)."""
     data_mirror: Path | None
     """A local mirror laid out as ``<host>/<path>`` of each URL (``EVALBENCH_DATA_MIRROR``)."""
     offline: bool

@@ -89,7 +89,7 @@ def names(prefix: str = "") -> list[str]:
 
 def relative_path(url: str) -> Path:
     """``https://host/a/b`` -> ``host/a/b``: the layout shared by mirror and cache."""
-    scheme, sep, rest = url.partition("://")
+    _scheme, sep, rest = url.partition("://")
     if not sep or not rest or ".." in Path(rest).parts:
         raise ValueError(f"not a usable source URL: {url!r}")
     return Path(rest)
@@ -194,7 +194,7 @@ def _download(source: Source, target: Path, *, progress: bool) -> None:
     with tempfile.NamedTemporaryFile(dir=target.parent, delete=False, suffix=".part") as tmp:
         tmp_path = Path(tmp.name)
         try:
-            with urllib.request.urlopen(source.url, timeout=30) as resp:  # noqa: S310 (pinned https URL)
+            with urllib.request.urlopen(source.url, timeout=30) as resp:
                 bar = tqdm(
                     total=source.bytes or None,
                     unit="B",

@@ -18,9 +18,7 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 # \right, \times: models never mean a backspace or form feed there) and the LaTeX commands
 # that begin with \n (\nu, \neq, ...). A newline followed by a word ("\nThe") is kept.
 _LATEX_N = r"n(?:u|eq|e|abla|eg|ot|otin|i|mid|ewline|olimits|leq|geq)(?![A-Za-z])"
-_BAD_ESCAPE = re.compile(
-    r'(?<!\\)((?:\\\\)*)\\(?=[bfrt][A-Za-z]|' + _LATEX_N + r'|[^"\\/bfnrtu])'
-)
+_BAD_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[bfrt][A-Za-z]|" + _LATEX_N + r'|[^"\\/bfnrtu])')
 MAX_PARSE_CHARS = 200_000
 
 

@@ -1,0 +1,44 @@
+# evalbench — `make report` renders every study, `make test` runs the test suite.
+# Both set up .venv on first use (uv when it is on PATH, else python3 -m venv + pip).
+
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+UV     := $(shell command -v uv 2>/dev/null)
+PYTEST_ARGS ?=
+
+.PHONY: setup report test lab check bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+ifneq ($(UV),)
+	uv venv --allow-existing --python python3 $(VENV)
+	UV_COMPILE_BYTECODE=1 uv pip install --python $(PY) -e '.[dev,lab]'
+else
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,lab]'
+endif
+	@touch $(STAMP)
+
+report: $(STAMP)       ## render every study in params/ and outputs/index.html
+	$(VENV)/bin/evalbench report
+
+test: $(STAMP)         ## the full test suite
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lab: $(STAMP)          ## JupyterLab on the notebooks
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+check: $(STAMP)        ## lint, format check, types
+	$(VENV)/bin/ruff check evalbench tests notebooks
+	$(VENV)/bin/ruff format --check evalbench tests notebooks
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)        ## performance benchmarks -> outputs/bench/*.json
+	$(PY) tests/bench_models.py
+	$(PY) tests/bench_bfcl.py
+	$(PY) tests/bench_arena.py
+
+clean:                 ## remove the virtualenv and generated outputs (keeps the caches)
+	rm -rf $(VENV) outputs/*/ outputs/index.html

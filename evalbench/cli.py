@@ -1,0 +1,143 @@
+"""``evalbench`` command line: run | report | fetch | sources | cache.
+
+    evalbench run params/bfcl_public.yaml -p seed=7     one study
+    evalbench report                                    every params/*.yaml, then the index
+    evalbench fetch bfcl/question/simple_python         one pinned data file (or --all)
+    evalbench sources                                   name, size, license, cached?
+    evalbench cache [stats|clear [--system NAME]]       the response cache
+
+Exit status: 0 when everything asked for succeeded (skipped studies included), 1 when a
+study failed, 2 for a usage or params error (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evalbench.params import ParamsError, discover_params
+from evalbench.settings import get_settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``evalbench`` command."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except ParamsError as exc:
+        print(f"evalbench: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evalbench: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evalbench", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run one study and render its report")
+    run.add_argument("params", type=Path, help="params YAML file")
+    run.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a params field (dotted keys; repeatable)")  # fmt: skip
+    run.set_defaults(handler=_cmd_run)
+
+    report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
+    report.add_argument("params", type=Path, nargs="*", help="params files (default: all)")
+    report.set_defaults(handler=_cmd_report)
+
+    fetch = sub.add_parser("fetch", help="download (or verify) pinned data files")
+    fetch.add_argument("names", nargs="*", help="source names (see `evalbench sources`)")
+    fetch.add_argument("--all", action="store_true", help="every registered source")
+    fetch.set_defaults(handler=_cmd_fetch)
+
+    src = sub.add_parser("sources", help="list registered data files")
+    src.add_argument("prefix", nargs="?", default="", help="only names starting with this")
+    src.set_defaults(handler=_cmd_sources)
+
+    cache = sub.add_parser("cache", help="response cache statistics or clearing")
+    cache.add_argument("action", nargs="?", choices=["stats", "clear"], default="stats")
+    cache.add_argument("--system", help="clear only this system's entries")
+    cache.set_defaults(handler=_cmd_cache)
+    return parser
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from evalbench.report import build_index, run_study, summary_lines
+
+    result = run_study(args.params, args.overrides)
+    build_index()
+    print("\n".join(summary_lines([result])))
+    if result.run_dir is not None and result.status == "ok":
+        print(f"report: {result.run_dir / 'report.html'}")
+    return 1 if result.status == "failed" else 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from evalbench.report import build_index, failure_result, run_study, summary_lines
+
+    files = args.params or discover_params(get_settings().project_root / "params")
+    results = []
+    for path in files:
+        try:
+            results.append(run_study(path))
+        except ParamsError as exc:
+            results.append(failure_result(path, exc))
+        print(summary_lines(results[-1:])[0], flush=True)
+    index = build_index()
+    failed = sum(r.status == "failed" for r in results)
+    print(f"\n{len(results)} studies: {len(results) - failed} ok/skipped, {failed} failed")
+    print(f"index: {index}")
+    return 1 if failed else 0
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    from evalbench import sources
+
+    names = sources.names() if args.all else args.names
+    if not names:
+        print("evalbench fetch: give source names or --all", file=sys.stderr)
+        return 2
+    failures = 0
+    for name in names:
+        try:
+            path = sources.fetch(name)
+            print(f"ok       {name}  {path}")
+        except (sources.UnknownSource, sources.DataUnavailable, sources.ChecksumMismatch) as exc:
+            failures += 1
+            print(f"error    {name}  {exc}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _cmd_sources(args: argparse.Namespace) -> int:
+    from evalbench import sources
+
+    for name in sources.names(args.prefix):
+        src = sources.get(name)
+        here = "cached" if sources.is_available(src) else "-"
+        print(f"{name:70s} {src.bytes:>10,d}  {here:6s}  {src.license}")
+    return 0
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from evalbench.models import ResponseCache
+
+    cache = ResponseCache(get_settings().cache_dir / "responses.sqlite")
+    if args.action == "clear":
+        print(f"deleted {cache.clear(args.system)} cached responses")
+        return 0
+    stats = cache.stats()
+    print(f"response cache {stats['path']} ({stats['bytes']:,d} bytes)")
+    for system, count in stats["entries"].items():
+        print(f"  {system:40s} {count:>8,d}")
+    data = get_settings().cache_dir / "data"
+    files = [p for p in data.rglob("*") if p.is_file()] if data.exists() else []
+    print(f"data cache {data}: {len(files)} files, {sum(p.stat().st_size for p in files):,d} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

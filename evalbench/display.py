@@ -1,0 +1,124 @@
+"""What notebooks show: escaped tables and text, the run header, the "simulated" banner.
+
+Model, judge and dataset text is untrusted: everything here HTML-escapes it, so a model
+answer containing ``<script>`` shows as text in the report and never runs. Notebooks use
+these helpers instead of ``Styler`` (which does not escape) or raw ``HTML(...)``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from evalbench.runs import Run
+
+_BANNER_STYLE = (
+    "padding:8px 12px;border-radius:6px;margin:6px 0;font-weight:600;"
+    "background:#fff4ce;border:1px solid #e0b000;color:#5a4300"
+)
+
+
+def _display(html_text: str) -> None:
+    from IPython.display import HTML, display
+
+    display(HTML(html_text))
+
+
+def escape(value: Any) -> str:
+    """HTML-escape any value's ``str`` (quotes included)."""
+    return html.escape(str(value), quote=True)
+
+
+def header(run: Run) -> None:
+    """Title, description, run id and — when any system is simulated — a clear banner."""
+    p = run.params
+    parts = [f"<h1>{escape(p.title)}</h1>"]
+    if p.description:
+        parts.append(f"<p>{escape(p.description)}</p>")
+    parts.append(
+        f"<p><small>run <code>{escape(run.run_id)}</code> · params "
+        f"<code>{escape(run.params_file.name)}</code> · seed {p.seed} · "
+        f"intervals at {p.confidence_level:.0%} · cache mode {escape(p.cache)}</small></p>"
+    )
+    if run.simulated:
+        names = ", ".join(s.name for s in p.model_specs() if s.simulated)
+        parts.append(
+            banner(
+                f"SIMULATED — produced by the offline sim provider ({names}); "
+                "not measurements of real models."
+            )
+        )
+    _display("\n".join(parts))
+
+
+def banner(message: str) -> str:
+    """An escaped, highlighted one-line notice (returned as HTML)."""
+    return f'<div class="evalbench-banner" style="{_BANNER_STYLE}">{escape(message)}</div>'
+
+
+def notice(message: str) -> None:
+    """Show :func:`banner` now."""
+    _display(banner(message))
+
+
+def table(
+    df: pd.DataFrame,
+    caption: str | None = None,
+    *,
+    digits: int = 3,
+    index: bool = False,
+    max_rows: int = 200,
+) -> None:
+    """Show a DataFrame as an escaped HTML table (floats rounded to ``digits``)."""
+    shown = df.head(max_rows)
+    body = shown.to_html(
+        escape=True,
+        index=index,
+        float_format=lambda x: f"{x:.{digits}f}",
+        na_rep="—",
+        border=0,
+        classes="evalbench-table",
+    )
+    cap = f"<p><b>{escape(caption)}</b></p>" if caption else ""
+    more = f"<p><small>first {max_rows} of {len(df)} rows</small></p>" if len(df) > max_rows else ""
+    _display(cap + body + more)
+
+
+def text(template: str, **values: Any) -> None:
+    """Show trusted prose (``template``, HTML allowed) with escaped ``values`` filled in.
+
+    ``text("<b>{name}</b> scored {acc:.1%}", name=system, acc=0.5)`` escapes ``name``.
+    """
+    safe = {k: _EscapedFormat(v) for k, v in values.items()}
+    _display(template.format(**safe))
+
+
+def quote(value: Any, *, limit: int = 2000) -> str:
+    """Untrusted text as an escaped ``<pre>`` block, clipped to ``limit`` characters."""
+    raw = "" if value is None else str(value)
+    clipped = raw if len(raw) <= limit else raw[:limit] + f" … [{len(raw) - limit} more chars]"
+    return f'<pre style="white-space:pre-wrap">{escape(clipped)}</pre>'
+
+
+def examples(rows: list[Mapping[str, Any]], fields: list[str], *, limit: int = 1200) -> None:
+    """Show failure examples: one block per row, each field escaped and clipped."""
+    blocks = []
+    for row in rows:
+        items = "".join(
+            f"<dt>{escape(f)}</dt><dd>{quote(row.get(f), limit=limit)}</dd>" for f in fields
+        )
+        blocks.append(f"<dl>{items}</dl><hr/>")
+    _display("".join(blocks) or "<p><i>none</i></p>")
+
+
+class _EscapedFormat:
+    """Formats like the wrapped value, then HTML-escapes the result."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        return escape(format(self.value, spec))

@@ -1,0 +1,49 @@
+"""Model access: one async chat interface for any OpenAI-compatible endpoint and ``sim``.
+
+Public API (import from here): :class:`ModelSpec` / :class:`SimSpec` (params),
+:class:`ChatRequest` / :class:`ChatResponse` / :class:`ToolCall`, :class:`SimTask` /
+:class:`SimReply` (how the offline simulator answers), :class:`Job`, :class:`ModelClient`,
+:func:`generate` / :func:`agenerate`, :class:`ResponseCache`, :class:`UsageLedger`.
+"""
+
+from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
+from evalbench.models.client import ModelClient, RateLimiter, agenerate, generate, run_sync
+from evalbench.models.providers import ProviderError, sim_rng
+from evalbench.models.types import (
+    CacheMode,
+    ChatRequest,
+    ChatResponse,
+    Job,
+    ModelSpec,
+    SimReply,
+    SimSpec,
+    SimTask,
+    ToolCall,
+    Usage,
+)
+from evalbench.models.usage import UsageLedger, call_cost
+
+__all__ = [
+    "CacheMiss",
+    "CacheMode",
+    "ChatRequest",
+    "ChatResponse",
+    "Job",
+    "ModelClient",
+    "ModelSpec",
+    "ProviderError",
+    "RateLimiter",
+    "ResponseCache",
+    "SimReply",
+    "SimSpec",
+    "SimTask",
+    "ToolCall",
+    "Usage",
+    "UsageLedger",
+    "agenerate",
+    "cache_key",
+    "call_cost",
+    "generate",
+    "run_sync",
+    "sim_rng",
+]

@@ -1,0 +1,132 @@
+"""Persistent response cache: SQLite in WAL mode, keyed by a canonical request hash.
+
+WAL lets several notebook kernels read while one writes; ``busy_timeout`` makes a writer
+wait for another instead of failing. The key covers everything that changes the answer
+(provider, base URL, model, messages, generation settings, tools) and never the API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from evalbench.models.types import ChatRequest, ChatResponse, ModelSpec, SimTask
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    system TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class CacheMiss(RuntimeError):
+    """Replay mode asked for a response that is not in the cache."""
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON (sorted keys, no spaces) used for hashing."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def cache_key(
+    spec: ModelSpec,
+    request: ChatRequest,
+    *,
+    base_url: str | None,
+    sim: SimTask | None = None,
+    sim_seed: int | None = None,
+) -> str:
+    """sha256 of everything that determines a response (never the API key).
+
+    Args:
+        spec: the system; its provider, model and generation settings enter the key.
+        request: the request, with ``None`` fields resolved from ``spec`` by the caller.
+        base_url: the resolved endpoint URL (a value, not a secret).
+        sim: for simulated systems, the item key and hidden truth also enter the key.
+        sim_seed: the seed the simulation uses.
+    """
+    payload: dict[str, Any] = {
+        "provider": spec.provider,
+        "base_url": base_url,
+        "model": spec.model,
+        "request": request.model_dump(mode="json"),
+    }
+    if spec.simulated:
+        payload["sim"] = {
+            "system": spec.name,
+            "knobs": spec.sim.model_dump(mode="json"),
+            "seed": sim_seed,
+            "key": sim.key if sim else None,
+            "truth": sim.truth if sim else None,
+        }
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+class ResponseCache:
+    """A SQLite file of successful responses.
+
+    Args:
+        path: the database file (created with its folder).
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA busy_timeout=60000")
+            self._conn.execute(_SCHEMA)
+            self._conn.commit()
+
+    def get(self, key: str) -> ChatResponse | None:
+        """The cached response for ``key``, or ``None``."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM responses WHERE key=?", (key,)).fetchone()
+        return ChatResponse.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, response: ChatResponse) -> None:
+        """Store a successful response (errors are never cached)."""
+        if not response.ok:
+            return
+        value = response.model_dump_json(exclude={"cached", "attempts"})
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO responses(key, system, value, created) VALUES (?,?,?,?)",
+                (key, response.system, value, time.time()),
+            )
+            self._conn.commit()
+
+    def stats(self) -> dict[str, Any]:
+        """Entries per system and the file size."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT system, COUNT(*) FROM responses GROUP BY system ORDER BY system"
+            ).fetchall()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*"))
+        return {"path": str(self.path), "bytes": size, "entries": dict(rows)}
+
+    def clear(self, system: str | None = None) -> int:
+        """Delete all entries (or one system's); returns how many were deleted."""
+        with self._lock:
+            if system is None:
+                cur = self._conn.execute("DELETE FROM responses")
+            else:
+                cur = self._conn.execute("DELETE FROM responses WHERE system=?", (system,))
+            self._conn.commit()
+        return cur.rowcount
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,318 @@
+"""One async chat interface for every provider: cache, retries, limits, usage.
+
+``ModelClient.chat`` answers one request: from the cache when it can (modes ``use`` and
+``replay``), else from the provider with bounded concurrency, rate limits and retries
+(exponential backoff with jitter, honouring ``Retry-After``). A permanent failure comes
+back as a :class:`ChatResponse` with ``error`` set: an error record, never a score.
+:func:`generate` maps it over many jobs with a progress bar, from a notebook or the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from tqdm.auto import tqdm
+
+from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
+from evalbench.models.providers import (
+    OpenAIProvider,
+    ProviderError,
+    SimProvider,
+    resolve_base_url,
+)
+from evalbench.models.types import CacheMode, ChatRequest, ChatResponse, Job, ModelSpec, SimTask
+from evalbench.models.usage import UsageLedger, call_cost
+
+T = TypeVar("T")
+MAX_BACKOFF_S = 60.0
+MAX_RETRY_AFTER_S = 600.0
+
+
+class RateLimiter:
+    """Token buckets for requests/min and tokens/min (either may be ``None``)."""
+
+    def __init__(self, requests_per_minute: float | None, tokens_per_minute: float | None):
+        self._requests = _Bucket(requests_per_minute) if requests_per_minute else None
+        self._tokens = _Bucket(tokens_per_minute) if tokens_per_minute else None
+
+    async def acquire(self, tokens: int) -> None:
+        """Wait until one request of about ``tokens`` tokens fits both limits."""
+        if self._requests is not None:
+            await self._requests.take(1.0)
+        if self._tokens is not None:
+            await self._tokens.take(float(tokens))
+
+
+class _Bucket:
+    def __init__(self, per_minute: float):
+        self.capacity = per_minute
+        self.rate = per_minute / 60.0
+        self.level = per_minute
+        self.stamp = time.monotonic()
+        self.lock = asyncio.Lock()
+
+    async def take(self, amount: float) -> None:
+        amount = min(amount, self.capacity)
+        async with self.lock:
+            while True:
+                now = time.monotonic()
+                self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
+                self.stamp = now
+                if self.level >= amount:
+                    self.level -= amount
+                    return
+                await asyncio.sleep((amount - self.level) / self.rate)
+
+
+class _Runtime:
+    """Per-event-loop state: asyncio primitives and HTTP clients cannot cross loops."""
+
+    def __init__(self, spec: ModelSpec, provider: Any):
+        self.loop = asyncio.get_running_loop()
+        self.semaphore = asyncio.Semaphore(spec.max_concurrency)
+        self.limiter = RateLimiter(spec.requests_per_minute, spec.tokens_per_minute)
+        self.http = provider.open()
+
+
+class ModelClient:
+    """Chat completions for one system or judge.
+
+    Args:
+        spec: the system as declared in params.
+        cache: the response cache (``None`` disables caching whatever the mode).
+        cache_mode: ``use`` (default), ``refresh`` (always ask, then store), ``off``, or
+            ``replay`` (only the cache; a miss raises :class:`CacheMiss`).
+        ledger: where usage is counted (a fresh one if not given).
+        seed: seeds simulated systems whose spec has no ``seed``.
+        backoff_base_s: first retry delay before jitter (doubles per attempt, max 60 s).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        cache: ResponseCache | None = None,
+        cache_mode: CacheMode = "use",
+        ledger: UsageLedger | None = None,
+        seed: int = 0,
+        backoff_base_s: float = 1.0,
+    ):
+        self.spec = spec
+        self.cache = cache
+        self.cache_mode = cache_mode
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.seed = spec.seed if spec.seed is not None else seed
+        self.backoff_base_s = backoff_base_s
+        self._provider = SimProvider(spec) if spec.simulated else OpenAIProvider(spec)
+        self._base_url = None if spec.simulated else resolve_base_url(spec)
+        self._runtime: _Runtime | None = None
+        self._jitter = random.Random(self.seed)
+
+    def resolve(self, request: ChatRequest) -> ChatRequest:
+        """Fill the request's unset generation settings from the system's spec."""
+        spec = self.spec
+        defaults = {
+            "temperature": spec.temperature,
+            "max_tokens": spec.max_tokens,
+            "seed": spec.seed,
+            "stop": spec.stop,
+        }
+        unset = {k: v for k, v in defaults.items() if getattr(request, k) is None}
+        return request.model_copy(update=unset)
+
+    def key_for(self, request: ChatRequest, sim: SimTask | None = None) -> str:
+        """The cache key of ``request`` as this client would send it."""
+        return cache_key(
+            self.spec, self.resolve(request), base_url=self._base_url, sim=sim, sim_seed=self.seed
+        )
+
+    async def chat(self, request: ChatRequest, *, sim: SimTask | None = None) -> ChatResponse:
+        """Answer one request (cache → provider with retries); never raises for API errors.
+
+        Raises:
+            CacheMiss: in ``replay`` mode, when the response is not cached.
+        """
+        request = self.resolve(request)
+        key = cache_key(self.spec, request, base_url=self._base_url, sim=sim, sim_seed=self.seed)
+        response = self._from_cache(key)
+        if response is None:
+            response = await self._ask(request, key, sim)
+            if self.cache is not None and self.cache_mode != "off":
+                self.cache.put(key, response)
+        self.ledger.record(self.spec, response)
+        return response
+
+    def _from_cache(self, key: str) -> ChatResponse | None:
+        if self.cache is None and self.cache_mode == "replay":
+            raise CacheMiss("replay mode needs a response cache")
+        if self.cache is None or self.cache_mode in ("off", "refresh"):
+            return None
+        hit = self.cache.get(key)
+        if hit is None and self.cache_mode == "replay":
+            raise CacheMiss(
+                f"replay mode: no cached response for system {self.spec.name!r} "
+                f"(request {key[:12]}); rerun with cache: use and an endpoint to fill it"
+            )
+        return hit.model_copy(update={"cached": True, "attempts": 0}) if hit else None
+
+    async def _ask(self, request: ChatRequest, key: str, sim: SimTask | None) -> ChatResponse:
+        runtime = self._runtime_for_loop()
+        attempts = 0
+        while True:
+            attempts += 1
+            async with runtime.semaphore:
+                await runtime.limiter.acquire(estimate_tokens(request))
+                started = time.perf_counter()
+                try:
+                    reply, usage = await self._attempt(runtime, request, sim)
+                except ProviderError as err:
+                    failure = err
+                else:
+                    return ChatResponse(
+                        system=self.spec.name,
+                        text=reply.text,
+                        tool_calls=list(reply.tool_calls),
+                        finish_reason=reply.finish_reason,
+                        usage=usage,
+                        latency_s=time.perf_counter() - started,
+                        cache_key=key,
+                        attempts=attempts,
+                        simulated=self.spec.simulated,
+                    )
+            if not failure.retryable or attempts > self.spec.max_retries:
+                return ChatResponse(
+                    system=self.spec.name,
+                    error=f"{failure.reason} (after {attempts} attempt(s))",
+                    cache_key=key,
+                    attempts=attempts,
+                    simulated=self.spec.simulated,
+                )
+            await asyncio.sleep(self._delay(attempts, failure.retry_after))
+
+    async def _attempt(self, runtime: _Runtime, request: ChatRequest, sim: SimTask | None):
+        if isinstance(self._provider, SimProvider):
+            return await self._provider.complete(request, sim, self.seed)
+        return await self._provider.complete(runtime.http, request)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Retry-After when the server gave one, else exponential backoff with equal jitter."""
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER_S)
+        ceiling = min(MAX_BACKOFF_S, self.backoff_base_s * 2 ** (attempt - 1))
+        return ceiling / 2 + self._jitter.uniform(0, ceiling / 2)
+
+    def _runtime_for_loop(self) -> _Runtime:
+        loop = asyncio.get_running_loop()
+        if self._runtime is None or self._runtime.loop is not loop:
+            self._runtime = _Runtime(self.spec, self._provider)
+        return self._runtime
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the current event loop, if any."""
+        runtime, self._runtime = self._runtime, None
+        if runtime is not None and runtime.http is not None:
+            await runtime.http.close()
+
+
+def estimate_tokens(request: ChatRequest) -> int:
+    """A cheap token estimate for rate limiting: prompt chars / 4 plus ``max_tokens``."""
+    chars = sum(len(str(m.get("content") or "")) for m in request.messages)
+    return chars // 4 + (request.max_tokens or 0)
+
+
+async def agenerate(
+    client: ModelClient,
+    jobs: Sequence[Job],
+    *,
+    on_result: Callable[[Job, ChatResponse], None] | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> list[ChatResponse]:
+    """Answer every job with bounded concurrency; results in job order.
+
+    Args:
+        client: the system to ask.
+        jobs: the requests (``Job.key`` identifies each in ``on_result``).
+        on_result: called as each job finishes (write its record here to checkpoint).
+        progress: show a tqdm bar (items done, errors, tokens, cost so far, ETA).
+        desc: bar label (default: the system name).
+
+    Raises:
+        CacheMiss: replay mode met an uncached request (other jobs are cancelled).
+    """
+    bar = tqdm(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
+    totals = {"errors": 0, "tokens": 0, "cost": 0.0}
+
+    async def one(job: Job) -> ChatResponse:
+        response = await client.chat(job.request, sim=job.sim)
+        if on_result is not None:
+            on_result(job, response)
+        _advance(bar, totals, client, response)
+        return response
+
+    try:
+        return await _gather_or_cancel([one(job) for job in jobs])
+    finally:
+        bar.close()
+        await client.aclose()
+
+
+def _advance(bar: Any, totals: dict[str, Any], client: ModelClient, response: ChatResponse):
+    totals["errors"] += int(not response.ok)
+    if not response.cached:
+        totals["tokens"] += (response.usage.prompt_tokens or 0) + (
+            response.usage.completion_tokens or 0
+        )
+        totals["cost"] += call_cost(client.spec, response)
+    bar.set_postfix(
+        errors=totals["errors"],
+        tokens=totals["tokens"],
+        cost=f"${totals['cost']:.4f}",
+        refresh=False,
+    )
+    bar.update(1)
+
+
+async def _gather_or_cancel(coros: list[Any]) -> list[Any]:
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def generate(
+    client: ModelClient,
+    jobs: Sequence[Job],
+    *,
+    on_result: Callable[[Job, ChatResponse], None] | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> list[ChatResponse]:
+    """Synchronous :func:`agenerate`, safe inside Jupyter (which already runs a loop)."""
+    return run_sync(agenerate(client, jobs, on_result=on_result, progress=progress, desc=desc))
+
+
+def run_sync(coro: Any) -> Any:
+    """Run a coroutine to completion from sync code, even under a running event loop.
+
+    Jupyter kernels run an event loop in the main thread, where ``asyncio.run`` refuses to
+    start; there the coroutine runs on a fresh loop in a worker thread.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+__all__ = ["CacheMiss", "ModelClient", "RateLimiter", "agenerate", "generate", "run_sync"]

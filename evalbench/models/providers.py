@@ -1,0 +1,194 @@
+"""Providers: the ``openai`` client for any compatible endpoint, and the seeded ``sim``.
+
+A provider makes exactly one attempt and either returns a reply or raises
+:class:`ProviderError` saying whether the failure is worth retrying; retries, caching and
+accounting live in :mod:`evalbench.models.client`, the same for every provider.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from evalbench.models.types import (
+    ChatRequest,
+    ModelSpec,
+    SimReply,
+    SimTask,
+    ToolCall,
+    Usage,
+)
+from evalbench.settings import secret
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+class ProviderError(Exception):
+    """One failed attempt.
+
+    Args:
+        reason: short machine-readable reason first (``http_429``, ``timeout``...), then detail.
+        retryable: whether another attempt may succeed.
+        retry_after: seconds the server asked us to wait (``Retry-After``), if any.
+    """
+
+    def __init__(self, reason: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def resolve_base_url(spec: ModelSpec) -> str | None:
+    """The endpoint URL from ``base_url`` or the variable named by ``base_url_env``."""
+    if spec.base_url:
+        return spec.base_url
+    if spec.base_url_env:
+        return secret(spec.base_url_env, purpose=f"system {spec.name!r} (base URL)")
+    return None
+
+
+def payload_for(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` (``None`` fields omitted)."""
+    return {"model": spec.model, **request.model_dump(exclude_none=True)}
+
+
+class OpenAIProvider:
+    """Any OpenAI-compatible endpoint through the official ``openai`` AsyncOpenAI client."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+
+    def open(self) -> Any:
+        """A new AsyncOpenAI client bound to the running event loop (no SDK retries)."""
+        from openai import AsyncOpenAI
+
+        key = secret(self.spec.api_key_env, purpose=f"system {self.spec.name!r}")
+        return AsyncOpenAI(
+            api_key=key,
+            base_url=resolve_base_url(self.spec),
+            timeout=self.spec.timeout_s,
+            max_retries=0,
+        )
+
+    async def complete(self, client: Any, request: ChatRequest) -> tuple[SimReply, Usage]:
+        """One attempt; raises :class:`ProviderError` on failure."""
+        import openai
+
+        try:
+            resp = await client.chat.completions.create(**payload_for(self.spec, request))
+        except openai.APITimeoutError as exc:
+            reason = f"timeout: no response within {self.spec.timeout_s}s"
+            raise ProviderError(reason, retryable=True) from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderError(f"connection: {exc}", retryable=True) from exc
+        except openai.APIStatusError as exc:
+            raise _status_error(exc) from exc
+        except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError) as exc:
+            raise ProviderError(f"malformed_response: {exc}", retryable=True) from exc
+        return _parse_completion(resp)
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = int(exc.status_code)
+    retryable = status in RETRYABLE_STATUS or status >= 500
+    detail = str(getattr(exc, "message", "") or exc)[:300]
+    return ProviderError(
+        f"http_{status}: {detail}",
+        retryable=retryable,
+        retry_after=retry_after_seconds(dict(exc.response.headers)),
+    )
+
+
+def retry_after_seconds(headers: dict[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    if "retry-after-ms" in lower:
+        try:
+            return max(0.0, float(lower["retry-after-ms"]) / 1000)
+        except ValueError:
+            pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _parse_completion(resp: Any) -> tuple[SimReply, Usage]:
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        raise ProviderError("malformed_response: no choices in the response", retryable=True)
+    message = choices[0].message
+    calls = [
+        ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
+        for c in (message.tool_calls or [])
+        if getattr(c, "function", None) is not None
+    ]
+    usage = getattr(resp, "usage", None)
+    return (
+        SimReply(message.content, calls, choices[0].finish_reason or ""),
+        Usage(
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+        ),
+    )
+
+
+class SimProvider:
+    """The embedded offline default: seeded, deterministic per (seed, system, item).
+
+    What the simulated model says comes from the :class:`SimTask` the benchmark attaches
+    to the request (it knows the item's hidden truth); this class adds seeding, simulated
+    API errors (``sim.error_rate``) and a token estimate (4 characters per token).
+    """
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+
+    def open(self) -> None:
+        """Nothing to connect to."""
+        return None
+
+    async def complete(
+        self, request: ChatRequest, sim: SimTask | None, seed: int
+    ) -> tuple[SimReply, Usage]:
+        """Answer one request from its :class:`SimTask`."""
+        if sim is None:
+            raise ProviderError(
+                f"sim_unsupported: system {self.spec.name!r} is simulated but this request "
+                "has no simulation; use a real provider for it",
+                retryable=False,
+            )
+        rng = sim_rng(seed, self.spec.name, sim.key)
+        if rng.random() < self.spec.sim.error_rate:
+            raise ProviderError("sim_error: simulated permanent API failure", retryable=False)
+        reply = sim.respond(request, self.spec.sim, rng)
+        out = (reply.text or "") + "".join(c.arguments for c in reply.tool_calls)
+        prompt_chars = sum(len(str(m.get("content") or "")) for m in request.messages)
+        usage = Usage(prompt_tokens=_tokens(prompt_chars), completion_tokens=_tokens(len(out)))
+        return reply, usage
+
+
+def sim_rng(seed: int, system: str, key: str) -> np.random.Generator:
+    """The generator for one simulated call: a pure function of (seed, system, item key)."""
+    words = [seed & 0xFFFFFFFF, *_stable_words(system), *_stable_words(key)]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def _stable_words(text: str) -> list[int]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
+
+
+def _tokens(chars: int) -> int:
+    return max(1, math.ceil(chars / 4))

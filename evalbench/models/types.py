@@ -1,0 +1,201 @@
+"""The shapes of model access: who a system is (params), what we ask, what comes back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Provider = Literal["openai", "sim"]
+CacheMode = Literal["use", "refresh", "off", "replay"]
+
+
+class SimSpec(BaseModel):
+    """Knobs of a simulated (``provider: sim``) system, judge or generator.
+
+    Each study reads the knobs that apply to it; all default to a well-behaved model.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    accuracy: float | dict[str, float] = 0.7
+    """P(correct answer): one number, or per level/category (key ``default`` as fallback)."""
+    strength: float = 0.0
+    """Latent quality on the log-odds scale (arena systems; higher is better)."""
+    quality: float = 3.5
+    """Mean true quality of what a generator produces (1–5 scale for generated data)."""
+    noise: float = 1.0
+    """Standard deviation of a judge's score noise (in scale points)."""
+    leniency: float = 0.0
+    """A judge's constant offset added to true scores (positive = lenient)."""
+    position_bias: float = 0.0
+    """A pairwise judge's log-odds bonus for the answer shown first."""
+    length_bias: float = 0.0
+    """Bonus per log-length ratio: a judge's preference for longer answers."""
+    malformed_rate: float = Field(0.0, ge=0, le=1)
+    """Fraction of outputs that are malformed (unparseable judge output, invalid JSON...)."""
+    copy_rate: float = Field(0.0, ge=0, le=1)
+    """Fraction of generated problems that lightly edit a reference problem (datagen)."""
+    error_rate: float = Field(0.0, ge=0, le=1)
+    """Fraction of calls that fail permanently like an API error (exercises error records)."""
+    verbosity: float = 1.0
+    """Relative answer length of a simulated system (1 = typical)."""
+
+    def accuracy_for(self, key: str | int | None) -> float:
+        """P(correct) for a level/category key (falls back to ``default``, then 0.7)."""
+        if isinstance(self.accuracy, (int, float)):
+            return float(self.accuracy)
+        table = self.accuracy
+        return float(table.get(str(key), table.get("default", 0.7)))
+
+
+class ModelSpec(BaseModel):
+    """A system under test or a judge, as declared in a params file.
+
+    Secrets never appear here: ``api_key_env`` and ``base_url_env`` name environment
+    variables whose values are read at call time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """Label used in tables, records and the cache (unique within a study)."""
+    provider: Provider = "sim"
+    """``sim`` (offline, seeded) or ``openai`` (any OpenAI-compatible endpoint)."""
+    model: str = ""
+    """Model id sent to the endpoint (required for ``openai``)."""
+    base_url: str | None = None
+    """Endpoint base URL, e.g. ``http://localhost:8000/v1`` (not a secret)."""
+    base_url_env: str | None = None
+    """Environment variable holding the base URL (alternative to ``base_url``)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Environment variable holding the API key."""
+    temperature: float = 0.0
+    """Sampling temperature."""
+    max_tokens: int | None = 1024
+    """Completion token limit (``None``: the endpoint's default)."""
+    seed: int | None = None
+    """Sampling seed sent to the endpoint; seeds ``sim`` systems (default: the study seed)."""
+    stop: list[str] | None = None
+    """Stop sequences."""
+    max_concurrency: int = Field(8, ge=1, le=1024)
+    """Requests in flight at once."""
+    requests_per_minute: float | None = Field(None, gt=0)
+    """Optional request rate limit."""
+    tokens_per_minute: float | None = Field(None, gt=0)
+    """Optional token rate limit (prompt estimate + max_tokens per request)."""
+    price_input_per_mtok: float | None = Field(None, ge=0)
+    """USD per 1M prompt tokens (for cost reporting)."""
+    price_output_per_mtok: float | None = Field(None, ge=0)
+    """USD per 1M completion tokens."""
+    timeout_s: float = Field(120.0, gt=0)
+    """Per-request timeout in seconds."""
+    max_retries: int = Field(6, ge=0, le=50)
+    """Retries on 429/408/5xx/timeouts/connection errors before an error record."""
+    sim: SimSpec = Field(default_factory=SimSpec)
+    """Simulation knobs (``provider: sim`` only)."""
+
+    @model_validator(mode="after")
+    def _check_provider_fields(self) -> ModelSpec:
+        if self.provider == "openai" and not self.model:
+            raise ValueError("provider 'openai' needs 'model'")
+        if self.base_url and self.base_url_env:
+            raise ValueError("give either 'base_url' or 'base_url_env', not both")
+        return self
+
+    @property
+    def simulated(self) -> bool:
+        """Whether this system's outputs are simulated."""
+        return self.provider == "sim"
+
+    def identity(self) -> dict[str, Any]:
+        """What the manifest records about this system (no secret values, ever)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class ChatRequest(BaseModel):
+    """One chat completion request. ``None`` fields fall back to the system's settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[dict[str, Any]]
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    stop: list[str] | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    response_format: dict[str, Any] | None = None
+    """e.g. ``{"type": "json_object"}`` where the endpoint supports it."""
+
+
+class ToolCall(BaseModel):
+    """A function call returned by the model (native tools mode)."""
+
+    id: str | None = None
+    name: str
+    arguments: str
+    """The arguments exactly as returned (a JSON string, possibly malformed)."""
+
+
+class Usage(BaseModel):
+    """Token usage of one response (``None`` when the endpoint did not report it)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class ChatResponse(BaseModel):
+    """What one request produced: an answer, or an error with its reason."""
+
+    system: str
+    text: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    cache_key: str = ""
+    cached: bool = False
+    attempts: int = 0
+    error: str | None = None
+    """Set when the call failed permanently (then there is no answer)."""
+    simulated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call produced an answer."""
+        return self.error is None
+
+
+class SimReply(NamedTuple):
+    """What a simulated model answers."""
+
+    text: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str = "stop"
+
+
+SimRespond = Callable[[ChatRequest, SimSpec, np.random.Generator], SimReply]
+
+
+class SimTask(NamedTuple):
+    """How the ``sim`` provider answers one request (ignored by real providers).
+
+    ``respond`` closes over the item's hidden truth; ``key`` identifies the item (with
+    the system and seed it seeds the simulation); ``truth`` is hashed into the cache key
+    so editing the truth invalidates cached simulated answers.
+    """
+
+    respond: SimRespond
+    key: str
+    truth: Any = None
+
+
+class Job(NamedTuple):
+    """One unit of batch work: a request, its id, and how sim should answer it."""
+
+    key: str
+    request: ChatRequest
+    sim: SimTask | None = None

@@ -1,0 +1,245 @@
+"""Study parameters: YAML files validated by pydantic models with ``extra="forbid"``.
+
+Every params file names its study kind in ``study:``; :data:`STUDY_KINDS` (an explicit
+registry) maps the kind to its pydantic model (in the benchmark's own module) and its
+notebook. :func:`load_params` turns any mistake (missing file, YAML syntax, unknown key,
+wrong type, missing data file, bad ``-p`` override) into one :class:`ParamsError` line
+that names the file, the field path and what was expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
+
+from evalbench.models import CacheMode, ModelSpec
+
+
+class ParamsError(ValueError):
+    """A params file or override is invalid; the message is one line saying where and why."""
+
+
+class StudyKind(NamedTuple):
+    """Where a study kind's params model lives and which notebook renders it."""
+
+    module: str
+    params_class: str
+    notebook: str
+
+
+STUDY_KINDS: dict[str, StudyKind] = {
+    "gaia": StudyKind("evalbench.gaia", "GaiaParams", "gaia_levels.ipynb"),
+    "bfcl": StudyKind("evalbench.bfcl", "BfclParams", "bfcl_categories.ipynb"),
+    "judge_agreement": StudyKind(
+        "evalbench.judge_study", "JudgeAgreementParams", "judge_agreement.ipynb"
+    ),
+    "judge_golden": StudyKind(
+        "evalbench.judge_study", "JudgeGoldenParams", "judge_agreement.ipynb"
+    ),
+    "arena": StudyKind("evalbench.arena", "ArenaParams", "auto_arena.ipynb"),
+    "datagen": StudyKind("evalbench.datagen", "DatagenParams", "datagen_quality.ipynb"),
+}
+
+
+class StudyParams(BaseModel):
+    """Fields every study has. Each study kind subclasses this with ``study: Literal[...]``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    study: str
+    """The study kind (a key of ``STUDY_KINDS``)."""
+    title: str = Field(min_length=1)
+    """Shown on the report and the index."""
+    description: str = ""
+    """One paragraph shown under the title."""
+    seed: int = 0
+    """Seeds every random choice of the study (sampling, bootstrap, simulation)."""
+    cache: CacheMode = "use"
+    """Response cache mode: use, refresh, off, or replay (cache only, no API key needed)."""
+    bootstrap_rounds: int = Field(1000, ge=10, le=100_000)
+    """Rounds for every bootstrap interval."""
+    confidence_level: float = Field(0.95, gt=0.5, lt=1.0)
+    """Level of every interval in the report."""
+
+    def model_specs(self) -> list[ModelSpec]:
+        """Every system and judge the study asks (for the manifest and the sim badge)."""
+        return []
+
+    @property
+    def simulated(self) -> bool:
+        """Whether any system or judge of the study is simulated."""
+        return any(spec.simulated for spec in self.model_specs())
+
+
+def data_path(value: str | Path, info: ValidationInfo) -> Path:
+    """Validator for a local data file/folder named in params (use with ``AfterValidator``).
+
+    Relative paths are resolved against the params file's folder; a missing path is an
+    error that says which path was tried.
+    """
+    base = Path((info.context or {}).get("base_dir", "."))
+    path = (base / Path(value).expanduser()).resolve()
+    if not path.exists():
+        raise ValueError(
+            f"data path not found: {path} (relative paths are resolved against {base})"
+        )
+    return path
+
+
+def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
+    """Read, override and validate a params file.
+
+    Args:
+        path: the YAML file.
+        overrides: ``key=value`` strings; dotted keys reach nested fields and list items
+            (``systems.0.model=gpt-4o``); values are parsed as YAML (``seed=7`` is an int).
+
+    Raises:
+        ParamsError: one line naming the file, the field path and what was expected.
+    """
+    path = Path(path)
+    data = _read_yaml(path)
+    for override in overrides:
+        _apply_override(data, override, path)
+    kind = _study_kind(data, path)
+    cls = params_class(kind)
+    try:
+        return cls.model_validate(data, context={"base_dir": path.resolve().parent})
+    except ValidationError as exc:
+        raise ParamsError(f"{path}: {format_validation_error(exc)}") from None
+
+
+def params_class(kind: str) -> type[StudyParams]:
+    """The params model of a study kind (imported on demand)."""
+    entry = STUDY_KINDS[kind]
+    module = importlib.import_module(entry.module)
+    cls = getattr(module, entry.params_class)
+    if not (isinstance(cls, type) and issubclass(cls, StudyParams)):
+        raise TypeError(f"{entry.module}.{entry.params_class} is not a StudyParams model")
+    return cls
+
+
+def notebook_for(params: StudyParams) -> str:
+    """File name (under ``notebooks/``) of the notebook that renders this study."""
+    return STUDY_KINDS[params.study].notebook
+
+
+def params_hash(params: StudyParams) -> str:
+    """First 12 hex digits of the sha256 of the fully resolved params (canonical JSON)."""
+    text = json.dumps(params.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """Pydantic errors as ``field.path: what was expected`` joined on one line."""
+    return "; ".join(_format_error(err) for err in exc.errors())
+
+
+def _format_error(err: Any) -> str:
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    kind, given = err["type"], err.get("input")
+    if kind == "extra_forbidden":
+        return f"{loc}: unknown key"
+    if kind == "missing":
+        return f"{loc}: missing required field"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return f"{loc}: expected one of {expected}, got {given!r}"
+    message = err["msg"].removeprefix("Value error, ")
+    return (
+        f"{loc}: {message} (got {_short(given)})" if kind != "value_error" else f"{loc}: {message}"
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ParamsError(f"{path}: params file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ParamsError(f"{where}: YAML syntax error: {problem}") from None
+    if not isinstance(data, dict):
+        raise ParamsError(f"{path}: expected a mapping of keys to values at the top level")
+    return data
+
+
+def _study_kind(data: dict[str, Any], path: Path) -> str:
+    kinds = ", ".join(STUDY_KINDS)
+    kind = data.get("study")
+    if kind is None:
+        raise ParamsError(f"{path}: study: missing required field (one of {kinds})")
+    if kind not in STUDY_KINDS:
+        raise ParamsError(f"{path}: study: unknown study kind {kind!r} (expected one of {kinds})")
+    return str(kind)
+
+
+def _apply_override(data: dict[str, Any], override: str, path: Path) -> None:
+    key, sep, raw = override.partition("=")
+    if not sep or not key.strip():
+        raise ParamsError(f"{path}: override {override!r}: expected key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    parts = key.strip().split(".")
+    target: Any = data
+    for depth, part in enumerate(parts[:-1]):
+        target = _step(target, part, ".".join(parts[: depth + 1]), override, path)
+    _assign(target, parts[-1], value, override, path)
+
+
+def _step(target: Any, part: str, where: str, override: str, path: Path) -> Any:
+    if isinstance(target, list):
+        return target[_index(target, part, where, override, path)]
+    if not isinstance(target, dict):
+        raise ParamsError(f"{path}: override {override!r}: {where} is not a mapping")
+    return target.setdefault(part, {})
+
+
+def _assign(target: Any, part: str, value: Any, override: str, path: Path) -> None:
+    if isinstance(target, list):
+        target[_index(target, part, part, override, path)] = value
+    elif isinstance(target, dict):
+        target[part] = value
+    else:
+        raise ParamsError(f"{path}: override {override!r}: cannot set {part!r} inside a value")
+
+
+def _index(target: list[Any], part: str, where: str, override: str, path: Path) -> int:
+    if not part.isdigit() or int(part) >= len(target):
+        raise ParamsError(
+            f"{path}: override {override!r}: {where}: expected a list index 0..{len(target) - 1}"
+        )
+    return int(part)
+
+
+def discover_params(folder: Path) -> list[Path]:
+    """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+
+
+def validate_all(paths: Iterable[Path]) -> dict[Path, str | None]:
+    """Validate several params files: path -> error line (``None`` when valid)."""
+    out: dict[Path, str | None] = {}
+    for path in paths:
+        try:
+            load_params(path)
+            out[path] = None
+        except ParamsError as exc:
+            out[path] = str(exc)
+    return out

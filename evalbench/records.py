@@ -1,0 +1,168 @@
+"""Record types shared by all studies, and the append-only JSONL record store.
+
+Benchmark modules define their own per-item records (subclasses of :class:`Record`); the
+shapes every study shares (battles, error information) live here. A :class:`RecordStore`
+is one JSONL file under a run's ``records/`` folder: one JSON object per line, flushed
+after every record, so an interrupted run loses at most the record in flight, and a rerun
+skips the keys already written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+
+
+class Record(BaseModel):
+    """Base of every record written to a run's ``records/`` folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Battle(Record):
+    """One pairwise comparison between two models (the unit of arena ratings)."""
+
+    model_a: str
+    """The model shown as (or labelled) A."""
+    model_b: str
+    """The other model."""
+    winner: Literal["a", "b", "tie"]
+    """Who won: model A, model B, or a tie."""
+    weight: float = 1.0
+    """How much this battle counts (e.g. more for a strong verdict)."""
+    question_id: str = ""
+    """The prompt both answered."""
+
+
+class CorruptRecords(RuntimeError):
+    """A record file has a line that is not a JSON object (other than a torn last line)."""
+
+
+class RecordStore:
+    """Append-only JSONL file of records, keyed for resume.
+
+    Args:
+        path: the ``.jsonl`` file (created with its folder on first append).
+        key_fields: fields whose values identify a record; a key is written at most once.
+    """
+
+    def __init__(self, path: Path | str, key_fields: Sequence[str]):
+        self.path = Path(path)
+        self.key_fields = tuple(key_fields)
+        self._rows = self._load()
+        self._keys = {self.key_of(r) for r in self._rows}
+
+    def key_of(self, row: dict[str, Any] | Record) -> tuple[Any, ...]:
+        """The key of a record or row (a tuple of its key fields' values)."""
+        data = row.model_dump() if isinstance(row, BaseModel) else row
+        return tuple(_hashable(data.get(f)) for f in self.key_fields)
+
+    def done_keys(self) -> set[tuple[Any, ...]]:
+        """Keys already written (skip these on resume)."""
+        return set(self._keys)
+
+    def __contains__(self, key: tuple[Any, ...]) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def append(self, record: Record | dict[str, Any]) -> None:
+        """Write one record and flush it to the OS before returning.
+
+        Raises:
+            ValueError: a record with the same key was already written (a resume bug).
+        """
+        row = record.model_dump(mode="json") if isinstance(record, BaseModel) else dict(record)
+        key = self.key_of(row)
+        if key in self._keys:
+            raise ValueError(f"{self.path.name}: a record with key {key} was already written")
+        line = json.dumps(row, ensure_ascii=False, allow_nan=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+        self._rows.append(row)
+        self._keys.add(key)
+
+    def extend(self, records: Iterable[Record | dict[str, Any]]) -> None:
+        """Append several records (each flushed as it is written)."""
+        for record in records:
+            self.append(record)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """All records as dicts, in write order."""
+        return list(self._rows)
+
+    def frame(self) -> pd.DataFrame:
+        """All records as a DataFrame (one row per record)."""
+        return pd.DataFrame(self._rows)
+
+    def _load(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").split("\n")
+        rows, last = [], len(lines) - 1
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if number - 1 == last:  # torn final write: the record in flight; drop it
+                    self._truncate_torn_tail()
+                    break
+                raise CorruptRecords(f"{self.path}:{number}: not JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise CorruptRecords(f"{self.path}:{number}: expected a JSON object")
+            rows.append(row)
+        return rows
+
+    def _truncate_torn_tail(self) -> None:
+        keep = self.path.read_bytes().rfind(b"\n") + 1
+        with open(self.path, "rb+") as fh:
+            fh.truncate(keep)
+
+
+def write_jsonl(path: Path | str, rows: Iterable[dict[str, Any] | Record]) -> Path:
+    """Write rows as JSON Lines atomically (to a temp file, then rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for row in rows:
+            data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
+            fh.write(json.dumps(data, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
+    """Read a JSON Lines file; a bad line is an error naming the file and line."""
+    path = Path(path)
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorruptRecords(f"{path}:{number}: not JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise CorruptRecords(f"{path}:{number}: expected a JSON object")
+            rows.append(row)
+    return rows
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value

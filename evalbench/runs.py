@@ -1,0 +1,214 @@
+"""Run folders, manifests and resume.
+
+A run folder is ``outputs/<params stem>/<params hash>/``: a pure function of the params
+file name and its fully resolved content, so rerunning the same params (from the CLI or
+from JupyterLab) reopens the same folder and resumes: record stores skip keys already
+written and model calls hit the response cache.
+
+``manifest.json`` says what the run was (params and their hash, code revision, package
+versions, data files with sha256, systems and judges, seeds), what it did (counts, usage
+and cost, headline numbers) and how it ended (status, times, error or skip reason).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import platform
+import subprocess
+from collections.abc import Sequence
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from evalbench import sources
+from evalbench.models import ModelClient, ModelSpec, ResponseCache, UsageLedger
+from evalbench.params import StudyParams, load_params, params_hash
+from evalbench.records import RecordStore
+from evalbench.settings import get_settings
+
+KEY_PACKAGES = (
+    "evalbench", "numpy", "scipy", "pandas", "pydantic", "openai", "papermill", "nbconvert",
+    "matplotlib", "seaborn",
+)  # fmt: skip
+
+
+def run_dir_for(params_file: Path | str, params: StudyParams, outputs: Path | None = None) -> Path:
+    """``<outputs>/<params file stem>/<params hash>``."""
+    outputs = outputs or get_settings().outputs_dir
+    return outputs / Path(params_file).stem / params_hash(params)
+
+
+def now_iso() -> str:
+    """The current UTC time, ISO-8601 with seconds."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The run's manifest (empty when there is none yet)."""
+    path = run_dir / "manifest.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def update_manifest(run_dir: Path, **fields: Any) -> dict[str, Any]:
+    """Merge ``fields`` into ``manifest.json`` (atomic replace) and return the result."""
+    manifest = {**read_manifest(run_dir), **fields}
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(run_dir / "manifest.json")
+    return manifest
+
+
+def git_revision(root: Path) -> dict[str, Any]:
+    """Commit and dirty flag of the checkout at ``root`` (``None`` outside git)."""
+
+    def git(*args: str) -> str:
+        out = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=True
+        )
+        return out.stdout.strip()
+
+    try:
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+
+
+def environment_info() -> dict[str, Any]:
+    """evalbench version, git revision, Python and key package versions."""
+    versions = {}
+    for name in KEY_PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions[name] = metadata.version(name)
+    return {
+        "evalbench_version": versions.get("evalbench"),
+        "git": git_revision(get_settings().project_root),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": versions,
+    }
+
+
+class Run:
+    """One study run: its params, folder, record stores, model clients and usage.
+
+    Open it with :func:`open_run` at the top of a notebook and call :meth:`finish` at the end.
+    """
+
+    def __init__(self, params: StudyParams, params_file: Path, overrides: Sequence[str]):
+        self.params = params
+        self.params_file = params_file
+        self.overrides = list(overrides)
+        self.dir = run_dir_for(params_file, params)
+        self.ledger = UsageLedger()
+        self._stores: dict[str, RecordStore] = {}
+
+    @property
+    def run_id(self) -> str:
+        """The params hash naming the run folder."""
+        return self.dir.name
+
+    @property
+    def simulated(self) -> bool:
+        """Whether any system or judge of this run is simulated."""
+        return self.params.simulated
+
+    @cached_property
+    def cache(self) -> ResponseCache:
+        """The shared response cache (``<EVALBENCH_CACHE>/responses.sqlite``)."""
+        return ResponseCache(get_settings().cache_dir / "responses.sqlite")
+
+    def store(self, name: str, key_fields: Sequence[str]) -> RecordStore:
+        """The append-only record file ``records/<name>.jsonl`` (resumes if it exists)."""
+        if name not in self._stores:
+            self._stores[name] = RecordStore(self.dir / "records" / f"{name}.jsonl", key_fields)
+        return self._stores[name]
+
+    def client(self, spec: ModelSpec, **kwargs: Any) -> ModelClient:
+        """A model client using this run's cache mode, ledger and seed."""
+        return ModelClient(
+            spec,
+            cache=self.cache,
+            cache_mode=self.params.cache,
+            ledger=self.ledger,
+            seed=self.params.seed,
+            **kwargs,
+        )
+
+    def rng(self, *labels: str | int) -> np.random.Generator:
+        """A generator seeded by the study seed and ``labels`` (independent streams per use)."""
+        words = [self.params.seed & 0xFFFFFFFF]
+        for label in labels:
+            digest = hashlib.sha256(str(label).encode()).digest()
+            words.append(int.from_bytes(digest[:4], "little"))
+        return np.random.default_rng(np.random.SeedSequence(words))
+
+    def start(self) -> None:
+        """Create the folder and write what the run is (status ``running``)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        resolved = self.params.model_dump(mode="json")
+        (self.dir / "params.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+        update_manifest(
+            self.dir,
+            study=self.params_file.stem,
+            kind=self.params.study,
+            title=self.params.title,
+            run_id=self.run_id,
+            params_file=str(self.params_file),
+            overrides=self.overrides,
+            params=resolved,
+            params_hash=params_hash(self.params),
+            simulated=self.simulated,
+            models=[spec.identity() for spec in self.params.model_specs()],
+            seeds={"study": self.params.seed},
+            environment=environment_info(),
+            status="running",
+            started_at=now_iso(),
+        )
+
+    def finish(
+        self,
+        *,
+        headlines: dict[str, Any],
+        counts: dict[str, Any],
+        notes: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
+
+        Args:
+            headlines: two or three numbers for the index (label -> value, already formatted
+                or a float).
+            counts: item/record counts (e.g. items, errors, unscored).
+            notes: short remarks shown on the index (e.g. "simulated judge").
+        """
+        usage = self.ledger.summary()
+        return update_manifest(
+            self.dir,
+            headlines=headlines,
+            counts=counts,
+            notes=list(notes),
+            usage=usage,
+            cost_usd=round(sum(u["cost_usd"] for u in usage.values()), 6),
+            errors_by_system=self.ledger.errors(),
+            data_files=sources.reads(),
+            records={name: len(store) for name, store in self._stores.items()},
+            executed_at=now_iso(),
+            status="executed",
+        )
+
+
+def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run:
+    """Load params (relative paths resolved from the project root), open and start the run."""
+    path = Path(params_file)
+    if not path.is_absolute():
+        path = get_settings().project_root / path
+    run = Run(load_params(path, overrides), path, overrides)
+    run.start()
+    return run
