@@ -63,9 +63,9 @@ class StudyParams(BaseModel):
     """Seeds every random choice of the study (sampling, bootstrap, simulation)."""
     cache: CacheMode = "use"
     """Response cache mode: use, refresh, off, or replay (cache only, no API key needed)."""
-    bootstrap_rounds: int = Field(1000, ge=10, le=100_000)
+    bootstrap_rounds: int = Field(default=1000, ge=10, le=100_000)
     """Rounds for every bootstrap interval."""
-    confidence_level: float = Field(0.95, gt=0.5, lt=1.0)
+    confidence_level: float = Field(default=0.95, gt=0.5, lt=1.0)
     """Level of every interval in the report."""
 
     def model_specs(self) -> list[ModelSpec]:

@@ -10,7 +10,7 @@ skips the keys already written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,6 +37,33 @@ class Battle(Record):
     """How much this battle counts (e.g. more for a strong verdict)."""
     question_id: str = ""
     """The prompt both answered."""
+
+
+class ResponseRecord(Record):
+    """One model call of a study: what a system or judge answered to one item.
+
+    Every study keeps these in ``records/responses.jsonl`` (append-only, one per
+    (system, key)); its scored records are computed from them.
+    """
+
+    system: str
+    """The system or judge asked."""
+    key: str
+    """The item (and variant: order, attempt...) this call answers."""
+    text: str | None = None
+    """The answer text (``None`` when the call failed or only tools were called)."""
+    tool_calls: list[dict[str, Any]] = []
+    """Native tool calls: ``{"name", "arguments"}`` with arguments as returned."""
+    finish_reason: str | None = None
+    error: str | None = None
+    """Why the call failed permanently (an error record: never a score)."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float = 0.0
+    cached: bool = False
+    """Served from the response cache (no request, no cost)."""
+    simulated: bool = False
+    """Produced by the offline sim provider."""
 
 
 class CorruptRecords(RuntimeError):
@@ -94,6 +121,20 @@ class RecordStore:
         """Append several records (each flushed as it is written)."""
         for record in records:
             self.append(record)
+
+    def drop_where(self, predicate: Callable[[dict[str, Any]], bool]) -> int:
+        """Remove the records matching ``predicate`` (atomic rewrite); returns how many.
+
+        Used to retry failed model calls on resume: their error records are dropped, then
+        the retried calls append fresh records, so each key is still written once.
+        """
+        keep = [row for row in self._rows if not predicate(row)]
+        dropped = len(self._rows) - len(keep)
+        if dropped:
+            write_jsonl(self.path, keep)
+            self._rows = keep
+            self._keys = {self.key_of(r) for r in keep}
+        return dropped
 
     def rows(self) -> list[dict[str, Any]]:
         """All records as dicts, in write order."""

@@ -28,9 +28,17 @@ import numpy as np
 import yaml
 
 from evalbench import sources
-from evalbench.models import ModelClient, ModelSpec, ResponseCache, UsageLedger
+from evalbench.models import (
+    ChatResponse,
+    Job,
+    ModelClient,
+    ModelSpec,
+    ResponseCache,
+    UsageLedger,
+    generate,
+)
 from evalbench.params import StudyParams, load_params, params_hash
-from evalbench.records import RecordStore
+from evalbench.records import RecordStore, ResponseRecord, write_jsonl
 from evalbench.settings import get_settings
 
 KEY_PACKAGES = (
@@ -142,6 +150,47 @@ class Run:
             **kwargs,
         )
 
+    def ask(
+        self,
+        spec: ModelSpec,
+        jobs: Sequence[Job],
+        *,
+        store: str = "responses",
+        desc: str | None = None,
+        progress: bool = True,
+    ) -> dict[str, ResponseRecord]:
+        """Ask ``spec`` every job not answered yet; checkpoint each answer as it arrives.
+
+        Answers live in ``records/<store>.jsonl`` keyed by (system, job key): a rerun skips
+        what is there (and retries earlier failures), so an interrupted study resumes
+        without losing or duplicating anything.
+
+        Returns:
+            job key -> its :class:`ResponseRecord`, for every job.
+        """
+        records = self.store(store, ("system", "key"))
+        keys = {job.key for job in jobs}
+        if len(keys) != len(jobs):
+            raise ValueError(f"{spec.name}: job keys are not unique")
+        records.drop_where(lambda r: r["system"] == spec.name and r["key"] in keys and r["error"])
+        todo = [job for job in jobs if (spec.name, job.key) not in records]
+        if todo:
+            generate(
+                self.client(spec),
+                todo,
+                on_result=lambda job, resp: records.append(response_record(spec, job, resp)),
+                progress=progress,
+                desc=desc or spec.name,
+            )
+        rows = (r for r in records.rows() if r["system"] == spec.name and r["key"] in keys)
+        return {r["key"]: ResponseRecord.model_validate(r) for r in rows}
+
+    def write_records(self, name: str, rows: Any) -> Path:
+        """Write derived records (recomputed each run) to ``records/<name>.jsonl`` atomically."""
+        if hasattr(rows, "to_dict"):
+            rows = rows.to_dict(orient="records")
+        return write_jsonl(self.dir / "records" / f"{name}.jsonl", rows)
+
     def rng(self, *labels: str | int) -> np.random.Generator:
         """A generator seeded by the study seed and ``labels`` (independent streams per use)."""
         words = [self.params.seed & 0xFFFFFFFF]
@@ -179,7 +228,7 @@ class Run:
         headlines: dict[str, Any],
         counts: dict[str, Any],
         notes: Sequence[str] = (),
-    ) -> dict[str, Any]:
+    ) -> None:
         """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
 
         Args:
@@ -189,7 +238,7 @@ class Run:
             notes: short remarks shown on the index (e.g. "simulated judge").
         """
         usage = self.ledger.summary()
-        return update_manifest(
+        update_manifest(
             self.dir,
             headlines=headlines,
             counts=counts,
@@ -202,6 +251,23 @@ class Run:
             executed_at=now_iso(),
             status="executed",
         )
+
+
+def response_record(spec: ModelSpec, job: Job, response: ChatResponse) -> ResponseRecord:
+    """The record of one finished call."""
+    return ResponseRecord(
+        system=spec.name,
+        key=job.key,
+        text=response.text,
+        tool_calls=[c.model_dump(exclude={"id"}) for c in response.tool_calls],
+        finish_reason=response.finish_reason,
+        error=response.error,
+        prompt_tokens=response.usage.prompt_tokens,
+        completion_tokens=response.usage.completion_tokens,
+        latency_s=round(response.latency_s, 6),
+        cached=response.cached,
+        simulated=response.simulated,
+    )
 
 
 def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run:

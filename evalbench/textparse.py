@@ -16,9 +16,12 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 # A backslash that does not start a valid JSON escape (\" \\ \/ \b \f \n \r \t \uXXXX), or
 # that starts one but is really LaTeX: \b \f \r \t followed by a letter (\beta, \frac,
 # \right, \times: models never mean a backspace or form feed there) and the LaTeX commands
-# that begin with \n (\nu, \neq, ...). A newline followed by a word ("\nThe") is kept.
+# that begin with \n (\nu, \neq, ...). A newline followed by a word ("\nThe") is kept, and
+# so is \uXXXX; \u without four hex digits is LaTeX (\underline, \uparrow).
 _LATEX_N = r"n(?:u|eq|e|abla|eg|ot|otin|i|mid|ewline|olimits|leq|geq)(?![A-Za-z])"
-_BAD_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[bfrt][A-Za-z]|" + _LATEX_N + r'|[^"\\/bfnrtu])')
+_BAD_ESCAPE = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\(?=[bfrt][A-Za-z]|" + _LATEX_N + r'|u(?![0-9a-fA-F]{4})|[^"\\/bfnrtu])'
+)
 MAX_PARSE_CHARS = 200_000
 
 

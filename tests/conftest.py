@@ -41,3 +41,26 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("EVALBENCH_CACHE", str(base / "cache"))
     monkeypatch.setenv("EVALBENCH_OUTPUTS", str(base / "outputs"))
     monkeypatch.setenv("EVALBENCH_HOME", str(ROOT))
+
+
+@pytest.fixture(scope="module")
+def loopback_server():
+    """A real OpenAI-compatible HTTP server on 127.0.0.1 (see tests/loopback.py)."""
+    from loopback import LoopbackServer
+
+    server = LoopbackServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def loopback(loopback_server):
+    """The module's loopback server, reset (no script, counters at zero) for this test."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while loopback_server.in_flight and time.monotonic() < deadline:
+        time.sleep(0.02)  # a previous test's abandoned slow request is still being served
+    loopback_server.reset()
+    loopback_server.latency = 0.0
+    return loopback_server

@@ -49,10 +49,16 @@ class RateLimiter:
 
 
 class _Bucket:
+    """Refills continuously at ``per_minute / 60`` per second; bursts of one second's worth.
+
+    A one-minute burst would let a fresh run fire a whole minute's quota at once, which is
+    exactly what gets a client 429s; providers enforce their limits at finer granularity.
+    """
+
     def __init__(self, per_minute: float):
-        self.capacity = per_minute
         self.rate = per_minute / 60.0
-        self.level = per_minute
+        self.capacity = max(1.0, self.rate)
+        self.level = self.capacity
         self.stamp = time.monotonic()
         self.lock = asyncio.Lock()
 

@@ -34,11 +34,11 @@ class SimSpec(BaseModel):
     """A pairwise judge's log-odds bonus for the answer shown first."""
     length_bias: float = 0.0
     """Bonus per log-length ratio: a judge's preference for longer answers."""
-    malformed_rate: float = Field(0.0, ge=0, le=1)
+    malformed_rate: float = Field(default=0.0, ge=0, le=1)
     """Fraction of outputs that are malformed (unparseable judge output, invalid JSON...)."""
-    copy_rate: float = Field(0.0, ge=0, le=1)
+    copy_rate: float = Field(default=0.0, ge=0, le=1)
     """Fraction of generated problems that lightly edit a reference problem (datagen)."""
-    error_rate: float = Field(0.0, ge=0, le=1)
+    error_rate: float = Field(default=0.0, ge=0, le=1)
     """Fraction of calls that fail permanently like an API error (exercises error records)."""
     verbosity: float = 1.0
     """Relative answer length of a simulated system (1 = typical)."""
@@ -80,19 +80,19 @@ class ModelSpec(BaseModel):
     """Sampling seed sent to the endpoint; seeds ``sim`` systems (default: the study seed)."""
     stop: list[str] | None = None
     """Stop sequences."""
-    max_concurrency: int = Field(8, ge=1, le=1024)
+    max_concurrency: int = Field(default=8, ge=1, le=1024)
     """Requests in flight at once."""
-    requests_per_minute: float | None = Field(None, gt=0)
+    requests_per_minute: float | None = Field(default=None, gt=0)
     """Optional request rate limit."""
-    tokens_per_minute: float | None = Field(None, gt=0)
+    tokens_per_minute: float | None = Field(default=None, gt=0)
     """Optional token rate limit (prompt estimate + max_tokens per request)."""
-    price_input_per_mtok: float | None = Field(None, ge=0)
+    price_input_per_mtok: float | None = Field(default=None, ge=0)
     """USD per 1M prompt tokens (for cost reporting)."""
-    price_output_per_mtok: float | None = Field(None, ge=0)
+    price_output_per_mtok: float | None = Field(default=None, ge=0)
     """USD per 1M completion tokens."""
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0)
     """Per-request timeout in seconds."""
-    max_retries: int = Field(6, ge=0, le=50)
+    max_retries: int = Field(default=6, ge=0, le=50)
     """Retries on 429/408/5xx/timeouts/connection errors before an error record."""
     sim: SimSpec = Field(default_factory=SimSpec)
     """Simulation knobs (``provider: sim`` only)."""

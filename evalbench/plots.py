@@ -1,0 +1,265 @@
+"""Plotting helpers shared by the study notebooks (matplotlib + seaborn).
+
+Every function draws on an ``ax`` it is given (or a new figure), labels its axes, and
+returns the ``Axes``; intervals are drawn as error bars whose level the caller states in
+the title or label. Call :func:`setup` once per notebook for a consistent look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+
+def setup() -> None:
+    """Consistent figure style for reports (seaborn whitegrid, readable sizes, PNG output)."""
+    import seaborn as sns
+
+    sns.set_theme(style="whitegrid", context="notebook")
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (8, 4.2)})
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] | None = None) -> Axes:
+    if ax is not None:
+        return ax
+    _, new = plt.subplots(figsize=figsize)
+    return new
+
+
+def interval_bars(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    low: str,
+    high: str,
+    hue: str | None = None,
+    ax: Axes | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    ylim: tuple[float, float] | None = (0, 1),
+) -> Axes:
+    """Grouped bars of ``y`` per ``x`` (one colour per ``hue``) with [low, high] error bars."""
+    ax = _axes(ax)
+    groups = list(dict.fromkeys(df[hue])) if hue else [None]
+    cats = list(dict.fromkeys(df[x]))
+    width = 0.8 / len(groups)
+    for i, group in enumerate(groups):
+        part = df if group is None else df[df[hue] == group]
+        part = part.set_index(x).reindex(cats)
+        pos = np.arange(len(cats)) - 0.4 + width * (i + 0.5)
+        est = part[y].to_numpy(float)
+        err = np.vstack([est - part[low].to_numpy(float), part[high].to_numpy(float) - est])
+        ax.bar(pos, est, width, label=None if group is None else str(group))
+        ax.errorbar(pos, est, yerr=np.clip(err, 0, None), fmt="none", ecolor="black", capsize=3)
+    ax.set_xticks(np.arange(len(cats)), [str(c) for c in cats])
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or y)
+    if ylim:
+        ax.set_ylim(*ylim)
+    if hue:
+        ax.legend(title=hue, fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def interval_lines(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    low: str,
+    high: str,
+    hue: str,
+    ax: Axes | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Axes:
+    """One line per ``hue`` over ordered ``x`` with a shaded [low, high] band."""
+    ax = _axes(ax)
+    for group, part in df.groupby(hue, sort=False):
+        ax.plot(part[x].astype(str), part[y], marker="o", label=str(group))
+        ax.fill_between(part[x].astype(str), part[low], part[high], alpha=0.15)
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or y)
+    ax.legend(title=hue, fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def forest(
+    df: pd.DataFrame,
+    *,
+    label: str,
+    estimate: str,
+    low: str,
+    high: str,
+    ax: Axes | None = None,
+    xlabel: str | None = None,
+    title: str | None = None,
+    reference: float | None = None,
+    truth: str | None = None,
+) -> Axes:
+    """Horizontal point-and-interval plot, one row per ``label`` (top = first row).
+
+    ``reference`` draws a vertical line (e.g. 0.5 or a baseline rating); ``truth`` names a
+    column of true values drawn as open diamonds (simulated studies).
+    """
+    ax = _axes(ax, figsize=(8, max(2.0, 0.45 * len(df) + 1)))
+    ypos = np.arange(len(df))[::-1]
+    est = df[estimate].to_numpy(float)
+    err = np.vstack([est - df[low].to_numpy(float), df[high].to_numpy(float) - est])
+    ax.errorbar(est, ypos, xerr=np.clip(err, 0, None), fmt="o", capsize=3, label=estimate)
+    if truth:
+        ax.scatter(df[truth], ypos, marker="D", facecolors="none", edgecolors="C3", label=truth)
+        ax.legend(fontsize="small")
+    if reference is not None:
+        ax.axvline(reference, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(ypos, [str(v) for v in df[label]])
+    ax.set_xlabel(xlabel or estimate)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def heatmap(
+    matrix: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    fmt: str = ".2f",
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    annot: Any = True,
+) -> Axes:
+    """Annotated heatmap of a labelled matrix (rows and columns keep their labels)."""
+    import seaborn as sns
+
+    size = (max(5.0, 0.7 * matrix.shape[1] + 2), max(3.0, 0.5 * matrix.shape[0] + 1.5))
+    ax = _axes(ax, figsize=size)
+    sns.heatmap(matrix.astype(float), annot=annot, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
+                cbar_kws={"shrink": 0.8})  # fmt: skip
+    ax.set_xlabel(xlabel if xlabel is not None else (matrix.columns.name or ""))
+    ax.set_ylabel(ylabel if ylabel is not None else (matrix.index.name or ""))
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def stacked_shares(
+    df: pd.DataFrame,
+    *,
+    label: str,
+    parts: Sequence[str],
+    ax: Axes | None = None,
+    title: str | None = None,
+    colors: Sequence[str] | None = None,
+) -> Axes:
+    """Horizontal 100% stacked bars (e.g. win / tie / loss shares) per ``label``."""
+    ax = _axes(ax, figsize=(8, max(2.0, 0.45 * len(df) + 1)))
+    left = np.zeros(len(df))
+    ypos = np.arange(len(df))[::-1]
+    for i, part in enumerate(parts):
+        values = df[part].to_numpy(float)
+        color = colors[i] if colors else None
+        ax.barh(ypos, values, left=left, label=part, color=color)
+        left += values
+    ax.set_yticks(ypos, [str(v) for v in df[label]])
+    ax.set_xlim(0, max(1.0, float(left.max()) if len(left) else 1.0))
+    ax.legend(ncol=len(parts), fontsize="small", loc="lower right")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def radar(
+    scores: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    scale: tuple[float, float] | None = None,
+) -> Axes:
+    """Radar (spider) chart: one polygon per row of ``scores``, one axis per column."""
+    dims = list(scores.columns)
+    angles = np.linspace(0, 2 * np.pi, len(dims), endpoint=False).tolist()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 5.5), subplot_kw={"polar": True})
+    for name, row in scores.iterrows():
+        values = row.to_numpy(float).tolist()
+        ax.plot(angles + angles[:1], values + values[:1], marker="o", label=str(name))
+        ax.fill(angles + angles[:1], values + values[:1], alpha=0.1)
+    ax.set_xticks(angles, dims)
+    if scale:
+        ax.set_ylim(*scale)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def identity_scatter(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    jitter: float = 0.0,
+    rng: np.random.Generator | None = None,
+) -> Axes:
+    """Scatter of ``y`` against ``x`` with the identity line (predicted vs observed).
+
+    ``jitter`` spreads tied integer scores by up to ±jitter (needs ``rng``) so overlapping
+    points stay visible; the identity line is unaffected.
+    """
+    ax = _axes(ax, figsize=(5, 5))
+    xs, ys = df[x].to_numpy(float), df[y].to_numpy(float)
+    if jitter and rng is not None:
+        xs = xs + rng.uniform(-jitter, jitter, xs.size)
+        ys = ys + rng.uniform(-jitter, jitter, ys.size)
+    ax.scatter(xs, ys, alpha=0.6)
+    finite = np.concatenate([xs[np.isfinite(xs)], ys[np.isfinite(ys)]])
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        ax.plot([lo, hi], [lo, hi], color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def bars(
+    series: pd.Series,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    horizontal: bool = False,
+) -> Axes:
+    """Simple bar chart of a labelled series (counts, shares)."""
+    ax = _axes(ax)
+    labels = [str(i) for i in series.index]
+    if horizontal:
+        ax.barh(labels[::-1], series.to_numpy(float)[::-1])
+    else:
+        ax.bar(labels, series.to_numpy(float))
+        ax.tick_params(axis="x", labelrotation=30)
+    ax.set_xlabel(xlabel or "")
+    ax.set_ylabel(ylabel or "")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -1,0 +1,273 @@
+"""Model access against a real HTTP server with the real ``openai`` client.
+
+Each fault class, each cache mode, concurrency bounds, rate limits, resume after an
+interrupted batch, usage/cost arithmetic, and the simulated provider.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from loopback import Fault, Reply
+
+from evalbench.models import (
+    CacheMiss,
+    ChatRequest,
+    Job,
+    ModelClient,
+    ModelSpec,
+    ResponseCache,
+    SimReply,
+    SimSpec,
+    SimTask,
+    generate,
+    run_sync,
+)
+from evalbench.models.providers import retry_after_seconds
+
+KEY_ENV = "EVALBENCH_TEST_KEY"
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-test-not-a-real-key")
+
+
+def spec_for(server, **kw) -> ModelSpec:
+    defaults = dict(
+        name="loop", provider="openai", model="m", base_url=server.base_url,
+        api_key_env=KEY_ENV, max_retries=3, timeout_s=5,
+    )  # fmt: skip
+    return ModelSpec(**{**defaults, **kw})
+
+
+def client_for(server, tmp_path=None, mode="use", **kw) -> ModelClient:
+    cache = ResponseCache(tmp_path / "c.sqlite") if tmp_path is not None else None
+    return ModelClient(spec_for(server, **kw), cache=cache, cache_mode=mode, backoff_base_s=0.01)
+
+
+def ask(client, text="hi", **kw):
+    req = ChatRequest(messages=[{"role": "user", "content": text}], **kw)
+    return run_sync(client.chat(req))
+
+
+def test_plain_completion_has_text_usage_latency_and_key(loopback):
+    loopback.enqueue(Reply(text="hello", prompt_tokens=12, completion_tokens=3))
+    r = ask(client_for(loopback))
+    assert (r.text, r.finish_reason, r.attempts, r.error) == ("hello", "stop", 1, None)
+    assert (r.usage.prompt_tokens, r.usage.completion_tokens) == (12, 3)
+    assert r.latency_s > 0 and len(r.cache_key) == 64
+    sent = loopback.requests[0]
+    assert sent["model"] == "m" and sent["messages"][0]["content"] == "hi"
+    assert sent["temperature"] == 0.0 and sent["max_tokens"] == 1024  # spec defaults filled in
+
+
+def test_tool_calls_and_tools_are_passed_through(loopback):
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    loopback.enqueue(Reply(tool_calls=[{"name": "f", "arguments": '{"a": 1}'}], finish_reason="tool_calls"))
+    r = ask(client_for(loopback), tools=tools, tool_choice="auto")
+    assert [(c.name, c.arguments) for c in r.tool_calls] == [("f", '{"a": 1}')]
+    assert r.finish_reason == "tool_calls" and loopback.requests[0]["tools"] == tools
+
+
+def test_429_honours_retry_after_then_succeeds(loopback):
+    loopback.enqueue(Fault("429", retry_after=0.3), Reply(text="ok"))
+    started = time.perf_counter()
+    r = ask(client_for(loopback))
+    assert (r.text, r.attempts) == ("ok", 2)
+    assert time.perf_counter() - started >= 0.3  # waited as the server asked
+
+
+@pytest.mark.parametrize("fault", [Fault("500"), Fault("malformed"), Fault("drop")])
+def test_transient_faults_are_retried(loopback, fault):
+    loopback.enqueue(fault, Reply(text="ok"))
+    r = ask(client_for(loopback))
+    assert (r.text, r.attempts, r.error) == ("ok", 2, None)
+    assert loopback.count == 2
+
+
+def test_timeout_then_permanent_failure_is_an_error_record(loopback):
+    loopback.enqueue(*[Fault("slow", seconds=1.0)] * 3)
+    r = ask(client_for(loopback, timeout_s=0.2, max_retries=2))
+    assert r.text is None and r.attempts == 3  # 1 try + 2 retries
+    assert r.error.startswith("timeout") and "after 3 attempt(s)" in r.error
+
+
+def test_persistent_500_becomes_error_with_reason(loopback):
+    loopback.enqueue(*[Fault("500")] * 4)
+    client = client_for(loopback, max_retries=3)
+    r = ask(client)
+    assert r.error.startswith("http_500") and r.attempts == 4 and loopback.count == 4
+    assert client.ledger.errors() == {"loop": 1}
+
+
+def test_401_is_not_retried(loopback):
+    loopback.enqueue(Fault("401"), Reply(text="never reached"))
+    r = ask(client_for(loopback))
+    assert r.error.startswith("http_401") and r.attempts == 1 and loopback.count == 1
+
+
+def test_errors_are_never_cached(loopback, tmp_path):
+    loopback.enqueue(Fault("401"))
+    client = client_for(loopback, tmp_path)
+    assert not ask(client).ok
+    assert ask(client).ok  # asked again, not served an error from the cache
+    assert loopback.count == 2
+
+
+def test_cache_use_makes_zero_requests_on_rerun(loopback, tmp_path):
+    client = client_for(loopback, tmp_path)
+    first, second = ask(client, "q"), ask(client, "q")
+    assert loopback.count == 1 and (first.cached, second.cached) == (False, True)
+    assert second.text == first.text and second.cache_key == first.cache_key
+
+
+def test_cache_refresh_asks_again_and_overwrites(loopback, tmp_path):
+    ask(client_for(loopback, tmp_path), "q")
+    loopback.enqueue(Reply(text="new"))
+    assert ask(client_for(loopback, tmp_path, mode="refresh"), "q").text == "new"
+    assert ask(client_for(loopback, tmp_path), "q").text == "new" and loopback.count == 2
+
+
+def test_cache_off_neither_reads_nor_writes(loopback, tmp_path):
+    client = client_for(loopback, tmp_path, mode="off")
+    ask(client, "q"), ask(client, "q")
+    assert loopback.count == 2 and client.cache.stats()["entries"] == {}
+
+
+def test_replay_serves_hits_without_a_key_and_fails_on_a_miss(loopback, tmp_path, monkeypatch):
+    ask(client_for(loopback, tmp_path), "q")
+    monkeypatch.delenv(KEY_ENV)
+    replay = client_for(loopback, tmp_path, mode="replay")
+    assert ask(replay, "q").cached and loopback.count == 1
+    with pytest.raises(CacheMiss, match="replay mode: no cached response"):
+        ask(replay, "another question")
+
+
+def test_cache_key_ignores_the_api_key_but_not_settings(loopback, tmp_path, monkeypatch):
+    client = client_for(loopback, tmp_path)
+    req = ChatRequest(messages=[{"role": "user", "content": "q"}])
+    key = client.key_for(req)
+    monkeypatch.setenv(KEY_ENV, "a-different-key")
+    assert client_for(loopback, tmp_path).key_for(req) == key
+    assert client_for(loopback, tmp_path, temperature=0.5).key_for(req) != key
+    assert client.key_for(req.model_copy(update={"seed": 1})) != key
+
+
+def test_two_clients_write_the_same_cache_concurrently(loopback, tmp_path):
+    a, b = client_for(loopback, tmp_path), client_for(loopback, tmp_path)
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(40)]
+    generate(a, jobs[:20], progress=False), generate(b, jobs[20:], progress=False)
+    assert sum(ResponseCache(tmp_path / "c.sqlite").stats()["entries"].values()) == 40
+
+
+def test_concurrency_never_exceeds_the_limit(loopback):
+    loopback.latency = 0.05
+    client = client_for(loopback, max_concurrency=4)
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(24)]
+    responses = generate(client, jobs, progress=False)
+    assert all(r.ok for r in responses) and loopback.max_in_flight == 4
+
+
+def test_results_come_back_in_job_order(loopback):
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)]
+    texts = [r.text for r in generate(client_for(loopback), jobs, progress=False)]
+    assert texts == [f"echo: {i}" for i in range(10)]
+
+
+def test_requests_per_minute_limit_paces_requests(loopback):
+    # 1200/min = 20/s with a one-second burst of 20: 30 requests need >= (30 - 20) / 20 s.
+    client = client_for(loopback, requests_per_minute=1200, max_concurrency=64)
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(30)]
+    started = time.perf_counter()
+    generate(client, jobs, progress=False)
+    assert time.perf_counter() - started >= (30 - 20) / 20 * 0.9
+
+
+def test_resume_after_an_interrupted_batch_pays_only_for_the_rest(loopback, tmp_path):
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)]
+    done: list[str] = []
+
+    def crash_after_four(job, response):
+        if len(done) == 4:
+            raise KeyboardInterrupt("simulated crash")
+        done.append(job.key)
+
+    client = client_for(loopback, tmp_path, max_concurrency=1)
+    with pytest.raises(KeyboardInterrupt):
+        generate(client, jobs, on_result=crash_after_four, progress=False)
+    paid_before = loopback.count  # 5: four recorded + the one in flight when it crashed
+    assert paid_before == 5
+    responses = generate(client_for(loopback, tmp_path), jobs, progress=False)
+    assert all(r.ok for r in responses)
+    assert loopback.count - paid_before == 10 - 5  # only the unanswered ones were asked
+
+
+def test_usage_and_cost_arithmetic(loopback, tmp_path):
+    client = client_for(loopback, tmp_path, price_input_per_mtok=2.0, price_output_per_mtok=8.0)
+    loopback.enqueue(Reply(text="a", prompt_tokens=1000, completion_tokens=500))
+    ask(client, "q"), ask(client, "q")  # the second is a cache hit: no cost
+    row = client.ledger.frame().iloc[0]
+    assert row["cost_usd"] == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)  # = 0.006
+    assert (row["calls"], row["requests"], row["cache_hits"]) == (2, 1, 1)
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (1000, 500)
+
+
+def test_retry_after_header_forms():
+    assert retry_after_seconds({"Retry-After": "2"}) == 2.0
+    assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_seconds({}) is None
+    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
+    assert 25 <= retry_after_seconds({"Retry-After": date}) <= 31
+
+
+def test_missing_api_key_is_a_clear_error(loopback, monkeypatch):
+    monkeypatch.delenv(KEY_ENV)
+    with pytest.raises(Exception, match=f"needs the environment variable {KEY_ENV}"):
+        ask(client_for(loopback))
+
+
+# --- the sim provider ---------------------------------------------------------------
+
+
+def _coin(request, knobs, rng):
+    return SimReply("right" if rng.random() < knobs.accuracy_for("x") else "wrong")
+
+
+def _sim_jobs(n):
+    return [Job(str(i), ChatRequest(messages=[{"role": "user", "content": "q"}]), SimTask(_coin, str(i))) for i in range(n)]
+
+
+def test_sim_is_deterministic_per_seed_system_item():
+    spec = ModelSpec(name="s", sim=SimSpec(accuracy=0.5))
+    a = [r.text for r in generate(ModelClient(spec, seed=1), _sim_jobs(50), progress=False)]
+    b = [r.text for r in generate(ModelClient(spec, seed=1), _sim_jobs(50), progress=False)]
+    c = [r.text for r in generate(ModelClient(spec, seed=2), _sim_jobs(50), progress=False)]
+    assert a == b and a != c
+    assert all(r.simulated for r in generate(ModelClient(spec), _sim_jobs(2), progress=False))
+
+
+def test_sim_accuracy_and_error_rate_match_their_knobs():
+    spec = ModelSpec(name="s", sim=SimSpec(accuracy=0.8, error_rate=0.1))
+    out = generate(ModelClient(spec), _sim_jobs(2000), progress=False)
+    errors = np.mean([not r.ok for r in out])
+    right = np.mean([r.text == "right" for r in out if r.ok])
+    # binomial standard errors: sqrt(.1*.9/2000) = .0067, sqrt(.8*.2/1800) = .0094
+    assert abs(errors - 0.1) < 4 * 0.0067 and abs(right - 0.8) < 4 * 0.0094
+    assert all(r.error.startswith("sim_error") for r in out if not r.ok)
+
+
+def test_sim_without_a_simulation_is_an_error_record():
+    r = run_sync(ModelClient(ModelSpec(name="s")).chat(ChatRequest(messages=[{"role": "user", "content": "q"}])))
+    assert r.error.startswith("sim_unsupported") and r.attempts == 1
+
+
+def test_sim_truth_enters_the_cache_key(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    client = ModelClient(ModelSpec(name="s"), cache=cache)
+    req = ChatRequest(messages=[{"role": "user", "content": "q"}])
+    k1 = client.key_for(req, SimTask(_coin, "1", truth={"answer": 1}))
+    k2 = client.key_for(req, SimTask(_coin, "1", truth={"answer": 2}))
+    assert k1 != k2
