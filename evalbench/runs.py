@@ -18,7 +18,7 @@ import hashlib
 import json
 import platform
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
@@ -158,6 +158,7 @@ class Run:
         store: str = "responses",
         desc: str | None = None,
         progress: bool = True,
+        postfix: Callable[[Job, ChatResponse], dict[str, Any]] | None = None,
     ) -> dict[str, ResponseRecord]:
         """Ask ``spec`` every job not answered yet; checkpoint each answer as it arrives.
 
@@ -181,6 +182,7 @@ class Run:
                 on_result=lambda job, resp: records.append(response_record(spec, job, resp)),
                 progress=progress,
                 desc=desc or spec.name,
+                postfix=postfix,
             )
         rows = (r for r in records.rows() if r["system"] == spec.name and r["key"] in keys)
         return {r["key"]: ResponseRecord.model_validate(r) for r in rows}

@@ -238,6 +238,7 @@ async def agenerate(
     on_result: Callable[[Job, ChatResponse], None] | None = None,
     progress: bool = True,
     desc: str | None = None,
+    postfix: Callable[[Job, ChatResponse], dict[str, Any]] | None = None,
 ) -> list[ChatResponse]:
     """Answer every job with bounded concurrency; results in job order.
 
@@ -247,6 +248,7 @@ async def agenerate(
         on_result: called as each job finishes (write its record here to checkpoint).
         progress: show a tqdm bar (items done, errors, tokens, cost so far, ETA).
         desc: bar label (default: the system name).
+        postfix: extra bar fields from the latest result (e.g. the last answer's topic).
 
     Raises:
         CacheMiss: replay mode met an uncached request (other jobs are cancelled).
@@ -258,7 +260,8 @@ async def agenerate(
         response = await client.chat(job.request, sim=job.sim)
         if on_result is not None:
             on_result(job, response)
-        _advance(bar, totals, client, response)
+        extra = postfix(job, response) if postfix is not None else {}
+        _advance(bar, totals, client, response, extra)
         return response
 
     try:
@@ -268,7 +271,13 @@ async def agenerate(
         await client.aclose()
 
 
-def _advance(bar: Any, totals: dict[str, Any], client: ModelClient, response: ChatResponse):
+def _advance(
+    bar: Any,
+    totals: dict[str, Any],
+    client: ModelClient,
+    response: ChatResponse,
+    extra: dict[str, Any],
+) -> None:
     totals["errors"] += int(not response.ok)
     if not response.cached:
         totals["tokens"] += (response.usage.prompt_tokens or 0) + (
@@ -279,6 +288,7 @@ def _advance(bar: Any, totals: dict[str, Any], client: ModelClient, response: Ch
         errors=totals["errors"],
         tokens=totals["tokens"],
         cost=f"${totals['cost']:.4f}",
+        **extra,
         refresh=False,
     )
     bar.update(1)
@@ -302,9 +312,12 @@ def generate(
     on_result: Callable[[Job, ChatResponse], None] | None = None,
     progress: bool = True,
     desc: str | None = None,
+    postfix: Callable[[Job, ChatResponse], dict[str, Any]] | None = None,
 ) -> list[ChatResponse]:
     """Synchronous :func:`agenerate`, safe inside Jupyter (which already runs a loop)."""
-    return run_sync(agenerate(client, jobs, on_result=on_result, progress=progress, desc=desc))
+    return run_sync(
+        agenerate(client, jobs, on_result=on_result, progress=progress, desc=desc, postfix=postfix)
+    )
 
 
 def run_sync(coro: Any) -> Any:
