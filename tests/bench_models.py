@@ -47,7 +47,9 @@ def main() -> None:
         name="bench", provider="openai", model="m", base_url=f"http://127.0.0.1:{port}/v1",
         api_key_env="EVALBENCH_BENCH_KEY", max_concurrency=CONCURRENCY, timeout_s=30,
     )  # fmt: skip
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": f"q{i}"}])) for i in range(N)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": f"q{i}"}])) for i in range(N)
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         cache = ResponseCache(Path(tmp) / "bench.sqlite")
         cold = _timed(lambda: generate(ModelClient(spec, cache=cache), jobs, progress=False))

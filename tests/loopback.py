@@ -149,7 +149,9 @@ class LoopbackServer:
             with self._lock:
                 self.in_flight -= 1
 
-    async def _respond(self, step: Reply | Fault | None, payload: dict[str, Any], writer: Any) -> bool:
+    async def _respond(
+        self, step: Reply | Fault | None, payload: dict[str, Any], writer: Any
+    ) -> bool:
         if isinstance(step, Fault):
             if step.kind == "drop":
                 writer.transport.abort()
@@ -161,7 +163,9 @@ class LoopbackServer:
                 await writer.drain()
                 return True
             elif step.kind in {"429", "500", "401"}:
-                extra = {"retry-after": str(step.retry_after)} if step.retry_after is not None else {}
+                extra = (
+                    {"retry-after": str(step.retry_after)} if step.retry_after is not None else {}
+                )
                 error = json.dumps({"error": {"message": f"injected {step.kind}", "type": "test"}})
                 _write(writer, int(step.kind), error.encode(), extra)
                 await writer.drain()

@@ -66,7 +66,9 @@ def test_plain_completion_has_text_usage_latency_and_key(loopback):
 
 def test_tool_calls_and_tools_are_passed_through(loopback):
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
-    loopback.enqueue(Reply(tool_calls=[{"name": "f", "arguments": '{"a": 1}'}], finish_reason="tool_calls"))
+    loopback.enqueue(
+        Reply(tool_calls=[{"name": "f", "arguments": '{"a": 1}'}], finish_reason="tool_calls")
+    )
     r = ask(client_for(loopback), tools=tools, tool_choice="auto")
     assert [(c.name, c.arguments) for c in r.tool_calls] == [("f", '{"a": 1}')]
     assert r.finish_reason == "tool_calls" and loopback.requests[0]["tools"] == tools
@@ -158,7 +160,9 @@ def test_cache_key_ignores_the_api_key_but_not_settings(loopback, tmp_path, monk
 
 def test_two_clients_write_the_same_cache_concurrently(loopback, tmp_path):
     a, b = client_for(loopback, tmp_path), client_for(loopback, tmp_path)
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(40)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(40)
+    ]
     generate(a, jobs[:20], progress=False), generate(b, jobs[20:], progress=False)
     assert sum(ResponseCache(tmp_path / "c.sqlite").stats()["entries"].values()) == 40
 
@@ -166,13 +170,17 @@ def test_two_clients_write_the_same_cache_concurrently(loopback, tmp_path):
 def test_concurrency_never_exceeds_the_limit(loopback):
     loopback.latency = 0.05
     client = client_for(loopback, max_concurrency=4)
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(24)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(24)
+    ]
     responses = generate(client, jobs, progress=False)
     assert all(r.ok for r in responses) and loopback.max_in_flight == 4
 
 
 def test_results_come_back_in_job_order(loopback):
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)
+    ]
     texts = [r.text for r in generate(client_for(loopback), jobs, progress=False)]
     assert texts == [f"echo: {i}" for i in range(10)]
 
@@ -180,14 +188,18 @@ def test_results_come_back_in_job_order(loopback):
 def test_requests_per_minute_limit_paces_requests(loopback):
     # 1200/min = 20/s with a one-second burst of 20: 30 requests need >= (30 - 20) / 20 s.
     client = client_for(loopback, requests_per_minute=1200, max_concurrency=64)
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(30)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(30)
+    ]
     started = time.perf_counter()
     generate(client, jobs, progress=False)
     assert time.perf_counter() - started >= (30 - 20) / 20 * 0.9
 
 
 def test_resume_after_an_interrupted_batch_pays_only_for_the_rest(loopback, tmp_path):
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(10)
+    ]
     done: list[str] = []
 
     def crash_after_four(job, response):
@@ -237,7 +249,12 @@ def _coin(request, knobs, rng):
 
 
 def _sim_jobs(n):
-    return [Job(str(i), ChatRequest(messages=[{"role": "user", "content": "q"}]), SimTask(_coin, str(i))) for i in range(n)]
+    return [
+        Job(
+            str(i), ChatRequest(messages=[{"role": "user", "content": "q"}]), SimTask(_coin, str(i))
+        )
+        for i in range(n)
+    ]
 
 
 def test_sim_is_deterministic_per_seed_system_item():
@@ -260,7 +277,11 @@ def test_sim_accuracy_and_error_rate_match_their_knobs():
 
 
 def test_sim_without_a_simulation_is_an_error_record():
-    r = run_sync(ModelClient(ModelSpec(name="s")).chat(ChatRequest(messages=[{"role": "user", "content": "q"}])))
+    r = run_sync(
+        ModelClient(ModelSpec(name="s")).chat(
+            ChatRequest(messages=[{"role": "user", "content": "q"}])
+        )
+    )
     assert r.error.startswith("sim_unsupported") and r.attempts == 1
 
 

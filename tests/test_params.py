@@ -1,0 +1,152 @@
+"""Params files, notebooks' parameters, and the packaging files that must agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import papermill as pm
+import pytest
+import tomllib
+import yaml
+
+from evalbench.params import (
+    STUDY_KINDS,
+    ParamsError,
+    discover_params,
+    load_params,
+    notebook_for,
+    params_class,
+    params_hash,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PARAMS = discover_params(ROOT / "params")
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_studies_and_notebooks():
+    assert PARAMS, "params/ holds no study"
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name)
+def test_every_params_file_validates_and_names_an_existing_notebook(path):
+    params = load_params(path)
+    assert (ROOT / "notebooks" / notebook_for(params)).is_file()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_notebook_takes_exactly_params_file_and_overrides(path):
+    found = pm.inspect_notebook(str(path))
+    assert set(found) == {"params_file", "overrides"}
+    default = found["params_file"]["default"].strip("\"'")
+    assert (ROOT / default).is_file(), f"{path.name}: default params file {default} is missing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_are_committed_without_outputs(path):
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, f"{path.name} has outputs"
+
+
+@pytest.mark.parametrize("kind", sorted(STUDY_KINDS))
+def test_every_study_kind_has_a_notebook_and_a_params_model(kind):
+    assert (ROOT / "notebooks" / STUDY_KINDS[kind].notebook).is_file()
+    assert params_class(kind).model_fields["study"].default == kind
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "study.yaml"
+    path.write_text(text)
+    return path
+
+
+GOOD = """
+study: gaia
+title: t
+systems:
+  - name: s
+    provider: sim
+"""
+
+
+def test_a_misspelled_key_is_one_line_naming_file_and_field(tmp_path):
+    path = _write(tmp_path, GOOD + "sead: 3\n")
+    with pytest.raises(ParamsError) as err:
+        load_params(path)
+    assert str(err.value) == f"{path}: sead: unknown key"
+
+
+def test_a_nested_misspelling_names_the_field_path(tmp_path):
+    path = _write(tmp_path, GOOD.replace("provider: sim", "provder: sim"))
+    with pytest.raises(ParamsError, match=r"systems\.0\.provder: unknown key"):
+        load_params(path)
+
+
+def test_a_wrong_type_says_what_was_expected(tmp_path):
+    path = _write(tmp_path, GOOD + "seed: seven\n")
+    with pytest.raises(ParamsError) as err:
+        load_params(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: seed: ") and "integer" in message and "'seven'" in message
+    assert "\n" not in message
+
+
+def test_a_bad_literal_lists_the_choices(tmp_path):
+    path = _write(tmp_path, GOOD + "cache: sometimes\n")
+    with pytest.raises(
+        ParamsError, match=r"cache: expected one of 'use', 'refresh', 'off' or 'replay'"
+    ):
+        load_params(path)
+
+
+def test_missing_file_yaml_syntax_and_unknown_study(tmp_path):
+    with pytest.raises(ParamsError, match="params file not found"):
+        load_params(tmp_path / "nope.yaml")
+    with pytest.raises(ParamsError, match=r"study.yaml:2:\d+: YAML syntax error"):
+        load_params(_write(tmp_path, "study: gaia\n  title: [unclosed\n"))
+    with pytest.raises(ParamsError, match="unknown study kind 'gaai'"):
+        load_params(_write(tmp_path, "study: gaai\ntitle: t\n"))
+
+
+def test_a_missing_data_file_is_named(tmp_path):
+    path = _write(tmp_path, GOOD + "dataset: data/missing.jsonl\n")
+    with pytest.raises(ParamsError, match=r"dataset: data path not found: .*missing\.jsonl"):
+        load_params(path)
+
+
+def test_overrides_are_parsed_as_yaml_and_validated_like_the_file(tmp_path):
+    path = _write(tmp_path, GOOD)
+    params = load_params(path, ["seed=7", "systems.0.sim.accuracy=0.25", "levels=[1, 3]"])
+    assert (params.seed, params.systems[0].sim.accuracy, params.levels) == (7, 0.25, [1, 3])
+    assert params_hash(params) != params_hash(load_params(path))
+    with pytest.raises(ParamsError, match="sead: unknown key"):
+        load_params(path, ["sead=7"])
+    with pytest.raises(ParamsError, match=r"systems\.3: expected a list index 0\.\.0"):
+        load_params(path, ["systems.3.name=x"])
+    with pytest.raises(ParamsError, match="expected key=value"):
+        load_params(path, ["seed"])
+
+
+def test_secrets_have_no_place_in_params(tmp_path):
+    path = _write(tmp_path, GOOD.replace("provider: sim", "provider: sim\n    api_key: sk-123"))
+    with pytest.raises(ParamsError, match=r"systems\.0\.api_key: unknown key"):
+        load_params(path)
+
+
+def test_environment_yml_matches_pyproject():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert env["channels"] == ["conda-forge"]
+    deps = env["dependencies"]
+    python = next(d for d in deps if isinstance(d, str) and d.startswith("python"))
+    minimum = project["requires-python"].removeprefix(">=")
+    assert tuple(map(int, python.split("=")[1].split("."))) >= tuple(map(int, minimum.split(".")))
+    assert "pip" in deps
+    pip = next(d["pip"] for d in deps if isinstance(d, dict))
+    assert pip == ["-e .[dev,lab]"]
+    assert {"dev", "lab"} <= set(project["optional-dependencies"])

@@ -1,0 +1,78 @@
+"""The append-only record store: flush per record, resume, torn tails, atomic rewrites."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalbench.records import Battle, CorruptRecords, RecordStore, read_jsonl, write_jsonl
+
+
+def test_append_flushes_each_record_and_a_reopened_store_resumes(tmp_path):
+    path = tmp_path / "records" / "r.jsonl"
+    store = RecordStore(path, ["system", "id"])
+    store.append({"system": "a", "id": 1, "x": 0.5})
+    # flushed: another reader sees the line before the store is closed or dropped
+    assert json.loads(path.read_text().splitlines()[0]) == {"system": "a", "id": 1, "x": 0.5}
+    store.append(
+        Battle(model_a="m1", model_b="m2", winner="a").model_dump() | {"system": "b", "id": 2}
+    )
+    again = RecordStore(path, ["system", "id"])
+    assert len(again) == 2 and again.done_keys() == {("a", 1), ("b", 2)}
+
+
+def test_a_key_is_written_at_most_once(tmp_path):
+    store = RecordStore(tmp_path / "r.jsonl", ["id"])
+    store.append({"id": "q1"})
+    with pytest.raises(ValueError, match="already written"):
+        store.append({"id": "q1", "other": 1})
+    assert len(RecordStore(tmp_path / "r.jsonl", ["id"])) == 1
+
+
+def test_a_torn_last_line_is_dropped_on_resume(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": 1}\n{"id": 2}\n{"id": 3, "tex')  # killed mid-write
+    store = RecordStore(path, ["id"])
+    assert [r["id"] for r in store.rows()] == [1, 2]
+    assert path.read_text() == '{"id": 1}\n{"id": 2}\n'  # truncated to the last full line
+    store.append({"id": 3})
+    assert [r["id"] for r in read_jsonl(path)] == [1, 2, 3]
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": 1}\nnot json\n{"id": 3}\n')
+    with pytest.raises(CorruptRecords, match=r"r\.jsonl:2: not JSON"):
+        RecordStore(path, ["id"])
+    with pytest.raises(CorruptRecords, match=r"r\.jsonl:2"):
+        read_jsonl(path)
+
+
+def test_drop_where_rewrites_atomically_and_frees_the_keys(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = RecordStore(path, ["id"])
+    store.extend([{"id": i, "error": "boom" if i % 2 else None} for i in range(5)])
+    assert store.drop_where(lambda r: r["error"] is not None) == 2  # ids 1 and 3
+    assert [r["id"] for r in read_jsonl(path)] == [0, 2, 4]
+    store.append({"id": 1, "error": None})  # the retried call
+    assert sorted(r["id"] for r in RecordStore(path, ["id"]).rows()) == [0, 1, 2, 4]
+
+
+def test_list_valued_keys_are_hashable(tmp_path):
+    store = RecordStore(tmp_path / "r.jsonl", ["k"])
+    store.append({"k": [1, {"a": 2}]})
+    assert ((1, (("a", 2),)),) in store
+
+
+def test_write_jsonl_leaves_no_temporary_file(tmp_path):
+    out = write_jsonl(
+        tmp_path / "out.jsonl", [{"a": 1}, Battle(model_a="x", model_b="y", winner="tie")]
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+    assert read_jsonl(out)[1]["winner"] == "tie"
+
+
+def test_battle_rejects_an_unknown_winner():
+    with pytest.raises(ValueError, match="winner"):
+        Battle(model_a="x", model_b="y", winner="draw")

@@ -1,0 +1,145 @@
+"""The pinned-source registry and fetch: mirror, cache, download, checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from evalbench import sources
+from evalbench.cli import main
+from evalbench.sources import ChecksumMismatch, DataUnavailable, Source, UnknownSource
+
+PINNED = re.compile(r"^https://raw\.githubusercontent\.com/[^/]+/[^/]+/[0-9a-f]{40}/.+")
+
+
+def test_registry_rows_are_pinned_and_complete():
+    reg = sources.registry()
+    assert len(reg) >= 300
+    for name, src in reg.items():
+        assert PINNED.match(src.url), f"{name}: URL not pinned to a full commit SHA"
+        assert re.fullmatch(r"[0-9a-f]{64}", src.sha256), name
+        assert src.bytes > 0 and src.license and src.description, name
+    urls = [s.url for s in reg.values()]
+    assert len(set(urls)) == len(urls)
+
+
+def test_every_registered_file_is_in_the_mirror_with_its_checksum(mirror):
+    for src in sources.registry().values():
+        path = mirror / sources.relative_path(src.url)
+        assert path.is_file(), src.name
+        assert path.stat().st_size == src.bytes, src.name
+        assert sources.sha256_file(path) == src.sha256, src.name
+
+
+def test_fetch_prefers_the_mirror_and_records_the_read(mirror):
+    path = sources.fetch("bfcl/question/live_parallel")
+    assert path.is_relative_to(mirror)
+    assert (
+        sources.reads()["bfcl/question/live_parallel"]
+        == sources.get("bfcl/question/live_parallel").sha256
+    )
+
+
+def test_unknown_names_suggest_close_matches():
+    with pytest.raises(UnknownSource, match="did you mean bfcl/question/live_simple"):
+        sources.get("bfcl/question/live_simpel")
+
+
+def _fake_source(content: bytes, url: str) -> Source:
+    return Source(
+        "test/file", url, hashlib.sha256(content).hexdigest(), len(content), "MIT", "test"
+    )
+
+
+def test_a_mirror_file_with_the_wrong_checksum_is_refused(tmp_path, monkeypatch):
+    url = "https://example.org/owner/repo/" + "a" * 40 + "/data.json"
+    target = tmp_path / "mirror" / "example.org/owner/repo" / ("a" * 40) / "data.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"tampered")
+    monkeypatch.setenv("EVALBENCH_DATA_MIRROR", str(tmp_path / "mirror"))
+    with pytest.raises(ChecksumMismatch, match="was not used"):
+        sources.fetch_source(_fake_source(b"original", url))
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    payload = b""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.payload)))
+        self.end_headers()
+        self.wfile.write(self.payload)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def file_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+
+
+def test_download_then_cache_then_checksum_failure(file_server, monkeypatch, tmp_path):
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    _Handler.payload = b'{"ok": true}\n'
+    url = f"http://127.0.0.1:{file_server.server_port}/o/r/{'b' * 40}/f.json"
+    src = _fake_source(_Handler.payload, url)
+    path = sources.fetch_source(src, progress=False)
+    assert path.read_bytes() == _Handler.payload and path == sources.cached_path(src)
+    _Handler.payload = b"changed upstream"  # the cache answers now: no download
+    assert sources.fetch_source(src, progress=False).read_bytes() == b'{"ok": true}\n'
+    bad = _fake_source(b"something else", url.replace("f.json", "g.json"))
+    with pytest.raises(ChecksumMismatch, match="was discarded"):
+        sources.fetch_source(bad, progress=False)
+    assert not sources.cached_path(bad).exists()
+    assert not list(sources.cached_path(bad).parent.glob("*.part"))
+
+
+def test_offline_without_mirror_says_how_to_provide_the_file(monkeypatch):
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    with pytest.raises(DataUnavailable) as err:
+        sources.fetch("aime/qwen25math/aime24")
+    message = str(err.value)
+    assert (
+        "evalbench fetch aime/qwen25math/aime24" in message and "EVALBENCH_DATA_MIRROR" in message
+    )
+
+
+def test_record_read_hashes_local_files(tmp_path):
+    path = tmp_path / "golden.csv"
+    path.write_bytes(b"a,b\n1,2\n")
+    assert sources.record_read(path) == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
+    assert str(path.resolve()) in sources.reads()
+
+
+def test_cli_sources_and_fetch(mirror, capsys):
+    assert main(["sources", "bfcl/possible_answer/"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 8 and all("Apache-2.0" in line for line in listed)
+    assert main(["fetch", "bfcl/question/live_parallel"]) == 0
+    assert "ok" in capsys.readouterr().out
+    assert main(["fetch", "no/such/file"]) == 1
+    assert "unknown data source" in capsys.readouterr().err
+
+
+def test_cli_cache_stats_and_clear(capsys):
+    assert main(["cache"]) == 0
+    assert "response cache" in capsys.readouterr().out
+    assert main(["cache", "clear"]) == 0
+    assert "deleted 0 cached responses" in capsys.readouterr().out
+
+
+def test_relative_path_refuses_traversal():
+    assert sources.relative_path("https://h/a/b.json") == Path("h/a/b.json")
+    with pytest.raises(ValueError):
+        sources.relative_path("https://h/../../etc/passwd")

@@ -1,0 +1,225 @@
+"""Every study end to end through papermill, and the promises a published report makes.
+
+- every params/*.yaml renders (ok; or skipped with the reason when its public data is
+  unreachable), with the record fields its study promises (one contract test);
+- reports keep untrusted text inert (XSS canaries) and open in headless Chromium;
+- an API key never lands in outputs or the cache (canary key);
+- killing a run and rerunning it finishes with exactly one record per item;
+- a finished study replays from the cache with no API key and no request;
+- a bad params file is one line and exit code 2; the index lists every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalbench.cli import main
+from evalbench.params import discover_params
+from evalbench.records import read_jsonl
+from evalbench.report import build_index, run_study
+from evalbench.settings import get_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+PARAMS = discover_params(ROOT / "params")
+
+# What each study kind promises to write (issue texts): record file -> required fields.
+CONTRACT = {
+    "gaia": {"gaia": {"system", "task_id", "level", "model_answer", "extracted_answer",
+                      "expected", "correct", "no_answer", "error"}},
+    "bfcl": {"bfcl": {"system", "test_category", "id", "valid", "error_type"}},
+    "arena": {"battles": {"model_a", "model_b", "winner", "weight", "question_id"},
+              "ratings": {"model", "rating", "ci_low", "ci_high", "n_battles"}},
+    "judge_agreement": {},
+    "judge_golden": {},
+    "datagen": {},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.stem)
+def test_every_study_renders_with_its_promised_records(path):
+    result = run_study(path)
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    if result.status == "skipped":
+        assert "DataUnavailable" in result.reason and not os.environ.get("EVALBENCH_DATA_MIRROR")
+        pytest.skip(f"{path.name}: {result.reason}")
+    assert result.status == "ok", result.reason
+    html = (result.run_dir / "report.html").read_text()
+    assert "<img" in html and "<table" in html and "<script" not in html
+    for key in ("params_hash", "environment", "models", "data_files", "usage", "headlines",
+                "started_at", "ended_at", "wall_time_s", "counts", "seeds"):  # fmt: skip
+        assert key in manifest, key
+    assert manifest["headlines"], "a study must give the index two or three headline numbers"
+    for name, fields in CONTRACT[manifest["kind"]].items():
+        rows = read_jsonl(result.run_dir / "records" / f"{name}.jsonl")
+        assert rows and fields <= set(rows[0]), (name, fields - set(rows[0]))
+    if manifest["simulated"]:
+        assert "SIMULATED" in html
+
+
+# --- a GAIA study on a small local dataset, used by the tests below ---------------------
+
+
+def _dataset(tmp_path: Path, answers: list[str]) -> Path:
+    folder = tmp_path / "gaia_local"
+    folder.mkdir()
+    rows = [
+        {"task_id": f"t{i}", "Question": f"Question {i}?", "Level": 1 + i % 3,
+         "Final answer": answer, "file_name": ""}
+        for i, answer in enumerate(answers)
+    ]  # fmt: skip
+    (folder / "metadata.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return folder
+
+
+def _params(tmp_path: Path, dataset: Path, systems: list[dict], **extra) -> Path:
+    data = {"study": "gaia", "title": "test study", "dataset": str(dataset), "systems": systems,
+            "bootstrap_rounds": 50, **extra}  # fmt: skip
+    path = tmp_path / "gaia_test.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+CANARIES = ["<script>alert('xss')</script>", "<img src=x onerror=alert(1)>"]
+
+
+def test_untrusted_text_stays_inert_in_the_report(tmp_path):
+    # The sim answers with the (canary) ground truth, or a near miss of it: both land in
+    # the tables and failure examples of the report.
+    dataset = _dataset(tmp_path, CANARIES * 3)
+    systems = [{"name": "<b>sys</b>", "provider": "sim", "sim": {"accuracy": 0.5}}]
+    result = run_study(_params(tmp_path, dataset, systems))
+    assert result.status == "ok", result.reason
+    html = (result.run_dir / "report.html").read_text()
+    assert "<script" not in html and "onerror=alert" not in html.replace("onerror=alert(1)&gt;", "")
+    assert "&lt;script&gt;alert(" in html  # shown as text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<b>sys</b>" not in html and "&lt;b&gt;sys&lt;/b&gt;" in html
+    index = build_index().read_text()
+    assert "<b>sys</b>" not in index
+
+
+@pytest.mark.browser
+def test_a_report_opens_in_headless_chromium_with_a_figure_and_a_table(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("needs Debian chromium (apt-get install chromium; .ci/run installs it)")
+    dataset = _dataset(tmp_path, ["42", "7", "a, b", "Paris", "3.5", "x"])
+    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]))
+    assert result.status == "ok", result.reason
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'chrome'}", "--dump-dom",
+         (result.run_dir / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert re.search(r'<img [^>]*src="data:image/png;base64,', dom)  # a figure, embedded
+    assert "<table" in dom and "accuracy" in dom  # a table, rendered
+    assert "SIMULATED" in dom
+
+
+# --- a study against a real OpenAI-compatible server on 127.0.0.1 ------------------------
+
+CANARY_KEY = "sk-CANARY-4f1c2e9d7b-never-store-me"
+
+
+def _openai_system(loopback, **kw) -> dict:
+    return {"name": "loop", "provider": "openai", "model": "m", "base_url": loopback.base_url,
+            "api_key_env": "EVALBENCH_CANARY_KEY", "max_retries": 1, **kw}  # fmt: skip
+
+
+def test_the_api_key_never_reaches_outputs_or_the_cache(tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
+    dataset = _dataset(tmp_path, ["1", "2", "3", "4"])
+    result = run_study(_params(tmp_path, dataset, [_openai_system(loopback)]))
+    assert result.status == "ok", result.reason
+    assert loopback.count == 4
+    assert all(h["authorization"] == f"Bearer {CANARY_KEY}" for h in loopback.headers)
+    settings = get_settings()
+    for folder in (settings.outputs_dir, settings.cache_dir):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                assert CANARY_KEY.encode() not in path.read_bytes(), path
+
+
+def test_replay_rerenders_a_finished_study_with_no_key_and_no_request(
+    tmp_path, loopback, monkeypatch
+):
+    monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
+    path = _params(tmp_path, _dataset(tmp_path, ["1", "2", "3"]), [_openai_system(loopback)])
+    assert run_study(path).status == "ok"
+    asked = loopback.count
+    monkeypatch.delenv("EVALBENCH_CANARY_KEY")
+    # a fresh run folder (replay changes the params), answers only from the cache
+    replay = run_study(path, ["cache=replay"])
+    assert replay.status == "ok", replay.reason
+    assert loopback.count == asked
+    records = read_jsonl(replay.run_dir / "records" / "responses.jsonl")
+    assert len(records) == 3 and all(r["cached"] for r in records)
+
+
+def test_a_killed_run_resumes_with_exactly_one_record_per_item(tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
+    loopback.latency = 0.25
+    n = 24
+    path = _params(tmp_path, _dataset(tmp_path, [str(i) for i in range(n)]),
+                   [_openai_system(loopback, max_concurrency=2)])  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "evalbench.cli", "run", str(path)],
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    responses = None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = list(get_settings().outputs_dir.glob("gaia_test/*/records/responses.jsonl"))
+        if found and len(found[0].read_text().splitlines()) >= 5:
+            responses = found[0]
+            break
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    assert responses is not None, "the run never wrote 5 records"
+    written = len(read_jsonl(responses))
+    assert 5 <= written < n  # killed mid-study
+    loopback.latency = 0.0
+    result = run_study(path)
+    assert result.status == "ok", result.reason
+    keys = [r["key"] for r in read_jsonl(responses)]
+    assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))  # each item exactly once
+    scored = read_jsonl(result.run_dir / "records" / "gaia.jsonl")
+    assert sorted(r["task_id"] for r in scored) == sorted(f"t{i}" for i in range(n))
+    assert (
+        loopback.count <= n + 2
+    )  # only the missing ones (and the ones in flight) were asked again
+
+
+def test_a_bad_params_file_is_one_line_and_exit_code_2(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("study: gaia\ntitle: t\nsystems: [{name: s}]\nlevles: [1]\n")
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"evalbench: {path}: levles: unknown key"
+    assert not list(get_settings().outputs_dir.glob("bad/*"))  # nothing half-written
+
+
+def test_a_failing_notebook_is_marked_failed_never_ok(tmp_path):
+    dataset = _dataset(tmp_path, ["1", "2"])
+    with open(dataset / "metadata.jsonl", "a") as fh:  # valid params, bad data inside
+        fh.write('{"task_id": "t9", "Question": "?", "Level": 7, "Final answer": "1"}\n')
+    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]))
+    assert (
+        result.status == "failed" and "GaiaDataError" in result.reason and "Level" in result.reason
+    )
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and manifest["report"] is None
+    assert "failed" in build_index().read_text()
