@@ -13,7 +13,9 @@ study failed, 2 for a usage or params error (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
     report.add_argument("params", type=Path, nargs="*", help="params files (default: all)")
+    report.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="studies rendered at once (default: 2, one kernel each)")  # fmt: skip
     report.set_defaults(handler=_cmd_report)
 
     fetch = sub.add_parser("fetch", help="download (or verify) pinned data files")
@@ -77,19 +81,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalbench.report import build_index, failure_result, run_study, summary_lines
+    from evalbench.report import build_index, run_many, summary_lines
 
     files = args.params or discover_params(get_settings().project_root / "params")
+    started = time.perf_counter()
     results = []
-    for path in files:
-        try:
-            results.append(run_study(path))
-        except ParamsError as exc:
-            results.append(failure_result(path, exc))
-        print(summary_lines(results[-1:])[0], flush=True)
+    for result in run_many(files, jobs=max(1, args.jobs)):
+        results.append(result)
+        print(summary_lines([result])[0], flush=True)
+    wall = time.perf_counter() - started
     index = build_index()
     failed = sum(r.status == "failed" for r in results)
-    print(f"\n{len(results)} studies: {len(results) - failed} ok/skipped, {failed} failed")
+    skipped = sum(r.status == "skipped" for r in results)
+    ok = len(results) - failed - skipped
+    print(f"\n{len(results)} studies in {wall:.1f} s: {ok} ok, {skipped} skipped, {failed} failed")
     print(f"index: {index}")
     return 1 if failed else 0
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import html
 import json
+import multiprocessing
 import time
 import traceback
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -58,6 +61,28 @@ def run_study(params_file: Path, overrides: list[str] | None = None) -> StudyRes
         status, reason = classify_failure(exc)
         return _end(params_file, run_dir, started, status, reason)
     return _end(params_file, run_dir, started, "ok", "")
+
+
+def run_many(files: list[Path], *, jobs: int = 1) -> Iterator[StudyResult]:
+    """Run several studies, ``jobs`` at a time (one process and kernel each), as they finish.
+
+    A params error is a failed study (nothing run); every other study still runs.
+    """
+    if jobs <= 1 or len(files) <= 1:
+        yield from (_run_or_fail(path) for path in files)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(_run_or_fail, path) for path in files]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _run_or_fail(path: Path) -> StudyResult:
+    try:
+        return run_study(path)
+    except ParamsError as exc:
+        return failure_result(path, exc)
 
 
 def _execute(notebook: Path, output: Path, params_file: Path, overrides: list[str]) -> None:

@@ -255,20 +255,27 @@ async def agenerate(
     """
     bar = tqdm(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
     totals = {"errors": 0, "tokens": 0, "cost": 0.0}
+    results: list[ChatResponse | None] = [None] * len(jobs)
+    pending = iter(enumerate(jobs))
 
-    async def one(job: Job) -> ChatResponse:
-        response = await client.chat(job.request, sim=job.sim)
-        if on_result is not None:
-            on_result(job, response)
-        extra = postfix(job, response) if postfix is not None else {}
-        _advance(bar, totals, client, response, extra)
-        return response
+    async def worker() -> None:
+        # A fixed pool of max_concurrency workers (not one task per job): 100k jobs do not
+        # become 100k pending coroutines, and requests leave in job order.
+        for index, job in pending:
+            response = await client.chat(job.request, sim=job.sim)
+            results[index] = response
+            if on_result is not None:
+                on_result(job, response)
+            extra = postfix(job, response) if postfix is not None else {}
+            _advance(bar, totals, client, response, extra)
 
+    workers = min(len(jobs), client.spec.max_concurrency)
     try:
-        return await _gather_or_cancel([one(job) for job in jobs])
+        await _gather_or_cancel([worker() for _ in range(workers)])
     finally:
         bar.close()
         await client.aclose()
+    return [r for r in results if r is not None]
 
 
 def _advance(
