@@ -1,5 +1,8 @@
 """Benchmark: client throughput against the loopback server (``make bench``).
 
+Run for ``processes: 1`` (one event loop) and ``processes: 2`` (the batch sharded over two
+worker processes; see ``evalbench.models.shards``). Client CPU includes the workers'.
+
 2,000 requests at concurrency 64 against an OpenAI-compatible server on 127.0.0.1 that
 answers every request after 100 ms. The ideal is concurrency / latency = 640 requests/s.
 The server runs in its own process so the client's CPU time is measured alone. Then the
@@ -35,6 +38,17 @@ print(s.count, s.max_in_flight, usage.ru_utime + usage.ru_stime, flush=True)
 
 
 def main() -> None:
+    results = {f"processes_{p}": run_config(p) for p in (1, 2)}
+    results["machine"] = f"{os.cpu_count()} cores, python {sys.version.split()[0]}"
+    out = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs") / "bench" / "models.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    print(f"wrote {out}")
+
+
+def run_config(processes: int) -> dict:
+    """One server process, one client configuration: warm-up, 2,000 requests, cached rerun."""
     from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, ResponseCache, generate
 
     server = subprocess.Popen(
@@ -46,44 +60,44 @@ def main() -> None:
     spec = ModelSpec(
         name="bench", provider="openai", model="m", base_url=f"http://127.0.0.1:{port}/v1",
         api_key_env="EVALBENCH_BENCH_KEY", max_concurrency=CONCURRENCY, timeout_s=30,
+        processes=processes,
     )  # fmt: skip
 
     def jobs(prefix: str, n: int) -> list[Job]:
         return [Job(str(i), ChatRequest(messages=[{"role": "user", "content": f"{prefix}{i}"}]))
                 for i in range(n)]  # fmt: skip
 
+    warmup = CONCURRENCY * processes * 2
     with tempfile.TemporaryDirectory() as tmp:
         cache = ResponseCache(Path(tmp) / "bench.sqlite")
-        # The first batch of a process pays the SDK import and its connections: measured
-        # apart, like a study's first call; the throughput run starts warm.
-        first = _timed(
-            lambda: generate(ModelClient(spec, cache=cache), jobs("w", CONCURRENCY), progress=False)
-        )
-        cold = _timed(
-            lambda: generate(ModelClient(spec, cache=cache), jobs("q", N), progress=False)
-        )
-        warm = _timed(
-            lambda: generate(ModelClient(spec, cache=cache), jobs("q", N), progress=False)
-        )
+
+        def batch(prefix: str, n: int) -> dict:
+            client = ModelClient(spec, cache=cache)
+            return _timed(lambda: generate(client, jobs(prefix, n), progress=False), client)
+
+        # The first batch pays the SDK import (and, with processes > 1, the forkserver's)
+        # and opens connections: measured apart, like a study's first call.
+        first = batch("w", warmup)
+        cold = batch("q", N)
+        warm = batch("q", N)
     server.stdin.close()
     served, max_in_flight, server_cpu = (float(x) for x in server.stdout.read().split())
     server.wait(10)
-    result = _report(cold, warm, int(served) - CONCURRENCY, int(max_in_flight), server_cpu)
-    result["first_batch"] = {"requests": CONCURRENCY, "wall_s": round(first["wall_s"], 3),
+    result = _report(cold, warm, int(served) - warmup, int(max_in_flight), server_cpu)
+    result["processes"] = processes
+    result["first_batch"] = {"requests": warmup, "wall_s": round(first["wall_s"], 3),
                              "note": "includes importing the openai SDK and opening connections"}  # fmt: skip
-    out = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs") / "bench" / "models.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
-    print(f"wrote {out}")
+    return result
 
 
-def _timed(fn):
+def _timed(fn, client):
     cpu0, wall0 = time.process_time(), time.perf_counter()
     responses = fn()
+    workers = getattr(client, "shard_stats", [])
     return {
         "wall_s": time.perf_counter() - wall0,
-        "cpu_s": time.process_time() - cpu0,
+        "cpu_s": time.process_time() - cpu0 + sum(w["cpu_s"] for w in workers),
+        "worker_peak_rss_mb": max((w["peak_rss_mb"] for w in workers), default=None),
         "errors": sum(not r.ok for r in responses),
         "cached": sum(r.cached for r in responses),
     }
@@ -106,12 +120,12 @@ def _report(cold, warm, served, max_in_flight, server_cpu):
         "server_max_in_flight": max_in_flight,
         "server_cpu_s": round(server_cpu, 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "worker_peak_rss_mb": cold["worker_peak_rss_mb"],
         "cached_rerun": {
             "requests_made": served - N,
             "cache_hits": warm["cached"],
             "wall_s": round(warm["wall_s"], 3),
         },
-        "machine": f"{os.cpu_count()} cores, python {sys.version.split()[0]}",
     }
 
 

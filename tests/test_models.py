@@ -292,3 +292,19 @@ def test_sim_truth_enters_the_cache_key(tmp_path):
     k1 = client.key_for(req, SimTask(_coin, "1", truth={"answer": 1}))
     k2 = client.key_for(req, SimTask(_coin, "1", truth={"answer": 2}))
     assert k1 != k2
+
+
+def test_a_batch_sharded_over_processes_streams_every_result_back(loopback, tmp_path):
+    # 2 worker processes, 8 in flight in all (4 each): every job answered once, in order,
+    # checkpointed through on_result in this process, counted in this process's ledger.
+    loopback.latency = 0.02
+    client = client_for(loopback, tmp_path, processes=2, max_concurrency=8)
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(160)]
+    seen: list[str] = []
+    out = generate(client, jobs, on_result=lambda job, r: seen.append(job.key), progress=False)
+    assert [r.text for r in out] == [f"echo: {i}" for i in range(160)]
+    assert sorted(seen, key=int) == [str(i) for i in range(160)]
+    assert loopback.count == 160 and loopback.max_in_flight <= 8
+    assert client.ledger.frame().iloc[0]["calls"] == 160
+    again = generate(client_for(loopback, tmp_path, processes=2, max_concurrency=8), jobs, progress=False)
+    assert all(r.cached for r in again) and loopback.count == 160  # workers wrote the cache

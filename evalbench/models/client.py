@@ -25,6 +25,7 @@ from evalbench.models.providers import (
     SimProvider,
     resolve_base_url,
 )
+from evalbench.models.shards import run_shards, use_shards
 from evalbench.models.types import CacheMode, ChatRequest, ChatResponse, Job, ModelSpec, SimTask
 from evalbench.models.usage import UsageLedger, call_cost
 
@@ -153,6 +154,18 @@ class ModelClient:
         self.ledger.record(self.spec, response)
         return response
 
+    def cached(self, request: ChatRequest, *, sim: SimTask | None = None) -> ChatResponse | None:
+        """The cached response to ``request`` (counted as a cache hit), or ``None``.
+
+        Raises:
+            CacheMiss: in ``replay`` mode, when the response is not cached.
+        """
+        key = self.key_for(request, sim)
+        response = self._from_cache(key)
+        if response is not None:
+            self.ledger.record(self.spec, response)
+        return response
+
     def _from_cache(self, key: str) -> ChatResponse | None:
         if self.cache is None and self.cache_mode == "replay":
             raise CacheMiss("replay mode needs a response cache")
@@ -258,20 +271,25 @@ async def agenerate(
     results: list[ChatResponse | None] = [None] * len(jobs)
     pending = iter(enumerate(jobs))
 
+    def finish(index: int, response: ChatResponse) -> None:
+        results[index] = response
+        if on_result is not None:
+            on_result(jobs[index], response)
+        extra = postfix(jobs[index], response) if postfix is not None else {}
+        _advance(bar, totals, client, response, extra)
+
     async def worker() -> None:
         # A fixed pool of max_concurrency workers (not one task per job): 100k jobs do not
         # become 100k pending coroutines, and requests leave in job order.
         for index, job in pending:
-            response = await client.chat(job.request, sim=job.sim)
-            results[index] = response
-            if on_result is not None:
-                on_result(job, response)
-            extra = postfix(job, response) if postfix is not None else {}
-            _advance(bar, totals, client, response, extra)
+            finish(index, await client.chat(job.request, sim=job.sim))
 
-    workers = min(len(jobs), client.spec.max_concurrency)
     try:
-        await _gather_or_cancel([worker() for _ in range(workers)])
+        if use_shards(client, jobs):
+            await run_shards(client, jobs, finish)
+        else:
+            workers = min(len(jobs), client.spec.max_concurrency)
+            await _gather_or_cancel([worker() for _ in range(workers)])
     finally:
         bar.close()
         await client.aclose()

@@ -82,6 +82,9 @@ class ModelSpec(BaseModel):
     """Stop sequences."""
     max_concurrency: int = Field(default=8, ge=1, le=1024)
     """Requests in flight at once."""
+    processes: int = Field(default=1, ge=1, le=32)
+    """Worker processes for large batches (fast endpoints where the client CPU is the
+    bottleneck; see ``evalbench.models.shards``); 1 = in-process."""
     requests_per_minute: float | None = Field(default=None, gt=0)
     """Optional request rate limit."""
     tokens_per_minute: float | None = Field(default=None, gt=0)

@@ -1,0 +1,159 @@
+"""Sharding a large batch over worker processes (``ModelSpec.processes > 1``).
+
+One event loop runs the official ``openai`` client at about 1 ms of CPU per request (its
+request building and response handling, measured by ``make bench``); against a fast
+endpoint at high concurrency that CPU, not the endpoint, becomes the bottleneck. With
+``processes: N`` a batch is split over N worker processes, each with its own event loop,
+connection pool and 1/N of the concurrency and rate limits. Results stream back to the
+parent as they arrive, so checkpoints, usage accounting and the progress bar work exactly
+as in-process; workers write the same response cache (SQLite WAL is multi-process safe).
+
+Workers start from a ``forkserver`` that has imported the client once, so a batch starts in
+milliseconds, without forking a Jupyter kernel's threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import resource
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
+
+MIN_JOBS_PER_PROCESS = 64
+_PRELOAD = ["evalbench.models.client", "openai"]
+
+
+def use_shards(client: Any, jobs: Sequence[Job]) -> bool:
+    """Whether this batch goes to worker processes (real providers, big enough batches)."""
+    spec: ModelSpec = client.spec
+    return (
+        spec.processes > 1
+        and not spec.simulated
+        and len(jobs) >= spec.processes * MIN_JOBS_PER_PROCESS
+    )
+
+
+def shard_spec(spec: ModelSpec, processes: int) -> ModelSpec:
+    """The spec one worker uses: 1/N of the concurrency and of the rate limits."""
+
+    def share(limit: float | None) -> float | None:
+        return None if limit is None else limit / processes
+
+    return spec.model_copy(
+        update={
+            "processes": 1,
+            "max_concurrency": max(1, math.ceil(spec.max_concurrency / processes)),
+            "requests_per_minute": share(spec.requests_per_minute),
+            "tokens_per_minute": share(spec.tokens_per_minute),
+        }
+    )
+
+
+async def run_shards(
+    client: Any, jobs: Sequence[Job], finish: Callable[[int, ChatResponse], None]
+) -> None:
+    """Answer ``jobs`` in ``client.spec.processes`` workers; ``finish(index, response)`` each.
+
+    Each worker's CPU time and peak RSS end up in ``client.shard_stats``.
+
+    Raises:
+        RuntimeError: a worker failed (its error, e.g. a replay-mode cache miss, is named).
+    """
+    misses = []
+    for index, job in enumerate(jobs):  # cache hits are answered here, without a worker
+        hit = client.cached(job.request)
+        if hit is None:
+            misses.append(index)
+        else:
+            finish(index, hit)
+    client.shard_stats = []
+    if misses:
+        await _run_workers(client, [(i, jobs[i]) for i in misses], finish)
+
+
+async def _run_workers(
+    client: Any, work: list[tuple[int, Job]], finish: Callable[[int, ChatResponse], None]
+) -> None:
+    spec: ModelSpec = client.spec
+    count = min(spec.processes, len(work))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    queue = context.Queue()
+    cache_path = str(client.cache.path) if client.cache is not None else None
+    # The forkserver's environment is a snapshot from its start: pass the variables this
+    # system reads now (in memory, over the process pipe; never written anywhere).
+    env = {n: os.environ[n] for n in (spec.api_key_env, spec.base_url_env) if n and n in os.environ}
+    settings = (shard_spec(spec, count).model_dump_json(), cache_path, client.cache_mode,
+                client.seed, client.backoff_base_s, env)  # fmt: skip
+    workers = [
+        context.Process(
+            target=_worker,
+            args=(
+                settings,
+                [(i, job.request.model_dump_json()) for i, job in work[n::count]],
+                queue,
+            ),
+            daemon=True,
+        )
+        for n in range(count)
+    ]
+    for worker in workers:
+        worker.start()
+    try:
+        await _collect(queue, count, client, finish)
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join(5)
+        queue.close()
+
+
+async def _collect(
+    queue: Any, count: int, client: Any, finish: Callable[[int, ChatResponse], None]
+) -> None:
+    loop = asyncio.get_running_loop()
+    while len(client.shard_stats) < count:
+        message = await loop.run_in_executor(None, queue.get)
+        kind, index, payload = message
+        if kind == "done":
+            client.shard_stats.append(json.loads(payload))
+        elif kind == "error":
+            raise RuntimeError(f"a worker process of {client.spec.name!r} failed: {payload}")
+        else:
+            response = ChatResponse.model_validate_json(payload)
+            client.ledger.record(client.spec, response)
+            finish(index, response)
+
+
+def _worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue: Any) -> None:
+    from evalbench.models.cache import ResponseCache
+    from evalbench.models.client import ModelClient, agenerate
+
+    spec_json, cache_path, cache_mode, seed, backoff, env = settings
+    os.environ.update(env)
+    spec = ModelSpec.model_validate_json(spec_json)
+    cache = ResponseCache(Path(cache_path)) if cache_path else None
+    client = ModelClient(
+        spec, cache=cache, cache_mode=cache_mode, seed=seed, backoff_base_s=backoff
+    )
+    jobs = [Job(str(i), ChatRequest.model_validate_json(body)) for i, body in shard]
+
+    def send(job: Job, response: ChatResponse) -> None:
+        queue.put(("result", int(job.key), response.model_dump_json()))
+
+    try:
+        asyncio.run(agenerate(client, jobs, on_result=send, progress=False))
+    except BaseException as exc:  # reported to the parent, which raises it
+        queue.put(("error", -1, f"{type(exc).__name__}: {exc}"))
+    finally:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        stats = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
+        queue.put(("done", -1, json.dumps(stats)))
