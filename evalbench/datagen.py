@@ -5,8 +5,14 @@ problem as JSON ``{problem, answer, solution, topic}``. This module holds the pu
 the study: the reference problems, the generation prompt, parsing and validation of what
 the generator wrote, near-duplicate detection against the real problems, the quality
 summaries (rubric judge, win rate against real problems, topic and answer distributions,
-human verification) and the conclusion against fixed thresholds. Sending prompts, the
-judges themselves and run bookkeeping live elsewhere.
+human verification) and the conclusion against fixed thresholds.
+
+The study (``study: datagen``, :class:`DatagenParams`, :func:`run_study`) drives them
+through a run: :func:`generate_problems` asks the generator in rounds (round ``r`` retries
+every slot still invalid after ``r − 1`` attempts; every answer is checkpointed, so a rerun
+resumes), :func:`judge_problems` and :func:`compare_with_real` call the judges of
+:mod:`evalbench.judge`, and :func:`study_verifications` reads human reviews. Model calls,
+caching and run bookkeeping live in :mod:`evalbench.runs` and :mod:`evalbench.models`.
 
 The three evaluation methods (rubric judge with pass ≥ 3.5 and excellent ≥ 4.5, pairwise
 win rate against real problems with an ideal near 50%, human verification with
@@ -17,7 +23,9 @@ answers are integers 0–999 (MAA contest rules).
 
 A simulated generator (:func:`sim_generation_output`) writes what a model would write,
 including malformed outputs and light copies of the reference, so the whole study runs
-offline with known ground truth.
+offline with known ground truth: each simulated problem's hidden quality is
+:func:`sim_true_quality` of its text, real problems' is :data:`REAL_TRUE_QUALITY`, and a
+simulated reviewer (:func:`sim_review`) scores around the same truth.
 """
 
 from __future__ import annotations
@@ -34,17 +42,29 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from scipy import sparse
 from scipy import stats as sps
 
 from evalbench import stats
-from evalbench.records import Record, read_jsonl
+from evalbench.judge import JudgeCase, PairTask, RubricTask, judge_pairs, judge_rubric
+from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimSpec, SimTask
+from evalbench.params import StudyParams, data_path
+from evalbench.records import Record, read_jsonl, write_jsonl
 from evalbench.sources import fetch
 from evalbench.textparse import parse_json_object
 
@@ -796,6 +816,7 @@ def judge_summary(
     dimensions: Sequence[str] = DIMENSIONS,
     scored_status: str = "scored",
     rounds: int = stats.DEFAULT_ROUNDS,
+    level: float = stats.DEFAULT_LEVEL,
 ) -> JudgeSummary:
     """Average weighted score, pass / excellent rates and per-dimension means.
 
@@ -811,6 +832,7 @@ def judge_summary(
         dimensions: the rubric dimension columns.
         scored_status: the status value of a successfully scored row.
         rounds: bootstrap resamples.
+        level: confidence level of every interval.
     """
     results = judge_columns(results, dimensions)
     _require_columns(results, ["problem_id", "status", "weighted", *dimensions], "judge results")
@@ -824,12 +846,15 @@ def judge_summary(
     unscored = results[results["status"] != scored_status]
     w = scored["weighted"].astype(float).to_numpy()
     rows = {
-        "mean_score": stats.bootstrap_mean(w, rng=rng, rounds=rounds),
-        "pass_rate": stats.wilson_interval(int((w >= PASS_SCORE - _SLACK).sum()), len(w)),
-        "excellent_rate": stats.wilson_interval(int((w >= EXCELLENT_SCORE - _SLACK).sum()), len(w)),
+        "mean_score": stats.bootstrap_mean(w, rng=rng, rounds=rounds, level=level),
+        "pass_rate": stats.wilson_interval(int((w >= PASS_SCORE - _SLACK).sum()), len(w), level),
+        "excellent_rate": stats.wilson_interval(
+            int((w >= EXCELLENT_SCORE - _SLACK).sum()), len(w), level
+        ),
     }
     for dim in dimensions:
-        rows[dim] = stats.bootstrap_mean(scored[dim].astype(float).dropna(), rng=rng, rounds=rounds)
+        values = scored[dim].astype(float).dropna()
+        rows[dim] = stats.bootstrap_mean(values, rng=rng, rounds=rounds, level=level)
     counts = {dim: int(scored[dim].notna().sum()) for dim in dimensions}
     metrics = _interval_table(rows, {**dict.fromkeys(rows, len(w)), **counts})
     by_status = {str(k): int(v) for k, v in unscored["status"].value_counts(dropna=False).items()}
@@ -897,6 +922,7 @@ def win_rate(
     duplicate_ids: Iterable[str] = (),
     duplicate_policy: Literal["loss", "exclude"] = "loss",
     rounds: int = stats.DEFAULT_ROUNDS,
+    level: float = stats.DEFAULT_LEVEL,
 ) -> WinRateSummary:
     """Win / loss / tie rates of generated problems against real ones.
 
@@ -915,6 +941,7 @@ def win_rate(
         duplicate_ids: generated ids flagged by :func:`near_duplicates`.
         duplicate_policy: ``"loss"`` or ``"exclude"``.
         rounds: bootstrap resamples.
+        level: confidence level of every interval.
     """
     _require_columns(verdicts, ["generated_id", "outcome"], "pairwise verdicts")
     if duplicate_policy not in ("loss", "exclude"):
@@ -931,10 +958,10 @@ def win_rate(
     n = w + lo + t
     points = scored["outcome"].map({"win": 1.0, "tie": 0.5, "loss": 0.0}).to_numpy(dtype=float)
     rows = {
-        "win_rate": stats.bootstrap_mean(points, rng=rng, rounds=rounds),
-        "wins": stats.wilson_interval(w, n),
-        "losses": stats.wilson_interval(lo, n),
-        "ties": stats.wilson_interval(t, n),
+        "win_rate": stats.bootstrap_mean(points, rng=rng, rounds=rounds, level=level),
+        "wins": stats.wilson_interval(w, n, level),
+        "losses": stats.wilson_interval(lo, n, level),
+        "ties": stats.wilson_interval(t, n, level),
     }
     table = _interval_table(rows, dict.fromkeys(rows, n))
     unscored = len(verdicts) - int(verdicts["outcome"].isin(OUTCOMES).sum())
@@ -1402,7 +1429,9 @@ class HumanSummary(NamedTuple):
     dimension_means: pd.Series
 
 
-def human_summary(verifications: Mapping[str, Verification]) -> HumanSummary:
+def human_summary(
+    verifications: Mapping[str, Verification], *, level: float = stats.DEFAULT_LEVEL
+) -> HumanSummary:
     """Human pass rates and mean scores.
 
     The headline *human pass rate* is the approved share: the reviewer's explicit
@@ -1416,9 +1445,9 @@ def human_summary(verifications: Mapping[str, Verification]) -> HumanSummary:
     return HumanSummary(
         n=n,
         status_counts=counts,
-        approved_rate=stats.wilson_interval(counts["approved"], n),
+        approved_rate=stats.wilson_interval(counts["approved"], n, level),
         score_pass_rate=stats.wilson_interval(
-            int((df["total_score"] >= PASS_SCORE - _SLACK).sum()), n
+            int((df["total_score"] >= PASS_SCORE - _SLACK).sum()), n, level
         ),
         dimension_means=df[list(DIMENSIONS)].astype(float).mean(),
     )
@@ -1607,6 +1636,11 @@ def summarize(
     duplicates: DuplicateReport | None = None,
     verifications: Mapping[str, Verification] | None = None,
     n_invalid: int = 0,
+    thresholds: Mapping[str, float] = THRESHOLDS,
+    duplicate_policy: Literal["loss", "exclude"] = "loss",
+    topics: Sequence[str] = TOPICS,
+    rounds: int = stats.DEFAULT_ROUNDS,
+    level: float = stats.DEFAULT_LEVEL,
 ) -> StudySummary:
     """All summaries of a run and the conclusion (see the individual functions).
 
@@ -1618,24 +1652,775 @@ def summarize(
         duplicates: near-duplicate report; flagged problems never count as wins.
         verifications: human reviews.
         n_invalid: generator outputs that failed validation (for the advice).
+        thresholds: the bars of :func:`conclusion`.
+        duplicate_policy: how flagged problems' comparisons count (see :func:`win_rate`).
+        topics: the topics listed in the topic table (see :func:`topic_distribution`).
+        rounds: bootstrap resamples.
+        level: confidence level of every interval.
     """
-    judge = judge_summary(judge_results, rng=rng) if judge_results is not None else None
+    judge = None
+    if judge_results is not None:
+        judge = judge_summary(judge_results, rng=rng, rounds=rounds, level=level)
     dup_ids = duplicates.flagged_ids() if duplicates is not None else set()
-    win = win_rate(verdicts, rng=rng, duplicate_ids=dup_ids) if verdicts is not None else None
-    human = human_summary(verifications) if verifications else None
-    values = {
+    win = None
+    if verdicts is not None:
+        win = win_rate(
+            verdicts,
+            rng=rng,
+            duplicate_ids=dup_ids,
+            duplicate_policy=duplicate_policy,
+            rounds=rounds,
+            level=level,
+        )
+    human = human_summary(verifications, level=level) if verifications else None
+    values = _criterion_values(judge, win, human)
+    n, total = len(problems), len(problems) + n_invalid
+    dup_rate = len(dup_ids) / n if duplicates is not None and n else None
+    verdict = conclusion(
+        values,
+        thresholds=thresholds,
+        duplicate_rate=dup_rate,
+        invalid_rate=n_invalid / total if total else None,
+    )
+    answers = answer_distribution(problems["answer"])
+    return StudySummary(judge, win, topic_distribution(problems, topics), answers, human, verdict)
+
+
+def _criterion_values(
+    judge: JudgeSummary | None, win: WinRateSummary | None, human: HumanSummary | None
+) -> dict[str, float | None]:
+    return {
         "judge_mean": judge.metrics.loc["mean_score", "estimate"] if judge else None,
         "win_rate": win.table.loc["win_rate", "estimate"] if win else None,
         "judge_pass_rate": judge.metrics.loc["pass_rate", "estimate"] if judge else None,
         "human_pass_rate": human.approved_rate.estimate if human else None,
     }
-    n, total = len(problems), len(problems) + n_invalid
-    dup_rate = len(dup_ids) / n if duplicates is not None and n else None
-    verdict = conclusion(
-        values, duplicate_rate=dup_rate, invalid_rate=n_invalid / total if total else None
+
+
+# --------------------------------------------------------------------------- the study
+
+REAL_TRUE_QUALITY = 4.5
+"""Hidden true quality (1–5) of every real AIME problem for the simulated judges.
+
+Real contest problems are well posed, correct and at AIME difficulty, so they sit near the
+top of the scale; 4.5 (not 5) leaves room for a simulated generator to match or beat them.
+"""
+LOGIT_PER_POINT = 1.0
+"""Log-odds per quality point for the simulated pairwise judge.
+
+A quality ``q`` on 1–5 becomes the latent ``(q - 3) * LOGIT_PER_POINT`` of
+:class:`evalbench.judge.PairTask`, so for an unbiased judge with no tie band
+``P(generated beats real) = σ(q_generated − 4.5)``: a problem one point worse than a real
+one wins 27% of its comparisons, an equally good one 50%.
+"""
+SIM_REVIEW_NOISE = 0.5
+"""Standard deviation (scale points) of the simulated reviewer's scores around the truth."""
+SIM_REVIEW_TIME = datetime(2025, 1, 1, tzinfo=timezone.utc)
+"""Time stamp of simulated reviews (fixed, so a rerun writes the same file)."""
+PAIRWISE_QUESTION = (
+    "Two AIME-style competition problems follow, each with its stated answer. Which is the "
+    "better AIME problem? Judge correctness (well posed, the stated integer answer 0-999 is "
+    "right), clarity, AIME-level difficulty (several steps, no advanced theory) and "
+    "originality. Do not favour the longer statement."
+)
+_DATASET_FIELDS = ["id", "topic", "problem", "answer", "solution", "reference_id", "attempts"]
+
+
+def _topic_list(topics: list[str]) -> list[str]:
+    norm = [normalize_topic(t) for t in topics]
+    bad = [t for t, n in zip(topics, norm, strict=True) if n is None]
+    if bad or not topics:
+        raise ValueError(f"topics must be a non-empty subset of {', '.join(TOPICS)} (got {bad})")
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"topics are repeated: {topics}")
+    return [str(n) for n in norm]
+
+
+def _verifications_source(value: str | None, info: ValidationInfo) -> str | None:
+    if value is None or value == "simulated":
+        return value
+    return str(data_path(value, info))
+
+
+ReferenceSource = Literal["matharena", "qwen25math"]
+REFERENCE_SOURCES: tuple[ReferenceSource, ...] = ("matharena", "qwen25math")
+
+
+class ReferenceParams(BaseModel):
+    """Which real AIME problems serve as style references, opponents and duplicate checks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[ReferenceSource] = Field(default_factory=lambda: list(REFERENCE_SOURCES))
+    """Registered pinned files (see :func:`load_reference`); order = preference when a
+    problem is in both."""
+    years: list[int] = Field(default_factory=lambda: [2024, 2025], min_length=1)
+    """Contest years to keep (the registered files hold 2024 and 2025)."""
+    hf_dataset: str | None = None
+    """Also load a Hugging Face AIME set (e.g. ``TianHongZXY/aime-1983-2025``; needs
+    ``datasets``); ``years`` does not filter it."""
+    hf_revision: str | None = None
+    """Hub commit to pin (``hf_dataset`` only)."""
+    hf_split: str | None = None
+    """Split of ``hf_dataset`` (default: its only split)."""
+
+    @model_validator(mode="after")
+    def _some_source(self) -> ReferenceParams:
+        if not self.sources and self.hf_dataset is None:
+            raise ValueError("give at least one of sources or hf_dataset")
+        if len(set(self.sources)) != len(self.sources):
+            raise ValueError(f"sources are repeated: {self.sources}")
+        return self
+
+
+class Thresholds(BaseModel):
+    """The bars of the conclusion (met when the value is at least the bar)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_mean: float = Field(default=THRESHOLDS["judge_mean"], ge=1, le=5)
+    """Judge mean weighted score, 1–5."""
+    win_rate: float = Field(default=THRESHOLDS["win_rate"], ge=0, le=1)
+    """Win rate against real problems (ties count half)."""
+    judge_pass_rate: float = Field(default=THRESHOLDS["judge_pass_rate"], ge=0, le=1)
+    """Share of problems the judge scores >= 3.5."""
+    human_pass_rate: float = Field(default=THRESHOLDS["human_pass_rate"], ge=0, le=1)
+    """Share of reviewed problems a human approved."""
+
+
+class DatagenParams(StudyParams):
+    """Parameters of a generated-data quality study (``study: datagen``)."""
+
+    study: Literal["datagen"] = "datagen"
+    generator: ModelSpec
+    """The model that writes problems (``sim`` knobs: ``quality``, ``malformed_rate``,
+    ``copy_rate``)."""
+    judge: ModelSpec
+    """The rubric and pairwise judge (``sim`` knobs: ``noise``, ``leniency``,
+    ``position_bias``, ``malformed_rate``)."""
+    n_problems: int = Field(default=60, ge=1, le=100_000)
+    """Problems to generate (one slot each; a slot is retried until valid)."""
+    topics: Annotated[list[str], AfterValidator(_topic_list)] = Field(
+        default_factory=lambda: list(TOPICS)
     )
-    answers = answer_distribution(problems["answer"])
-    return StudySummary(judge, win, topic_distribution(problems), answers, human, verdict)
+    """Topics to spread the problems over evenly (a subset of the fixed topic set)."""
+    max_attempts: int = Field(default=3, ge=1, le=20)
+    """Generator calls per slot before it is left unfilled (invalid outputs are retried)."""
+    json_mode: bool = False
+    """Send ``response_format: json_object`` (for endpoints that support JSON mode)."""
+    reference: ReferenceParams = Field(default_factory=ReferenceParams)
+    """The real AIME problems."""
+    duplicate_threshold: float = Field(default=DEFAULT_DUPLICATE_THRESHOLD, gt=0, le=1)
+    """Similarity from which a generated problem is a near-duplicate of a real one."""
+    duplicate_policy: Literal["loss", "exclude"] = "loss"
+    """A near-duplicate's comparisons: counted as losses, or excluded from the win rate."""
+    win_rate_pairs: int = Field(default=60, ge=0, le=100_000)
+    """Generated-vs-real comparisons (each judged in both orders; 0 skips the win rate)."""
+    verdict_format: Literal["mt_bench", "arena_hard"] = "mt_bench"
+    """Pairwise verdict labels: ``[[A]]/[[B]]/[[C]]`` or Arena-Hard's five labels."""
+    inconsistent: Literal["tie", "drop"] = "tie"
+    """A pair whose two orders disagree counts as a tie, or is dropped."""
+    verifications: Annotated[str | None, AfterValidator(_verifications_source)] = None
+    """Human reviews: a ``<data>_verifications.json`` path (relative to the params file),
+    ``simulated`` (a simulated reviewer, for demos), or none: then the run folder's
+    ``generated_verifications.json`` is read when it exists."""
+    human_sample: int = Field(default=30, ge=1, le=100_000)
+    """Problems the simulated reviewer checks (``verifications: simulated`` only)."""
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    """The criteria of the conclusion."""
+
+    @model_validator(mode="after")
+    def _check_names(self) -> DatagenParams:
+        if self.generator.name == self.judge.name:
+            raise ValueError(f"generator and judge need different names (both {self.judge.name!r})")
+        if self.verifications == "simulated" and not self.generator.simulated:
+            raise ValueError(
+                "verifications: simulated reviews need a simulated generator (its hidden "
+                "quality); give a <data>_verifications.json path or leave it empty"
+            )
+        return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """The generator and the judge."""
+        return [self.generator, self.judge]
+
+
+def load_study_reference(params: DatagenParams) -> pd.DataFrame:
+    """The reference problems of a study (all sources; see :func:`unique_reference`).
+
+    Raises:
+        evalbench.sources.DataUnavailable: a registered file is not reachable.
+    """
+    ref = params.reference
+    frames = [load_reference(ref.sources, years=ref.years)] if ref.sources else []
+    if ref.hf_dataset:
+        frames.append(
+            load_hf_reference(ref.hf_dataset, split=ref.hf_split, revision=ref.hf_revision)
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+class Slot(NamedTuple):
+    """One problem to generate."""
+
+    id: str
+    topic: str
+
+
+def problem_slots(n: int, rng: np.random.Generator, topics: Sequence[str] = TOPICS) -> list[Slot]:
+    """``n`` slots ``gen_0001, gen_0002, ...`` with balanced, shuffled topics."""
+    width = max(4, len(str(n)))
+    return [Slot(f"gen_{i + 1:0{width}d}", t) for i, t in enumerate(assign_topics(n, rng, topics))]
+
+
+def attempt_rng(seed: int, problem_id: str, attempt: int) -> np.random.Generator:
+    """The generator that picks the style reference of one attempt (pure, resume-safe)."""
+    digest = hashlib.sha256(f"{problem_id}#{attempt}".encode()).digest()
+    words = [seed & 0xFFFFFFFF, *(int.from_bytes(digest[i : i + 4], "little") for i in (0, 4))]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+class PlannedGeneration(NamedTuple):
+    """One generator call: the job and what it was for."""
+
+    job: Job
+    slot: Slot
+    attempt: int
+    reference_id: str
+
+
+def generation_job(
+    slot: Slot,
+    attempt: int,
+    reference: pd.DataFrame,
+    *,
+    seed: int,
+    json_mode: bool = False,
+) -> PlannedGeneration:
+    """The chat job of one attempt at one slot (key ``gen:<id>#<attempt>``).
+
+    The style reference is drawn with :func:`attempt_rng`, so every attempt shows its own
+    reference and asks with its own request seed: a retry is never a cache hit of the
+    invalid answer before it.
+    """
+    row = pick_reference(reference, attempt_rng(seed, slot.id, attempt))
+    key = f"gen:{slot.id}#{attempt}"
+    request = ChatRequest(
+        messages=generation_messages(row, slot.topic),
+        seed=None if attempt == 1 else attempt,
+        response_format={"type": "json_object"} if json_mode else None,
+    )
+    respond = partial(
+        sim_generate,
+        reference_problem=str(row["problem"]),
+        reference_answer=int(row["answer"]),
+        topic=slot.topic,
+    )
+    truth = {"reference_id": str(row["id"]), "topic": slot.topic}
+    return PlannedGeneration(
+        Job(key, request, SimTask(respond, key, truth)), slot, attempt, truth["reference_id"]
+    )
+
+
+def read_generation(
+    planned: PlannedGeneration, response: Any
+) -> GeneratedProblem | InvalidGeneration:
+    """Parse one generator response; a failed call is an invalid attempt with its error."""
+    if response.error is not None:
+        return InvalidGeneration(
+            reason=f"generator call failed: {response.error}",
+            raw="",
+            attempt=planned.attempt,
+            id=planned.slot.id,
+            reference_id=planned.reference_id,
+        )
+    return parse_generated(
+        response.text,
+        id=planned.slot.id,
+        reference_id=planned.reference_id,
+        requested_topic=planned.slot.topic,
+        attempt=planned.attempt,
+    )
+
+
+def progress_postfix(job: Job, response: Any) -> dict[str, Any]:
+    """Progress-bar fields for the last generator answer: its topic and answer."""
+    parsed = parse_generated(response.text if response.error is None else None, id=job.key)
+    if isinstance(parsed, GeneratedProblem):
+        return {"topic": parsed.topic, "answer": parsed.answer}
+    return {"topic": "-", "answer": "invalid"}
+
+
+class GenerationResult(NamedTuple):
+    """What generation produced."""
+
+    problems: pd.DataFrame
+    """One row per filled slot (:class:`GeneratedProblem` fields + ``true_quality``)."""
+    invalid: pd.DataFrame
+    """One row per invalid attempt (:class:`InvalidGeneration` fields)."""
+    slots: list[Slot]
+    unfilled: list[str]
+    """Slots still invalid after ``max_attempts``."""
+    calls: int
+    """Generator calls (valid + invalid outputs)."""
+
+
+def generate_problems(run: Any, reference: pd.DataFrame) -> GenerationResult:
+    """Generate every slot, retrying invalid outputs, and write the dataset.
+
+    Round ``r`` asks the generator for every slot still invalid after ``r − 1`` attempts.
+    Each answer is checkpointed as it arrives (``records/generations.jsonl``), so an
+    interrupted run resumes where it stopped: no problem lost, none asked twice. Writes
+    ``records/problems.jsonl``, ``records/invalid.jsonl`` and the dataset
+    ``<run dir>/generated.jsonl`` (the ``<data>`` of ``<data>_verifications.json``).
+
+    Args:
+        run: the open :class:`evalbench.runs.Run` of a ``datagen`` study.
+        reference: real problems to draw style references from (:func:`unique_reference`).
+    """
+    params: DatagenParams = run.params
+    slots = problem_slots(params.n_problems, run.rng("topics"), params.topics)
+    valid: dict[str, GeneratedProblem] = {}
+    invalid: list[InvalidGeneration] = []
+    pending, calls = slots, 0
+    for attempt in range(1, params.max_attempts + 1):
+        planned = [
+            generation_job(s, attempt, reference, seed=params.seed, json_mode=params.json_mode)
+            for s in pending
+        ]
+        answers = run.ask(
+            params.generator,
+            [p.job for p in planned],
+            store="generations",
+            desc=f"generate (attempt {attempt})",
+            postfix=progress_postfix,
+        )
+        for p in planned:
+            result = read_generation(p, answers[p.job.key])
+            if isinstance(result, GeneratedProblem):
+                valid[p.slot.id] = result
+            else:
+                invalid.append(result)
+        calls += len(planned)
+        pending = [s for s in pending if s.id not in valid]
+        if not pending:
+            break
+    return _generation_result(run, slots, valid, invalid, calls)
+
+
+def _generation_result(
+    run: Any,
+    slots: list[Slot],
+    valid: Mapping[str, GeneratedProblem],
+    invalid: list[InvalidGeneration],
+    calls: int,
+) -> GenerationResult:
+    simulated = run.params.generator.simulated
+    rows = [
+        {**valid[s.id].model_dump(), "true_quality": _truth(valid[s.id].problem, simulated)}
+        for s in slots
+        if s.id in valid
+    ]
+    problems = pd.DataFrame(rows, columns=[*GeneratedProblem.model_fields, "true_quality"])
+    bad = pd.DataFrame(
+        [r.model_dump() for r in invalid], columns=list(InvalidGeneration.model_fields)
+    )
+    run.write_records("problems", problems)
+    run.write_records("invalid", bad)
+    write_jsonl(run.dir / "generated.jsonl", problems[_DATASET_FIELDS].to_dict("records"))
+    unfilled = [s.id for s in slots if s.id not in valid]
+    return GenerationResult(problems, bad, slots, unfilled, calls)
+
+
+def _truth(problem: str, simulated: bool) -> float | None:
+    return sim_true_quality(problem) if simulated else None
+
+
+def problem_card(row: Mapping[str, Any], *, with_solution: bool = False) -> str:
+    """A problem as the judges see it: statement and answer (and the solution)."""
+    text = f"Problem: {str(row['problem']).strip()}\n\nAnswer: {row['answer']}"
+    solution = row.get("solution")
+    if with_solution and isinstance(solution, str) and solution.strip():
+        text += f"\n\nSolution: {solution.strip()}"
+    return text
+
+
+def quality_logit(quality: float) -> float:
+    """A 1–5 quality on the pairwise judge's log-odds scale (see :data:`LOGIT_PER_POINT`)."""
+    return LOGIT_PER_POINT * (quality - 3.0)
+
+
+def _sim_quality(problem: str) -> float:
+    # The sim judge's hidden truth: the generated problem's own quality (from its text).
+    return sim_true_quality(problem)
+
+
+def content_key(problem_id: str, *texts: str) -> str:
+    """``<id>@<10 hex digits of the texts' sha256>``: a judgment key that changes with the text.
+
+    A slot's problem can change between runs (a failed generator call is retried on
+    resume and may now succeed at an earlier attempt); keying judgments by content means
+    a stored judgment is only reused for exactly the text it judged.
+    """
+    digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:10]
+    return f"{problem_id}@{digest}"
+
+
+def rubric_tasks(problems: pd.DataFrame) -> list[RubricTask]:
+    """One ``aime_quality`` judgment per problem, keyed by :func:`content_key` (truth for
+    the sim judge from the text)."""
+    return [
+        RubricTask(
+            content_key(str(p["id"]), problem_card(p, with_solution=True)),
+            JudgeCase(
+                question=f"Write one new AIME-style problem on the topic: {p['topic']}.",
+                answer=problem_card(p, with_solution=True),
+            ),
+            truth=_sim_quality(str(p["problem"])),
+        )
+        for p in problems.to_dict("records")
+    ]
+
+
+def judge_problems(run: Any, problems: pd.DataFrame) -> pd.DataFrame:
+    """Score every problem with the ``aime_quality`` rubric; writes ``records/quality.jsonl``.
+
+    Returns:
+        :func:`evalbench.judge.judge_rubric` columns (``case_id`` is the
+        :func:`content_key`) plus ``problem_id``; unscored rows kept, counted in
+        :func:`judge_summary`.
+    """
+    frame = judge_rubric(run, run.params.judge, "aime_quality", rubric_tasks(problems))
+    frame.insert(1, "problem_id", problems["id"].astype(str).tolist())  # rows in task order
+    run.write_records("quality", frame)
+    return frame
+
+
+def pair_plan(
+    problems: pd.DataFrame, real: pd.DataFrame, n_pairs: int, rng: np.random.Generator
+) -> pd.DataFrame:
+    """Which generated problem meets which real one.
+
+    Generated problems are taken in a random order without repetition (cycling through
+    fresh permutations when ``n_pairs`` exceeds them); each meets a real problem drawn
+    uniformly.
+
+    Returns:
+        Columns ``pair_id`` (``w0001@...``, a :func:`content_key` of both problems),
+        ``generated_id, reference_id``.
+    """
+    if problems.empty or real.empty or n_pairs == 0:
+        return pd.DataFrame(columns=["pair_id", "generated_id", "reference_id"])
+    rounds = -(-n_pairs // len(problems))
+    order = np.concatenate([rng.permutation(len(problems)) for _ in range(rounds)])[:n_pairs]
+    opponents = rng.integers(len(real), size=n_pairs)
+    gen_ids = problems["id"].astype(str).to_numpy()[order]
+    ref_ids = real["id"].astype(str).to_numpy()[opponents]
+    gen_text = problems["problem"].astype(str).to_numpy()[order]
+    ref_text = real["problem"].astype(str).to_numpy()[opponents]
+    pairs = enumerate(zip(gen_text, ref_text, strict=True))
+    pair_ids = [content_key(f"w{k + 1:04d}", g, r) for k, (g, r) in pairs]
+    return pd.DataFrame({"pair_id": pair_ids, "generated_id": gen_ids, "reference_id": ref_ids})
+
+
+def pair_tasks(plan: pd.DataFrame, problems: pd.DataFrame, real: pd.DataFrame) -> list[PairTask]:
+    """Pairwise tasks, generated problem as ``x`` and real as ``y`` (sim truth: the
+    problems' qualities on the log-odds scale, real ones at :data:`REAL_TRUE_QUALITY`)."""
+    gen = problems.set_index(problems["id"].astype(str))
+    ref = real.set_index(real["id"].astype(str))
+    tasks = []
+    for pair_id, gid, rid in plan[["pair_id", "generated_id", "reference_id"]].itertuples(
+        index=False
+    ):
+        g, r = gen.loc[gid], ref.loc[rid]
+        tasks.append(
+            PairTask(
+                pair_id=str(pair_id),
+                question=PAIRWISE_QUESTION,
+                model_x="generated",
+                answer_x=problem_card(g),
+                model_y="real",
+                answer_y=problem_card(r),
+                quality_x=quality_logit(_sim_quality(str(g["problem"]))),
+                quality_y=quality_logit(REAL_TRUE_QUALITY),
+            )
+        )
+    return tasks
+
+
+def compare_with_real(run: Any, problems: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame | None:
+    """Judge ``win_rate_pairs`` generated-vs-real pairs in both orders.
+
+    Writes ``records/pairwise.jsonl``.
+
+    Returns:
+        One row per pair: :func:`evalbench.judge.judge_pairs` columns plus
+        ``generated_id, reference_id`` and ``outcome`` (``win``/``loss``/``tie`` for the
+        generated problem, ``None`` when unscored or dropped); ``None`` when no pairs.
+    """
+    params: DatagenParams = run.params
+    plan = pair_plan(problems, real, params.win_rate_pairs, run.rng("pairs"))
+    if plan.empty:
+        return None
+    judged = judge_pairs(
+        run,
+        params.judge,
+        pair_tasks(plan, problems, real),
+        verdict_format=params.verdict_format,
+        both_orders=True,
+        policy=params.inconsistent,
+    )
+    judged = judged.rename(columns={"outcome": "order_outcome"})
+    verdicts = plan.merge(judged, on="pair_id", validate="one_to_one")
+    verdicts["outcome"] = [pairwise_outcome(f, "x") for f in verdicts["final"]]
+    run.write_records("pairwise", verdicts)
+    return verdicts
+
+
+class HumanData(NamedTuple):
+    """The human reviews a study read."""
+
+    verifications: dict[str, Verification]
+    """Reviews of this run's problems, by problem id."""
+    path: Path | None
+    """The file read (``None``: none found)."""
+    simulated: bool
+    """Written by the simulated reviewer."""
+    unknown_ids: list[str]
+    """Reviewed ids that are not problems of this run (ignored)."""
+
+
+def sim_review(
+    problem_id: str,
+    true_quality: float,
+    rng: np.random.Generator,
+    *,
+    noise: float = SIM_REVIEW_NOISE,
+    verified_at: datetime = SIM_REVIEW_TIME,
+) -> Verification:
+    """A simulated human review of one problem.
+
+    Each dimension is ``clip(rint(true_quality + noise·z), 1, 5)``, ``z ~ N(0, 1)``. The
+    status follows the scores: ``approved`` when the mean is at least 3.5 and no dimension
+    is below 3, ``rejected`` when the mean is below 2.5, else ``needs_revision``.
+    """
+    z = rng.standard_normal(len(DIMENSIONS))
+    values = np.clip(np.rint(true_quality + noise * z), 1, 5).astype(int)
+    scores = {d: int(v) for d, v in zip(DIMENSIONS, values, strict=True)}
+    total = float(values.mean())
+    if total >= PASS_SCORE and values.min() >= 3:
+        status = "approved"
+    elif total < 2.5:
+        status = "rejected"
+    else:
+        status = "needs_revision"
+    return make_verification(
+        problem_id, scores, status, "simulated reviewer", verified_at=verified_at
+    )
+
+
+def sim_verifications(
+    problems: pd.DataFrame, n: int, rng: np.random.Generator
+) -> dict[str, Verification]:
+    """Simulated reviews of a random sample of ``n`` problems (all when fewer), from each
+    problem's hidden ``true_quality`` (see :func:`sim_review`)."""
+    take = rng.permutation(len(problems))[: min(n, len(problems))]
+    sample = problems.iloc[np.sort(take)]
+    return {
+        str(p["id"]): sim_review(str(p["id"]), float(p["true_quality"]), rng)
+        for p in sample.to_dict("records")
+    }
+
+
+def study_verifications(run: Any, problems: pd.DataFrame) -> HumanData:
+    """The human reviews of this run: simulated, from the params file's path, or from
+    ``<run dir>/generated_verifications.json`` when a reviewer has written it.
+
+    Simulated reviews (which need a simulated generator's hidden truth) are saved to
+    ``<run dir>/simulated_verifications.json`` and read back like a reviewer's file.
+    """
+    params: DatagenParams = run.params
+    source = params.verifications
+    if source == "simulated":
+        if problems["true_quality"].isna().any():
+            raise ValueError(
+                "verifications: simulated needs a simulated generator (hidden true quality)"
+            )
+        path = run.dir / "simulated_verifications.json"
+        save_verifications(path, sim_verifications(problems, params.human_sample, run.rng("human")))
+    else:
+        path = Path(source) if source else verifications_path(run.dir / "generated.jsonl")
+    loaded = load_verifications(path)
+    ids = set(problems["id"].astype(str))
+    known = {k: v for k, v in loaded.items() if k in ids}
+    unknown = sorted(set(loaded) - ids)
+    return HumanData(known, path if path.exists() else None, source == "simulated", unknown)
+
+
+class DatagenStudy(NamedTuple):
+    """Everything one run of the study produced."""
+
+    reference: pd.DataFrame
+    """All reference rows (every source)."""
+    real: pd.DataFrame
+    """One row per real problem (style references and win-rate opponents)."""
+    generation: GenerationResult
+    judge_results: pd.DataFrame
+    verdicts: pd.DataFrame | None
+    duplicates: DuplicateReport
+    human: HumanData
+    summary: StudySummary
+
+
+def run_study(run: Any, reference: pd.DataFrame) -> DatagenStudy:
+    """Generate, judge, compare with real problems, check duplicates, read reviews, summarize.
+
+    Writes ``records/problems, invalid, quality, pairwise, duplicates`` and
+    ``<run dir>/generated.jsonl``; every model call is cached and checkpointed.
+
+    Args:
+        run: the open :class:`evalbench.runs.Run` of a ``datagen`` study.
+        reference: from :func:`load_study_reference`.
+    """
+    params: DatagenParams = run.params
+    real = unique_reference(reference)
+    generation = generate_problems(run, real)
+    problems = generation.problems
+    if problems.empty:
+        reasons = invalid_reasons(generation.invalid)
+        raise ValueError(
+            f"no valid problem: all {generation.calls} generator outputs were invalid "
+            f"(commonest reason: {reasons['reason'].iloc[0]!r}; see records/invalid.jsonl)"
+        )
+    judged = judge_problems(run, problems)
+    duplicates = near_duplicates(problems, reference, threshold=params.duplicate_threshold)
+    run.write_records("duplicates", duplicates.top)
+    verdicts = compare_with_real(run, problems, real)
+    human = study_verifications(run, problems)
+    summary = summarize(
+        problems,
+        rng=run.rng("summary"),
+        judge_results=judged,
+        verdicts=verdicts,
+        duplicates=duplicates,
+        verifications=human.verifications,
+        n_invalid=len(generation.invalid),
+        thresholds=params.thresholds.model_dump(),
+        duplicate_policy=params.duplicate_policy,
+        topics=params.topics,
+        rounds=params.bootstrap_rounds,
+        level=params.confidence_level,
+    )
+    return DatagenStudy(reference, real, generation, judged, verdicts, duplicates, human, summary)
+
+
+# --------------------------------------------------------------------------- report tables
+
+
+def basic_info(study: DatagenStudy) -> pd.DataFrame:
+    """The report's first table: what was asked, what came back, what it was checked on."""
+    gen, problems = study.generation, study.generation.problems
+    attempts = problems["attempts"].astype(float)
+    mismatched = int((problems["topic"] != problems["requested_topic"]).sum())
+    rows = [
+        ("problems requested", len(gen.slots)),
+        ("valid problems", len(problems)),
+        ("slots left unfilled (all attempts invalid)", len(gen.unfilled)),
+        ("generator calls", gen.calls),
+        ("invalid outputs", len(gen.invalid)),
+        ("invalid share of outputs", len(gen.invalid) / gen.calls if gen.calls else np.nan),
+        ("mean attempts per valid problem", attempts.mean() if len(attempts) else np.nan),
+        ("declared topic differs from the requested one", mismatched),
+        ("real problems (unique)", len(study.real)),
+        ("reference rows (all sources)", len(study.reference)),
+    ]
+    return pd.DataFrame(
+        {"item": [r[0] for r in rows], "value": pd.Series([r[1] for r in rows], dtype=object)}
+    )
+
+
+def invalid_reasons(invalid: pd.DataFrame) -> pd.DataFrame:
+    """How often each validation failure occurred (an output can fail for several).
+
+    Returns:
+        Columns ``reason, count, share`` (share of invalid outputs), most frequent first.
+    """
+    if invalid.empty:
+        return pd.DataFrame(columns=["reason", "count", "share"])
+    parts = invalid["reason"].astype(str).str.split("; ").explode()
+    counts = parts.value_counts()
+    table = pd.DataFrame({"reason": counts.index, "count": counts.to_numpy()})
+    table["share"] = table["count"] / len(invalid)
+    return table
+
+
+def answer_comparison(generated: AnswerSummary, real: AnswerSummary) -> pd.DataFrame:
+    """The answer-sanity statistics of generated and real problems side by side."""
+    fields = ["n", "min", "max", "median", "share_below_100", "share_below_10", "last_digit_p"]
+    table = pd.DataFrame(
+        {
+            "generated": [getattr(generated, f) for f in fields],
+            "real": [getattr(real, f) for f in fields],
+        },
+        index=fields,
+    )
+    table.index.name = "statistic"
+    return table
+
+
+def duplicate_examples(
+    report: DuplicateReport, problems: pd.DataFrame, reference: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """Flagged pairs with both texts (for display), most similar first."""
+    gen = problems.set_index(problems["id"].astype(str))["problem"]
+    ref = reference.set_index(reference["id"].astype(str))["problem"]
+    top = report.top[report.top["flagged"]].sort_values("similarity", ascending=False)
+    return [
+        {
+            "generated_id": row.generated_id,
+            "reference_id": row.reference_id,
+            "similarity": f"{row.similarity:.3f}",
+            "generated problem": gen.get(row.generated_id),
+            "real problem": ref.get(row.reference_id),
+        }
+        for row in top.itertuples(index=False)
+    ]
+
+
+def judge_vs_truth(judge_results: pd.DataFrame, problems: pd.DataFrame) -> pd.DataFrame:
+    """Judge weighted scores beside the simulated problems' hidden true quality.
+
+    Returns:
+        Columns ``problem_id, true_quality, judge`` for scored problems with a truth.
+    """
+    scored = judge_columns(judge_results)
+    scored = scored[scored["status"] == "scored"][["problem_id", "weighted"]]
+    truth = problems[["id", "true_quality"]].rename(columns={"id": "problem_id"})
+    both = truth.merge(scored, on="problem_id").rename(columns={"weighted": "judge"})
+    return both.dropna(subset=["true_quality"]).reset_index(drop=True)
+
+
+def order_consistency(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """How the two presentation orders of each pair resolved (consistent, inconsistent,
+    unscored), with shares of all pairs."""
+    counts = verdicts["order_outcome"].value_counts()
+    table = pd.DataFrame({"resolution": counts.index, "pairs": counts.to_numpy()})
+    table["share"] = table["pairs"] / max(1, len(verdicts))
+    return table
+
+
+def finish_headlines(summary: StudySummary) -> dict[str, float]:
+    """Two or three headline numbers for the index."""
+    out: dict[str, float] = {}
+    if summary.judge is not None:
+        out["judge mean (1-5)"] = float(summary.judge.metrics.loc["mean_score", "estimate"])
+    if summary.win is not None:
+        out["win rate vs real"] = float(summary.win.table.loc["win_rate", "estimate"])
+    if summary.human is not None:
+        out["human pass rate"] = float(summary.human.approved_rate.estimate)
+    elif summary.judge is not None:
+        out["judge pass rate"] = float(summary.judge.metrics.loc["pass_rate", "estimate"])
+    return out
 
 
 # --------------------------------------------------------------------------- simulation
@@ -1719,6 +2504,28 @@ def sim_generation_output(
     if draw < copy_rate + malformed_rate:
         return _sim_malformed(rng, _fields(problem, answer, solution, topic))
     return _sim_json(rng, _fields(problem, answer, solution, topic), truth=answer, kind="valid")
+
+
+def sim_generate(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    reference_problem: str,
+    reference_answer: int,
+    topic: str,
+) -> SimReply:
+    """The ``sim`` provider's generator: :func:`sim_generation_output` with the spec's knobs
+    ``quality``, ``malformed_rate`` and ``copy_rate`` (the request itself is not read)."""
+    out = sim_generation_output(
+        {"problem": reference_problem, "answer": reference_answer},
+        topic,
+        rng=rng,
+        quality=knobs.quality,
+        malformed_rate=knobs.malformed_rate,
+        copy_rate=knobs.copy_rate,
+    )
+    return SimReply(out.text)
 
 
 def _fields(problem: str, answer: int, solution: str, topic: str) -> dict[str, Any]:

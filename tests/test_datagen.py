@@ -17,6 +17,8 @@ import pytest
 from scipy import stats as sps
 
 from evalbench import datagen as D
+from evalbench.records import read_jsonl
+from evalbench.runs import Run, open_run
 
 REF_ROW = {
     "id": "ref:1",
@@ -809,3 +811,467 @@ def test_summarize_puts_the_pieces_together() -> None:
     assert out.topics["count"].sum() == 14 and out.topics["count"].eq(2).all()
     assert out.human is None and out.conclusion.table["met"].tolist() == [True, False, False, None]
     assert out.answers.n == 14
+
+
+# --------------------------------------------------------------------------- the study
+
+_SETTINGS = (
+    "Find the number of ordered pairs of positive integers whose sum is a multiple of seven.",
+    "A circle of radius five is inscribed in a right triangle with integer side lengths.",
+    "Let the sequence of real numbers satisfy a recurrence relation with two initial terms.",
+    "Determine the remainder when the product of the first twenty odd primes is divided by.",
+    "There exist complex numbers whose modulus and argument satisfy the following equations.",
+    "A fair coin is tossed repeatedly until the pattern heads tails heads first appears here.",
+)
+
+
+def _reference() -> pd.DataFrame:
+    """Six made-up 'real' problems (no mirror needed) in the reference layout."""
+    return pd.DataFrame(
+        {
+            "id": [f"demo:2000-I-{i + 1}" for i in range(6)],
+            "source": "demo",
+            "year": 2000,
+            "contest": "I",
+            "number": range(1, 7),
+            "problem": list(_SETTINGS),
+            "answer": [12, 345, 6, 789, 10, 111],
+            "solution": None,
+        }
+    )
+
+
+def _params_file(tmp_path: Path, name: str = "dg", **changes: object) -> Path:
+    data: dict[str, object] = {
+        "study": "datagen",
+        "title": "test",
+        "n_problems": 14,
+        "win_rate_pairs": 10,
+        "bootstrap_rounds": 50,
+        "verifications": "simulated",
+        "human_sample": 8,
+        "generator": {
+            "name": "gen",
+            "provider": "sim",
+            "sim": {"quality": 4.0, "malformed_rate": 0.3, "copy_rate": 0.1},
+        },
+        "judge": {"name": "judge", "provider": "sim", "sim": {"noise": 0.5}},
+    }
+    for key, value in changes.items():
+        target = data
+        *path, last = key.split("__")
+        for part in path:
+            target = target[part]
+        target[last] = value
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(json.dumps(data))  # JSON is YAML
+    return path
+
+
+def _open(path: Path) -> Run:
+    return open_run(path)
+
+
+def test_params_validate_topics_names_and_verification_paths(tmp_path: Path) -> None:
+    from evalbench.params import ParamsError, load_params
+
+    params = load_params(_params_file(tmp_path, topics=["Number Theory", "geometry"]))
+    assert isinstance(params, D.DatagenParams)
+    assert params.topics == ["number_theory", "geometry"]
+    assert [s.name for s in params.model_specs()] == ["gen", "judge"] and params.simulated
+    assert params.thresholds.model_dump() == D.THRESHOLDS
+    with pytest.raises(ParamsError, match=r"topics: .*subset of algebra.*\['calculus'\]"):
+        load_params(_params_file(tmp_path, topics=["algebra", "calculus"]))
+    with pytest.raises(ParamsError, match=r"generator and judge need different names"):
+        load_params(_params_file(tmp_path, judge__name="gen"))
+    with pytest.raises(ParamsError, match=r"thresholds.win_rat: unknown key"):
+        load_params(_params_file(tmp_path, thresholds={"win_rat": 0.5}))
+    with pytest.raises(ParamsError, match=r"verifications: data path not found"):
+        load_params(_params_file(tmp_path, verifications="nope_verifications.json"))
+    with pytest.raises(ParamsError, match=r"simulated reviews need a simulated generator"):
+        load_params(
+            _params_file(tmp_path, generator={"name": "g", "provider": "openai", "model": "m"})
+        )
+    (tmp_path / "mine_verifications.json").write_text("{}")
+    found = load_params(_params_file(tmp_path, verifications="mine_verifications.json"))
+    assert found.verifications == str(tmp_path / "mine_verifications.json")
+
+
+def test_demo_params_load() -> None:
+    from evalbench.params import load_params
+
+    root = Path(__file__).resolve().parents[1]
+    params = load_params(root / "params" / "datagen_demo.yaml")
+    assert isinstance(params, D.DatagenParams) and params.simulated
+    assert params.verifications == "simulated" and params.n_problems == 60
+
+
+def test_slots_are_balanced_and_attempts_draw_their_own_reference() -> None:
+    slots = D.problem_slots(9, np.random.default_rng(0), ["algebra", "geometry"])
+    assert [s.id for s in slots][:2] == ["gen_0001", "gen_0002"] and len(slots) == 9
+    assert sorted(Counter(s.topic for s in slots).values()) == [4, 5]  # 9 = 2·4 + 1
+    ref = _reference()
+    first = D.generation_job(slots[0], 1, ref, seed=3)
+    again = D.generation_job(slots[0], 1, ref, seed=3)
+    assert first.job.key == "gen:gen_0001#1" and first.job.request == again.job.request
+    expected = int(D.attempt_rng(3, "gen_0001", 1).integers(len(ref)))
+    assert first.reference_id == ref["id"][expected]
+    assert f"Problem: {ref['problem'][expected]}" in first.job.request.messages[1]["content"]
+    assert first.job.request.seed is None and first.job.request.response_format is None
+    retry = D.generation_job(slots[0], 2, ref, seed=3, json_mode=True)
+    assert retry.job.key == "gen:gen_0001#2" and retry.job.request.seed == 2
+    assert retry.job.request.response_format == {"type": "json_object"}
+    picks = {D.generation_job(slots[0], a, ref, seed=3).reference_id for a in range(1, 30)}
+    assert len(picks) == len(ref)  # 29 attempts see every one of the 6 references
+
+
+def test_sim_generate_reads_its_knobs() -> None:
+    from evalbench.models import ChatRequest, SimSpec
+
+    request = ChatRequest(messages=[])
+    ref = _reference().iloc[0]
+
+    def outputs(**knobs: float) -> list[D.GeneratedProblem | D.InvalidGeneration]:
+        rng = np.random.default_rng(0)
+        return [
+            D.parse_generated(
+                D.sim_generate(
+                    request,
+                    SimSpec(**knobs),
+                    rng,
+                    reference_problem=ref["problem"],
+                    reference_answer=int(ref["answer"]),
+                    topic="algebra",
+                ).text,
+                id="g",
+            )
+            for _ in range(40)
+        ]
+
+    assert all(isinstance(o, D.InvalidGeneration) for o in outputs(malformed_rate=1.0))
+    copies = outputs(copy_rate=1.0)
+    assert all(isinstance(c, D.GeneratedProblem) and c.answer == 12 for c in copies)
+    assert all(D.similarity_matrix([c.problem], [ref["problem"]])[0, 0] > 0.6 for c in copies)
+    good = [o for o in outputs(quality=2.0) if isinstance(o, D.GeneratedProblem)]
+    assert len(good) == 40 and np.mean([D.sim_true_quality(g.problem) for g in good]) < 2.5
+
+
+def test_generation_retries_invalid_outputs_and_keeps_their_reasons(tmp_path: Path) -> None:
+    run = _open(_params_file(tmp_path, n_problems=40))
+    gen = D.generate_problems(run, _reference())
+    problems, invalid = gen.problems, gen.invalid
+    assert problems["id"].is_unique and len(problems) + len(gen.unfilled) == 40
+    assert gen.calls == len(problems) + len(invalid)  # every call is valid or invalid
+    # a problem that needed k attempts left k - 1 invalid records, numbered 1 .. k - 1
+    for row in problems.itertuples():
+        tried = invalid[invalid["id"] == row.id]["attempt"].tolist()
+        assert tried == list(range(1, row.attempts)), (row.id, tried)
+    for slot in gen.unfilled:
+        assert invalid[invalid["id"] == slot]["attempt"].tolist() == [1, 2, 3]
+    assert invalid["reason"].str.len().gt(0).all() and invalid["raw"].str.len().gt(0).all()
+    assert 0.15 < len(invalid) / gen.calls < 0.45  # malformed_rate 0.3
+    assert (problems["topic"] == problems["requested_topic"]).all()
+    np.testing.assert_allclose(
+        problems["true_quality"], [D.sim_true_quality(p) for p in problems["problem"]]
+    )
+    stored = read_jsonl(run.dir / "records" / "problems.jsonl")
+    assert [r["id"] for r in stored] == problems["id"].tolist()
+    dataset = read_jsonl(run.dir / "generated.jsonl")
+    assert list(dataset[0]) == [
+        "id", "topic", "problem", "answer", "solution", "reference_id", "attempts"
+    ]  # fmt: skip
+    assert len(read_jsonl(run.dir / "records" / "invalid.jsonl")) == len(invalid)
+
+
+def test_slots_that_never_validate_are_left_unfilled(tmp_path: Path) -> None:
+    path = _params_file(
+        tmp_path, n_problems=5, max_attempts=2, generator__sim={"malformed_rate": 1}
+    )
+    gen = D.generate_problems(_open(path), _reference())
+    assert gen.problems.empty and len(gen.unfilled) == 5
+    assert len(gen.invalid) == gen.calls == 5 * 2  # two attempts per slot, all recorded
+    with pytest.raises(
+        ValueError, match=r"no valid problem: all 10 generator outputs were invalid"
+    ):
+        D.run_study(_open(path), _reference())
+
+
+class _CrashAfter:
+    """A run whose generator progress callback raises after ``k`` answers (a crash)."""
+
+    def __init__(self, run: Run, k: int):
+        self.run, self.left = run, k
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.run, name)
+
+    def ask(self, spec: object, jobs: object, **kw: object) -> object:
+        inner = kw["postfix"]
+
+        def postfix(job: object, response: object) -> object:
+            self.left -= 1
+            if self.left < 0:
+                raise RuntimeError("simulated crash")
+            return inner(job, response)
+
+        return self.run.ask(spec, jobs, **{**kw, "postfix": postfix})
+
+
+def _calls(run: Run, system: str) -> int:
+    frame = run.ledger.frame().set_index("system")
+    return int(frame.loc[system, "calls"]) if system in frame.index else 0
+
+
+def test_an_interrupted_generation_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
+    path = _params_file(tmp_path, n_problems=30)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        D.generate_problems(_CrashAfter(_open(path), 12), _reference())
+    store = _open(path).dir / "records" / "generations.jsonl"
+    # the 13th answer was written before its callback raised; answers already in flight
+    # (8 at a time) may have been written too, the rest were never asked
+    stored = len(read_jsonl(store))
+    assert 13 <= stored < 30
+    resumed_run = _open(path)
+    resumed = D.generate_problems(resumed_run, _reference())
+    whole = D.generate_problems(
+        _open(_params_file(tmp_path, "uninterrupted", n_problems=30)), _reference()
+    )
+    assert _calls(resumed_run, "gen") == whole.calls - stored  # nothing asked twice
+    keys = [r["key"] for r in read_jsonl(store)]
+    assert len(keys) == len(set(keys)) == whole.calls
+    pd.testing.assert_frame_equal(resumed.problems, whole.problems)  # nothing lost
+    pd.testing.assert_frame_equal(resumed.invalid, whole.invalid)
+    assert resumed.problems["id"].is_unique
+
+
+def test_a_torn_response_store_is_repaired_and_refilled(tmp_path: Path) -> None:
+    path = _params_file(tmp_path, n_problems=12)
+    before = D.generate_problems(_open(path), _reference())
+    store = _open(path).dir / "records" / "generations.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    store.write_text("".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2])  # crash mid-write
+    run = _open(path)
+    after = D.generate_problems(run, _reference())
+    assert _calls(run, "gen") == 3  # the two lost answers and the torn one
+    pd.testing.assert_frame_equal(after.problems, before.problems)
+    assert len(read_jsonl(store)) == len(lines)
+
+
+def test_progress_postfix_shows_topic_and_answer() -> None:
+    from evalbench.models import ChatRequest, ChatResponse, Job
+
+    job = Job("gen:gen_0001#1", ChatRequest(messages=[]))
+    ok = ChatResponse(system="g", text=_output(answer=42, topic="Geometry"))
+    assert D.progress_postfix(job, ok) == {"topic": "geometry", "answer": 42}
+    failed = ChatResponse(system="g", error="timeout")
+    assert D.progress_postfix(job, failed) == {"topic": "-", "answer": "invalid"}
+
+
+def test_pair_plan_uses_each_problem_before_repeating() -> None:
+    problems = pd.DataFrame({"id": ["a", "b", "c"], "problem": ["A?", "B?", "C?"]})
+    plan = D.pair_plan(problems, _reference(), 7, np.random.default_rng(0))
+    assert plan["pair_id"].str.split("@").str[0].tolist() == [f"w{k:04d}" for k in range(1, 8)]
+    first = plan.iloc[0]
+    texts = problems.set_index("id")["problem"], _reference().set_index("id")["problem"]
+    assert first["pair_id"] == D.content_key(
+        "w0001", texts[0][first["generated_id"]], texts[1][first["reference_id"]]
+    )
+    counts = Counter(plan["generated_id"])
+    assert sorted(counts.values()) == [2, 2, 3]  # 7 = 3 + 3 + 1 in fresh permutations
+    assert set(plan["generated_id"][:3]) == {"a", "b", "c"}
+    assert set(plan["reference_id"]) <= set(_reference()["id"])
+    assert D.pair_plan(problems, _reference(), 0, np.random.default_rng(0)).empty
+
+
+def test_pairwise_truth_maps_quality_to_log_odds() -> None:
+    # one quality point below a real problem: P(win) = σ(-1) for an unbiased, tie-free judge
+    delta = D.quality_logit(3.5) - D.quality_logit(D.REAL_TRUE_QUALITY)
+    assert delta == pytest.approx(-1.0 * D.LOGIT_PER_POINT)
+    from evalbench.judge import sim_pairwise_probabilities
+
+    p_win, p_tie, _ = sim_pairwise_probabilities(
+        D.quality_logit(3.5), D.quality_logit(4.5), tie_margin=0.0
+    )
+    assert p_win == pytest.approx(1 / (1 + math.exp(1))) and p_tie == pytest.approx(0.0)
+    problems = pd.DataFrame(
+        {"id": ["g"], "problem": [REF_ROW["problem"]], "answer": [9], "solution": ["s"]}
+    )
+    plan = pd.DataFrame(
+        {"pair_id": ["w1"], "generated_id": ["g"], "reference_id": ["demo:2000-I-2"]}
+    )
+    (task,) = D.pair_tasks(plan, problems, _reference())
+    assert task.answer_x == f"Problem: {REF_ROW['problem']}\n\nAnswer: 9"  # no solution shown
+    assert task.answer_y == f"Problem: {_SETTINGS[1]}\n\nAnswer: 345"
+    assert task.quality_x == pytest.approx(D.sim_true_quality(REF_ROW["problem"]) - 3.0)
+    assert task.quality_y == pytest.approx(4.5 - 3.0)
+
+
+@pytest.mark.parametrize(
+    ("quality", "scores", "status"),
+    [
+        (4.4, 4, "approved"),  # mean 4 >= 3.5, no score below 3
+        (3.5, 4, "approved"),  # rint(3.5) = 4 (half to even)
+        (3.2, 3, "needs_revision"),  # mean 3 < 3.5
+        (2.4, 2, "rejected"),  # mean 2 < 2.5
+    ],
+)
+def test_sim_review_status_follows_the_scores(quality: float, scores: int, status: str) -> None:
+    review = D.sim_review("p", quality, np.random.default_rng(0), noise=0.0)
+    assert review.scores == dict.fromkeys(D.DIMENSIONS, scores) and review.status == status
+    assert review.total_score == scores and review.verified_at == D.SIM_REVIEW_TIME
+
+
+def test_sim_review_mixed_scores_need_revision_and_noise_averages_out() -> None:
+    class Fixed:
+        def standard_normal(self, n: int) -> np.ndarray:
+            return np.array([1.0, 1.0, 1.0, -2.0])
+
+    review = D.sim_review("p", 4.0, Fixed(), noise=1.0)
+    assert list(review.scores.values()) == [5, 5, 5, 2]  # mean 4.25, but one score below 3
+    assert review.status == "needs_revision"
+    rng = np.random.default_rng(1)
+    totals = [D.sim_review("p", 3.0, rng).total_score for _ in range(400)]
+    assert abs(np.mean(totals) - 3.0) < 0.05  # unbiased away from the scale ends
+
+
+def test_sim_verifications_sample_n_problems() -> None:
+    problems = pd.DataFrame(
+        {"id": [f"g{i}" for i in range(10)], "true_quality": np.linspace(1, 5, 10)}
+    )
+    picked = D.sim_verifications(problems, 4, np.random.default_rng(0))
+    assert len(picked) == 4 and set(picked) <= set(problems["id"])
+    assert picked == D.sim_verifications(problems, 4, np.random.default_rng(0))
+    assert len(D.sim_verifications(problems, 50, np.random.default_rng(0))) == 10
+
+
+def test_study_reads_a_reviewers_file_from_the_run_folder(tmp_path: Path) -> None:
+    run = _open(_params_file(tmp_path, n_problems=6, verifications=None))
+    gen = D.generate_problems(run, _reference())
+    empty = D.study_verifications(run, gen.problems)
+    assert empty.verifications == {} and empty.path is None and not empty.simulated
+    # a reviewer's round trip: generated.jsonl -> CSV -> edited -> generated_verifications.json
+    data = run.dir / "generated.jsonl"
+    problems = D.problems_frame(read_jsonl(data))
+    first, second = problems["id"].iloc[:2]
+    csv_path = D.export_verification_csv(problems, tmp_path / "review.csv")
+    scores = {"correctness": "5", "clarity": "4", "difficulty_match": "4", "completeness": "5"}
+    _edit_csv(
+        csv_path,
+        {
+            first: {**scores, "status": "approved"},
+            second: {**scores, "correctness": "1", "status": "rejected", "comments": "wrong"},
+        },
+    )
+    path = D.verifications_path(data)
+    assert path == run.dir / "generated_verifications.json"
+    D.save_verifications(path, D.import_verification_csv(csv_path))
+    D.save_verifications(
+        path, [_review("gen_9999", (1, 1, 1, 1), "rejected", "2025-01-10T12:00:00+00:00")]
+    )
+    human = D.study_verifications(run, gen.problems)
+    assert sorted(human.verifications) == sorted([first, second])
+    assert human.unknown_ids == ["gen_9999"] and human.path == path and not human.simulated
+    assert human.verifications[second].total_score == pytest.approx((1 + 4 + 4 + 5) / 4)
+    summary = D.human_summary(human.verifications)
+    assert summary.approved_rate.estimate == pytest.approx(1 / 2)  # one approved of two
+
+
+def test_simulated_verifications_need_a_simulated_generator(tmp_path: Path) -> None:
+    run = _open(_params_file(tmp_path))
+    problems = pd.DataFrame({"id": ["g1"], "true_quality": [None]})
+    with pytest.raises(ValueError, match="simulated needs a simulated generator"):
+        D.study_verifications(run, problems)
+
+
+def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
+    run = _open(_params_file(tmp_path, n_problems=21, generator__sim={"copy_rate": 0.3}))
+    study = D.run_study(run, _reference())
+    problems, verdicts = study.generation.problems, study.verdicts
+    assert verdicts is not None and len(verdicts) == 10
+    assert (
+        verdicts["order_outcome"]
+        .isin(["consistent", "inconsistent_tie", "inconsistent_dropped", "unscored"])
+        .all()
+    )
+    assert verdicts["outcome"].tolist() == [D.pairwise_outcome(f) for f in verdicts["final"]]
+    judged = study.judge_results
+    assert judged["problem_id"].tolist() == problems["id"].tolist()
+    assert study.summary.judge is not None and study.summary.judge.n_items == len(problems)
+    assert study.human.simulated and len(study.human.verifications) == 8
+    assert study.human.path == run.dir / "simulated_verifications.json"
+    flagged = study.duplicates.flagged_ids()
+    assert flagged  # copy_rate 0.3 of 21: some copies of the six references
+    win = study.summary.win
+    assert win is not None
+    dup_rows = verdicts[verdicts["generated_id"].isin(flagged) & verdicts["outcome"].notna()]
+    assert win.duplicate_comparisons == len(dup_rows)
+    records = {p.stem for p in (run.dir / "records").iterdir()}
+    assert {"problems", "invalid", "quality", "pairwise", "duplicates"} <= records
+    assert set(D.finish_headlines(study.summary)) == {
+        "judge mean (1-5)", "win rate vs real", "human pass rate"
+    }  # fmt: skip
+    info = D.basic_info(study).set_index("item")["value"]
+    assert info["valid problems"] == len(problems) and info["real problems (unique)"] == 6
+    assert info["generator calls"] == study.generation.calls
+    again = D.run_study(
+        _open(_params_file(tmp_path, n_problems=21, generator__sim={"copy_rate": 0.3})),
+        _reference(),
+    )
+    assert again.summary.conclusion.table.equals(study.summary.conclusion.table)  # reproducible
+
+
+def test_report_tables_by_hand() -> None:
+    invalid = pd.DataFrame(
+        {"reason": ["no JSON object found", "answer 1000 is outside 0-999; solution is empty",
+                    "no JSON object found"]}
+    )  # fmt: skip
+    table = D.invalid_reasons(invalid).set_index("reason")
+    assert table.loc["no JSON object found", "count"] == 2
+    assert table.loc["solution is empty", "share"] == pytest.approx(1 / 3)
+    assert D.invalid_reasons(invalid.iloc[:0]).empty
+    compared = D.answer_comparison(
+        D.answer_distribution([5, 50, 500]), D.answer_distribution([100, 200])
+    )
+    assert compared.loc["share_below_100", "generated"] == pytest.approx(2 / 3)
+    assert compared.loc["median", "real"] == 150
+    judged = pd.DataFrame(
+        {"problem_id": ["a", "b", "c"], "status": ["scored", "unscored", "scored"],
+         "weighted_score": [4.0, np.nan, 2.5]}
+    )  # fmt: skip
+    problems = pd.DataFrame({"id": ["a", "b", "c"], "true_quality": [3.8, 2.0, None]})
+    truth = D.judge_vs_truth(judged, problems)
+    assert truth.values.tolist() == [["a", 3.8, 4.0]]  # b unscored, c has no truth
+    verdicts = pd.DataFrame({"order_outcome": ["consistent", "inconsistent_tie", "consistent"]})
+    order = D.order_consistency(verdicts).set_index("resolution")
+    assert order.loc["consistent", "pairs"] == 2 and order.loc["inconsistent_tie", "share"] == 1 / 3
+
+
+def test_the_study_is_skipped_without_the_reference_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalbench.params import load_params
+    from evalbench.sources import DataUnavailable
+
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    root = Path(__file__).resolve().parents[1]
+    params = load_params(root / "params" / "datagen_demo.yaml")
+    with pytest.raises(DataUnavailable, match="evalbench fetch"):
+        D.load_study_reference(params)
+
+
+def test_judgments_are_keyed_by_content_so_a_changed_problem_is_judged_again(
+    tmp_path: Path,
+) -> None:
+    path = _params_file(tmp_path, n_problems=5, generator__sim={"malformed_rate": 0})
+    problems = D.generate_problems(_open(path), _reference()).problems
+    first = D.judge_problems(_open(path), problems)
+    assert first["problem_id"].tolist() == problems["id"].tolist()
+    assert first["case_id"][0] == D.content_key(
+        problems["id"][0], D.problem_card(problems.iloc[0], with_solution=True)
+    )
+    changed = problems.copy()
+    changed.loc[0, "problem"] = changed.loc[0, "problem"] + " Give the answer as an integer."
+    run = _open(path)
+    again = D.judge_problems(run, changed)
+    assert _calls(run, "judge") == 1  # only the changed problem; the stored four are reused
+    assert again["case_id"][0] != first["case_id"][0]
+    assert again["case_id"][1:].tolist() == first["case_id"][1:].tolist()

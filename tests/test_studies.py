@@ -42,7 +42,9 @@ CONTRACT = {
               "ratings": {"model", "rating", "ci_low", "ci_high", "n_battles"}},
     "judge_agreement": {},
     "judge_golden": {},
-    "datagen": {},
+    "datagen": {"problems": {"id", "topic", "problem", "answer", "solution", "reference_id", "attempts"},
+                "quality": {"problem_id", "status", "weighted_score"},
+                "pairwise": {"generated_id", "reference_id", "outcome", "final", "consistent"}},
 }  # fmt: skip
 
 
