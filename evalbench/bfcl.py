@@ -18,6 +18,13 @@ for function-calling models). Error types keep the official names
 The oracle test scores every item of three public result sets and agrees with the official
 checker on every verdict.
 
+The study (``study: bfcl``, :class:`BfclParams`, notebook ``bfcl_categories.ipynb``) scores
+result sets (public or local result files) and live systems asked here in prompt mode (the
+leaderboard's default system prompt, Python call syntax) or tools mode (OpenAI ``tools``),
+writes live outputs as official result files, and compares aggregates with the published
+score tables. The ``sim`` responder (:func:`sim_respond`) answers from the possible answer and
+injects known mistakes (:data:`MISTAKES`) so the checker can be checked against the truth.
+
 Deliberate deviations, all on inputs the public data never contains: arithmetic
 (``ast.BinOp``) is never evaluated (the official decoder calls ``eval`` on it), so ``f(x=2*3)``
 is a decode failure here; outputs longer than :data:`MAX_OUTPUT_CHARS` or nested deeper than
@@ -33,14 +40,36 @@ import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
+import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from evalbench import sources
-from evalbench.records import Record
+from evalbench.models import (
+    ChatRequest,
+    Job,
+    ModelSpec,
+    SimReply,
+    SimSpec,
+    SimTask,
+    ToolCall,
+    sim_rng,
+)
+from evalbench.params import StudyParams, data_path
+from evalbench.records import Record, ResponseRecord
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 VERSION_PREFIX = "BFCL_v4"
@@ -199,6 +228,8 @@ class Verdict(NamedTuple):
     latency: Any = None
     input_token_count: Any = None
     output_token_count: Any = None
+    mode: str = ""
+    injected: str | None = None
 
 
 class VerdictRecord(Record):
@@ -229,6 +260,12 @@ class VerdictRecord(Record):
     """Prompt tokens, when known."""
     output_token_count: Any = None
     """Completion tokens, when known."""
+    mode: str = ""
+    """How the output was produced: ``prompt`` / ``tools`` (asked live) or ``results`` (a
+    result file)."""
+    injected: str | None = None
+    """Simulated systems only: the mistake the simulator injected (``none`` = answered
+    correctly); the checker never sees it."""
 
 
 class Summary(NamedTuple):
@@ -1679,3 +1716,1002 @@ def summarize(
         params=param_accuracy(verdicts),
         systems=systems_table(categories),
     )
+
+
+# --------------------------------------------------------------------------- prompts and tools
+
+
+PYTHON_HINT = " Note that the provided function is in Python 3 syntax."
+"""Appended to every function description for Python categories, in both modes (official
+``func_doc_language_specific_pre_processing``)."""
+DEFAULT_SYSTEM_PROMPT = (
+    "You are an expert in composing functions. You are given a question and a set of possible "
+    "functions. Based on the question, you will need to make one or more function/tool calls "
+    "to achieve the purpose.\n"
+    "If none of the functions can be used, point it out. If the given question lacks the "
+    "parameters required by the function, also point it out.\n"
+    "You should only return the function calls in your response.\n\n"
+    "If you decide to invoke any of the function(s), you MUST put it in the format of "
+    "[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]"
+    "\nYou SHOULD NOT include any other text in the response.\n\n"
+    "At each turn, you should try your best to complete the tasks requested by the user within "
+    "the current turn. Continue to output functions to call until you have fulfilled the "
+    "user's request to the best of your ability. Once you have no more functions to call, the "
+    "system will consider the current turn complete and proceed to the next turn or task.\n\n"
+    "Here is a list of functions in JSON format that you can invoke.\n{functions}\n"
+)
+"""The leaderboard's default prompting system prompt (Apache-2.0): the text of
+``_DEFAULT_SYSTEM_PROMPT`` in gorilla's ``bfcl_eval/constants/default_prompts.py`` (commit
+bc64944), i.e. the default format ``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&
+prompt_fmt=plaintext&style=classic``."""
+OPENAI_TYPES = {
+    "string": "string",
+    "integer": "integer",
+    "float": "number",
+    "boolean": "boolean",
+    "array": "array",
+    "tuple": "array",
+    "dict": "object",
+    "any": "string",
+}
+"""BFCL type names -> JSON-schema types (the Python subset of gorilla's
+``GORILLA_TO_OPENAPI``, ``bfcl_eval/constants/type_mappings.py``); unknown names -> string."""
+MODES = ("prompt", "tools")
+
+
+def hinted(functions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Function docs with :data:`PYTHON_HINT` appended to each description (copies)."""
+    return [
+        {**doc, "description": str(doc.get("description", "")) + PYTHON_HINT} for doc in functions
+    ]
+
+
+def system_prompt(functions: Sequence[dict[str, Any]]) -> str:
+    """The prompt-mode system prompt: instructions plus the function docs as JSON."""
+    return DEFAULT_SYSTEM_PROMPT.format(functions=json.dumps(hinted(functions), indent=4))
+
+
+def question_messages(item: Item) -> list[dict[str, str]]:
+    """The item's chat messages (role and content only; single-turn: one turn)."""
+    return [{"role": m["role"], "content": m["content"]} for turn in item.question for m in turn]
+
+
+def prompt_messages(item: Item) -> list[dict[str, str]]:
+    """Prompt mode: the system prompt first; a question's own system message is appended to
+    it (official ``system_prompt_pre_processing_chat_model``)."""
+    messages = question_messages(item)
+    prompt = system_prompt(item.functions)
+    if messages and messages[0]["role"] == "system":
+        messages[0] = {"role": "system", "content": f"{prompt}\n\n{messages[0]['content']}"}
+    else:
+        messages.insert(0, {"role": "system", "content": prompt})
+    return messages
+
+
+def tool_name(name: str) -> str:
+    """The name a tool gets in tools mode: OpenAI forbids dots (``math.sqrt`` -> ``math_sqrt``).
+
+    The checker maps back by comparing with ``underscore_to_dot`` (official behaviour).
+    """
+    return name.replace(".", "_")
+
+
+def to_openai_tools(functions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """BFCL function docs -> OpenAI ``tools`` (official ``convert_to_tool``, OpenAI style).
+
+    Names lose their dots (:func:`tool_name`); ``dict`` becomes ``object``, ``float`` becomes
+    ``number`` with ``format: float`` and the official description note, ``tuple`` becomes
+    ``array``, ``any`` becomes ``string``, recursively through ``properties`` and ``items``.
+    """
+    tools = []
+    for doc in hinted(functions):
+        parameters = {**_openai_schema(doc["parameters"]), "type": "object"}
+        function = {"name": tool_name(doc["name"]), "description": doc["description"]}
+        tools.append({"type": "function", "function": {**function, "parameters": parameters}})
+    return tools
+
+
+def _openai_schema(spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return spec
+    out = dict(spec)
+    kind = spec.get("type")
+    out["type"] = OPENAI_TYPES.get(kind, "string") if isinstance(kind, str) else "string"
+    if kind == "float":
+        out["format"] = "float"
+        out["description"] = str(spec.get("description", "")) + " This is a float type value."
+    if isinstance(spec.get("properties"), dict):
+        out["properties"] = {k: _openai_schema(v) for k, v in spec["properties"].items()}
+    if isinstance(spec.get("items"), dict):
+        out["items"] = _openai_schema(spec["items"])
+    return out
+
+
+def build_request(item: Item, mode: str) -> ChatRequest:
+    """The chat request for one item: prompt mode (docs in the system prompt, Python call
+    syntax expected) or tools mode (OpenAI ``tools``; none when the item offers no function)."""
+    if mode == "tools":
+        tools = to_openai_tools(item.functions) or None
+        return ChatRequest(messages=question_messages(item), tools=tools)
+    if mode != "prompt":
+        raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
+    return ChatRequest(messages=prompt_messages(item))
+
+
+def response_result(response: ResponseRecord, mode: str) -> Any:
+    """A model response -> the ``result`` of an official result-file line.
+
+    Prompt mode: the text. Tools mode: ``[{name: "<JSON args>"}]`` when the model called
+    tools, else its text (the official OpenAI FC handler does the same).
+    """
+    if mode == "tools" and response.tool_calls:
+        return fc_result((c["name"], c["arguments"]) for c in response.tool_calls)
+    return response.text or ""
+
+
+# --------------------------------------------------------------------------- simulation
+
+
+MISTAKES = (
+    "wrong_value",
+    "wrong_type",
+    "missing_required",
+    "extra_param",
+    "wrong_function",
+    "dropped_call",
+    "hallucinated_call",
+    "missed_call",
+    "malformed",
+)
+"""Mistakes the simulator injects (``none`` = a correct answer)."""
+_EXTRA_PARAMS = ("verbose", "debug", "timeout", "extra_option")
+_PROSE = "None of the available functions can answer this question."
+
+
+def correct_calls(item: Item) -> list[Call]:
+    """A correct answer built from the possible answer: the first accepted value of each
+    parameter, optional ones (accepting ``""``) left out unless the doc requires them."""
+    calls = []
+    for answer in item.possible_answer or []:
+        name, accepted = next(iter(answer.items()))
+        doc = _find_doc(item.functions, name)
+        calls.append(Call(name, _correct_args(doc["parameters"], accepted)))
+    return calls
+
+
+def _correct_args(schema: dict[str, Any], accepted: Mapping[str, Any]) -> dict[str, Any]:
+    props, required = schema.get("properties", {}), set(schema.get("required", []))
+    args = {}
+    for param, values in accepted.items():
+        first = _first_option(values, param in required)
+        if first is not _OMIT:
+            args[param] = _correct_value(first, props.get(param) or {})
+    return args
+
+
+_OMIT = object()
+
+
+def _first_option(values: Any, required: bool) -> Any:
+    """The first accepted value; ``_OMIT`` for an optional one ("" accepted) or none left."""
+    options = [v for v in _seq(values) if not (type(v) is str and v == "")]
+    if not options or ("" in _seq(values) and not required):
+        return _OMIT
+    return options[0]
+
+
+def _correct_value(value: Any, spec: dict[str, Any]) -> Any:
+    # A dict answer maps each key to its accepted values; the checker looks one level deep.
+    if spec.get("type") == "dict" and isinstance(value, dict):
+        return _dict_answer(value)
+    items = spec.get("items") or {}
+    if spec.get("type") == "array" and items.get("type") == "dict" and isinstance(value, list):
+        return [_dict_answer(v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def _dict_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, values in answer.items():
+        first = _first_option(values, required=False)
+        if first is not _OMIT:
+            out[key] = first
+    return out
+
+
+def applicable_mistakes(item: Item, mode: str) -> tuple[str, ...]:
+    """The mistakes the simulator can make on ``item`` (besides ``malformed``)."""
+    if item.category in ("irrelevance", "live_irrelevance"):
+        # Without functions a tools-mode model has nothing to call.
+        return ("hallucinated_call",) if item.functions or mode == "prompt" else ()
+    if item.category == "live_relevance":
+        return ("missed_call",)
+    calls = correct_calls(item)
+    kinds = []
+    if _targets(item, calls, _near_miss):
+        kinds.append("wrong_value")
+    if _targets(item, calls, _as_string):
+        kinds.append("wrong_type")
+    if _required_targets(item, calls):
+        kinds.append("missing_required")
+    kinds.append("extra_param")
+    if len({doc["name"] for doc in item.functions}) > 1:
+        kinds.append("wrong_function")
+    if len(calls) > 1:
+        kinds.append("dropped_call")
+    return tuple(kinds)
+
+
+def plan_mistake(item: Item, knobs: SimSpec, mode: str, rng: np.random.Generator) -> str:
+    """Which mistake a simulated system makes on ``item`` (``none`` when it answers right).
+
+    Malformed output with probability ``knobs.malformed_rate``; otherwise a mistake with
+    probability ``1 - knobs.accuracy_for(category)``, drawn uniformly from
+    :func:`applicable_mistakes` (an item with none is answered right).
+    """
+    if rng.random() < knobs.malformed_rate:
+        return "malformed"
+    kinds = applicable_mistakes(item, mode)
+    if rng.random() < knobs.accuracy_for(item.category) or not kinds:
+        return "none"
+    return str(kinds[int(rng.integers(len(kinds)))])
+
+
+def sim_respond(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    item: Item,
+    mode: str,
+    mistake: str,
+) -> SimReply:
+    """A simulated function-calling model's reply to one BFCL item (the ``sim`` provider).
+
+    Builds the correct calls from the possible answer, applies the planned ``mistake``
+    (see :func:`plan_mistake`), and renders them as Python call syntax (prompt mode) or
+    OpenAI tool calls with dot-free names (tools mode). No call means a prose answer.
+    """
+    calls = sim_calls(item, mistake, rng)
+    if mistake == "malformed":
+        return _malformed(calls or [_made_up_call(item)], mode)
+    if not calls:
+        return SimReply(_PROSE)
+    if mode == "tools":
+        tool_calls = tuple(
+            ToolCall(id=f"call_{i}", name=tool_name(c.name), arguments=json.dumps(c.args))
+            for i, c in enumerate(calls)
+        )
+        return SimReply(None, tool_calls, "tool_calls")
+    return SimReply(render_calls(calls))
+
+
+def render_calls(calls: Sequence[Call]) -> str:
+    """Calls in the Python syntax prompt mode asks for: ``[f(a=1, b='x'), g()]``."""
+    rendered = (
+        f"{call.name}({', '.join(f'{k}={v!r}' for k, v in call.args.items())})" for call in calls
+    )
+    return f"[{', '.join(rendered)}]"
+
+
+def sim_calls(item: Item, mistake: str, rng: np.random.Generator) -> list[Call]:
+    """The calls a simulated system makes on ``item`` given its planned mistake."""
+    if item.category in ("irrelevance", "live_irrelevance"):
+        return [_made_up_call(item)] if mistake == "hallucinated_call" else []
+    if item.category == "live_relevance":
+        return [] if mistake == "missed_call" else [_made_up_call(item)]
+    calls = correct_calls(item)
+    apply = _APPLY.get(mistake)
+    return apply(item, calls, rng) if apply else calls
+
+
+def _made_up_call(item: Item) -> Call:
+    """A plausible call of the first offered function with placeholder arguments."""
+    if not item.functions:
+        return Call("search", {"query": "answer"})
+    doc = item.functions[0]
+    props = doc["parameters"]["properties"]
+    placeholders = {"integer": 1, "float": 1.0, "boolean": True, "array": [], "dict": {}}
+    args = {
+        p: placeholders.get(props.get(p, {}).get("type"), "example")
+        for p in doc["parameters"].get("required", [])
+    }
+    return Call(doc["name"], args)
+
+
+def _malformed(calls: Sequence[Call], mode: str) -> SimReply:
+    if mode == "tools":
+        broken = json.dumps(calls[0].args)[:-1]  # truncated JSON
+        return SimReply(None, (ToolCall(name=tool_name(calls[0].name), arguments=broken),))
+    return SimReply(f"Sure! {render_calls(calls)[1:-2]} should do it.")
+
+
+_Target = tuple[int, str, Any]
+
+
+def _targets(
+    item: Item, calls: Sequence[Call], change: Callable[[Any, dict[str, Any]], list[Any]]
+) -> list[_Target]:
+    """(call index, parameter, new value) changes the checker rejects for that parameter."""
+    answers = item.possible_answer or []
+    out = []
+    for i, (call, answer) in enumerate(zip(calls, answers, strict=True)):
+        accepted = next(iter(answer.values()))
+        props = _find_doc(item.functions, call.name)["parameters"]["properties"]
+        for param, value in call.args.items():
+            candidates = change(value, props[param]) if param in props else []
+            bad = [v for v in candidates if _check_param(param, v, props[param], accepted[param])]
+            if bad:
+                out.append((i, param, bad[0]))
+    return out
+
+
+def _near_miss(value: Any, spec: dict[str, Any]) -> list[Any]:
+    if type(value) is bool:
+        return [not value]
+    if type(value) is int:
+        return [value + 1, value - 1]
+    if type(value) is float:
+        return [value + 1.0]
+    if type(value) is str and value:
+        middle = len(value) // 2
+        swapped = value[: middle - 1] + value[middle] + value[middle - 1] + value[middle + 1 :]
+        return [swapped if middle else value, value[:-1], value + "x"]
+    return []
+
+
+def _as_string(value: Any, spec: dict[str, Any]) -> list[Any]:
+    if spec.get("type") not in ("integer", "float", "boolean"):
+        return []  # only a number or boolean given as a string
+    if type(value) is bool:
+        return [str(value).lower()]
+    return [str(value)] if type(value) in (int, float) else []
+
+
+def _required_targets(item: Item, calls: Sequence[Call]) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    for i, call in enumerate(calls):
+        required = _find_doc(item.functions, call.name)["parameters"].get("required", [])
+        out.extend((i, p) for p in required if p in call.args)
+    return out
+
+
+def _pick(options: Sequence[Any], rng: np.random.Generator) -> Any:
+    return options[int(rng.integers(len(options)))]
+
+
+def _wrong_value(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    return _replace_arg(calls, _pick(_targets(item, calls, _near_miss), rng))
+
+
+def _wrong_type(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    return _replace_arg(calls, _pick(_targets(item, calls, _as_string), rng))
+
+
+def _replace_arg(calls: list[Call], target: _Target) -> list[Call]:
+    i, param, value = target
+    out = list(calls)
+    out[i] = Call(calls[i].name, {**calls[i].args, param: value})
+    return out
+
+
+def _missing_required(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    i, param = _pick(_required_targets(item, calls), rng)
+    out = list(calls)
+    out[i] = Call(calls[i].name, {k: v for k, v in calls[i].args.items() if k != param})
+    return out
+
+
+def _extra_param(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    i = int(rng.integers(len(calls)))
+    props = _find_doc(item.functions, calls[i].name)["parameters"]["properties"]
+    name = next((p for p in _EXTRA_PARAMS if p not in props), "extra_option_2")
+    out = list(calls)
+    out[i] = Call(calls[i].name, {**calls[i].args, name: True})
+    return out
+
+
+def _wrong_function(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    i = int(rng.integers(len(calls)))
+    others = [doc["name"] for doc in item.functions if doc["name"] != calls[i].name]
+    out = list(calls)
+    out[i] = Call(_pick(others, rng), calls[i].args)
+    return out
+
+
+def _dropped_call(item: Item, calls: list[Call], rng: np.random.Generator) -> list[Call]:
+    i = int(rng.integers(len(calls)))
+    return calls[:i] + calls[i + 1 :]
+
+
+_APPLY: dict[str, Callable[[Item, list[Call], np.random.Generator], list[Call]]] = {
+    "wrong_value": _wrong_value,
+    "wrong_type": _wrong_type,
+    "missing_required": _missing_required,
+    "extra_param": _extra_param,
+    "wrong_function": _wrong_function,
+    "dropped_call": _dropped_call,
+}
+
+
+def expected_error_types(category: str, mistake: str) -> frozenset[str | None]:
+    """The official error types the checker should give an injected mistake (``None`` = valid).
+
+    Used to check the simulator against the checker; in parallel categories every call-level
+    mistake surfaces as ``cannot_find_match`` (a dropped call as ``wrong_count``).
+    """
+    if mistake == "none":
+        return frozenset({None})
+    if category in ("irrelevance", "live_irrelevance"):
+        # A malformed output is a (correct) abstention, as officially.
+        return frozenset(
+            {None} if mistake == "malformed" else {"irrelevance_error:decoder_success"}
+        )
+    if category == "live_relevance":
+        return frozenset({"relevance_error:decoder_failed"})
+    if mistake == "malformed":
+        return frozenset({DECODER_FAILED})
+    if "parallel" in category:
+        if mistake == "dropped_call":
+            return frozenset({"parallel_function_checker_no_order:wrong_count"})
+        return frozenset({"parallel_function_checker_no_order:cannot_find_match"})
+    return _SIMPLE_ERRORS[mistake]
+
+
+_SIMPLE_ERRORS = {
+    "wrong_value": frozenset(
+        {
+            "value_error:string",
+            "value_error:others",
+            "value_error:list/tuple",
+            "value_error:dict_value",
+            "value_error:dict_key",
+        }
+    ),
+    "wrong_type": frozenset({"type_error:simple"}),
+    "missing_required": frozenset({"simple_function_checker:missing_required"}),
+    "extra_param": frozenset({"simple_function_checker:unexpected_param"}),
+    "wrong_function": frozenset({"simple_function_checker:wrong_func_name"}),
+}
+
+
+# --------------------------------------------------------------------------- the study
+
+
+def _categories_valid(value: str | list[str]) -> list[str]:
+    try:
+        return list(resolve_categories(value))
+    except BfclDataError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _data_source(value: str, info: ValidationInfo) -> str:
+    if value in ("registry", "package"):
+        return value
+    return str(data_path(value, info))
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+def _folder(value: str | None, info: ValidationInfo) -> str | None:
+    return None if value is None else str(data_path(value, info))
+
+
+class ResultSet(BaseModel):
+    """Outputs a system already produced, in the official result-file format."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """Label in tables and records (unique within the study)."""
+    model: str | None = None
+    """A registered public result set (``bfcl/result/<model>/...`` in ``sources.tsv``)."""
+    folder: Annotated[str | None, AfterValidator(_folder)] = None
+    """Or a local folder of ``BFCL_v4_<category>_result.json`` files (searched recursively;
+    relative to the params file)."""
+    style: Literal["auto", "prompt", "fc"] | None = None
+    """Decoder: ``prompt`` (Python call strings), ``fc`` (``[{name: "<JSON args>"}]``) or
+    ``auto`` (lenient); default: the registered style of a public model, else ``auto``."""
+    underscore_to_dot: bool = False
+    """Compare function names with dots replaced by underscores (the official flag for
+    models whose API forbids dots in names)."""
+    categories: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
+    """Categories this set must cover (a missing file is an error); default: every study
+    category the set has (the others are reported as not submitted)."""
+    leaderboard_model: str | None = None
+    """The ``Model`` column of the registered published score tables
+    (``bfcl/leaderboard/data_*``) for this system, to compare with our numbers."""
+
+    @model_validator(mode="after")
+    def _check_source(self) -> ResultSet:
+        if (self.model is None) == (self.folder is None):
+            raise ValueError(f"result set {self.name!r}: give exactly one of 'model', 'folder'")
+        if self.model is not None and not sources.names(f"bfcl/result/{self.model}/"):
+            known = ", ".join(PUBLIC_SYSTEMS)
+            raise ValueError(f"no registered BFCL results for {self.model!r}; known: {known}")
+        if self.categories is not None:
+            self.categories = _categories_valid(self.categories)
+        return self
+
+    @property
+    def decode_style(self) -> str:
+        """The decoder used for this set."""
+        if self.style is not None:
+            return self.style
+        return PUBLIC_SYSTEMS.get(self.model or "", "auto")
+
+
+class BfclParams(StudyParams):
+    """Parameters of a BFCL study (``study: bfcl``): result sets and/or live systems."""
+
+    study: Literal["bfcl"] = "bfcl"
+    data: Annotated[str, AfterValidator(_data_source)] = "registry"
+    """Questions and answers: ``registry`` (pinned files, gorilla@6ea5797), ``package`` (an
+    installed ``bfcl-eval``) or the path of a gorilla checkout."""
+    categories: Annotated[
+        list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
+    ] = Field(default_factory=lambda: ["all"])
+    """Category names or groups (``all``, ``non_live``, ``live``)."""
+    limit_per_category: int | None = Field(default=None, ge=1)
+    """Keep the first N items of each category (demos); ``None`` keeps all."""
+    result_sets: list[ResultSet] = Field(default_factory=list)
+    """Systems scored from result files (public or local)."""
+    systems: list[ModelSpec] = Field(default_factory=list)
+    """Systems asked live (through the response cache; resumable)."""
+    mode: Literal["prompt", "tools"] = "prompt"
+    """How live systems are asked: ``prompt`` (function docs in the system prompt, Python call
+    syntax) or ``tools`` (OpenAI native tools)."""
+    system_modes: dict[str, Literal["prompt", "tools"]] = Field(default_factory=dict)
+    """Per-system override of ``mode`` (system name -> mode)."""
+    examples_per_system: int = Field(default=3, ge=0, le=50)
+    """Failure examples shown per system (one per most frequent error type)."""
+
+    @model_validator(mode="after")
+    def _check_names(self) -> BfclParams:
+        names = [r.name for r in self.result_sets] + [s.name for s in self.systems]
+        if not names:
+            raise ValueError("give at least one entry in 'result_sets' or 'systems'")
+        if len(set(names)) != len(names):
+            raise ValueError(f"system names must be unique across result_sets and systems: {names}")
+        live = {s.name for s in self.systems}
+        for name in self.system_modes:
+            if name not in live:
+                raise ValueError(
+                    f"system_modes: unknown system {name!r} (live systems: {sorted(live)})"
+                )
+        for rs in self.result_sets:
+            outside = set(rs.categories or ()) - set(self.categories)
+            if outside:
+                raise ValueError(
+                    f"result set {rs.name!r}: categories {sorted(outside)} are not studied"
+                )
+        return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """The live systems (result sets call no model)."""
+        return list(self.systems)
+
+    def mode_of(self, name: str) -> str:
+        """How the live system ``name`` is asked."""
+        return self.system_modes.get(name, self.mode)
+
+
+def load_study_items(params: BfclParams) -> list[Item]:
+    """The study's items: its categories, each cut to ``limit_per_category``."""
+    return limit_items(load(params.categories, source=params.data), params.limit_per_category)
+
+
+def limit_items(items: Iterable[Item], limit: int | None) -> list[Item]:
+    """The first ``limit`` items of each category (all when ``limit`` is None)."""
+    seen: dict[str, int] = {}
+    kept = []
+    for item in items:
+        seen[item.category] = seen.get(item.category, 0) + 1
+        if limit is None or seen[item.category] <= limit:
+            kept.append(item)
+    return kept
+
+
+def answer_jobs(items: Sequence[Item], spec: ModelSpec, mode: str, *, seed: int) -> list[Job]:
+    """One chat job per item (key = item id); simulated systems get their planned mistake.
+
+    Args:
+        items: the items to ask.
+        spec: the live system.
+        mode: ``prompt`` or ``tools``.
+        seed: the study seed (a spec's own ``seed`` wins, as in the model client).
+    """
+    sim_seed = spec.seed if spec.seed is not None else seed
+    jobs = []
+    for item in items:
+        request = build_request(item, mode)
+        sim = None
+        if spec.simulated:
+            rng = sim_rng(sim_seed, spec.name, f"plan:{item.id}")
+            mistake = plan_mistake(item, spec.sim, mode, rng)
+            respond = partial(sim_respond, item=item, mode=mode, mistake=mistake)
+            truth = {"mistake": mistake, "mode": mode, "answer": item.possible_answer}
+            sim = SimTask(respond, item.id, truth)
+        jobs.append(Job(item.id, request, sim))
+    return jobs
+
+
+def read_result_set(result_set: ResultSet, categories: Sequence[str]) -> list[ResultLine]:
+    """The result lines of a result set for the study's ``categories``.
+
+    Raises:
+        BfclDataError: a malformed file (naming file and line), or a category the set must
+            cover (``categories`` of the set) without a result file.
+    """
+    if result_set.categories is not None:
+        wanted = [c for c in result_set.categories if c in categories]
+        if result_set.model is not None:
+            return fetch_results(result_set.model, wanted)
+        return read_result_dir(str(result_set.folder), wanted)
+    if result_set.model is not None:
+        registered = {
+            n.rsplit("/", 1)[1] for n in sources.names(f"bfcl/result/{result_set.model}/")
+        }
+        return fetch_results(result_set.model, [c for c in categories if c in registered])
+    return [line for line in read_result_dir(str(result_set.folder)) if line.category in categories]
+
+
+def score_result_set(
+    result_set: ResultSet, items: Sequence[Item], known_ids: set[str] | None = None
+) -> pd.DataFrame:
+    """Read and score one result set on ``items``.
+
+    Args:
+        result_set: the set.
+        items: the (possibly limited) study items.
+        known_ids: every id of the loaded categories when ``items`` is a subset: results of
+            known items outside the subset are skipped, unknown ids stay errors.
+    """
+    categories = tuple(dict.fromkeys(item.category for item in items))
+    lines = read_result_set(result_set, categories)
+    if known_ids is not None:
+        wanted = {item.id for item in items}
+        lines = [line for line in lines if line.id in wanted or line.id not in known_ids]
+    verdicts = score_results(
+        items,
+        lines,
+        system=result_set.name,
+        style=result_set.decode_style,
+        underscore_to_dot=result_set.underscore_to_dot,
+    )
+    return verdicts.assign(mode="results")
+
+
+CALL_FAILED = "evalbench:call_failed"
+"""Error type of an item whose model call failed (an error record: counted wrong, shown apart,
+left out of the written result files)."""
+
+
+def run_live_system(run: Any, spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
+    """Ask one live system every item (resumable), write its official result files, score.
+
+    Result files go to ``<run>/bfcl_results/<system>/<non_live|live>/`` (see
+    :func:`write_results`). Items whose call failed are not written and score as
+    :data:`CALL_FAILED`.
+    """
+    params: BfclParams = run.params
+    mode = params.mode_of(spec.name)
+    jobs = answer_jobs(items, spec, mode, seed=params.seed)
+    answers = run.ask(spec, jobs, desc=f"BFCL {spec.name} ({mode})")
+    lines = [
+        _result_line(item, answers[item.id], mode) for item in items if not answers[item.id].error
+    ]
+    write_results(lines, run.dir / "bfcl_results", spec.name)
+    scored = score_results(
+        items,
+        lines,
+        system=spec.name,
+        style="fc" if mode == "tools" else "prompt",
+        underscore_to_dot=mode == "tools",
+        allow_missing=True,
+    )
+    by_id = {row.id: Verdict(*row) for row in scored.itertuples(index=False)}
+    injected = {job.key: job.sim.truth["mistake"] for job in jobs if job.sim is not None}
+    rows = [
+        (
+            by_id.get(item.id) or _failed_verdict(spec.name, item, str(answers[item.id].error))
+        )._replace(mode=mode, injected=injected.get(item.id))
+        for item in items
+    ]
+    return verdict_frame(rows)
+
+
+def _result_line(item: Item, answer: ResponseRecord, mode: str) -> ResultLine:
+    return ResultLine(
+        item.id,
+        item.category,
+        response_result(answer, mode),
+        answer.prompt_tokens,
+        answer.completion_tokens,
+        round(answer.latency_s, 4),
+    )
+
+
+def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
+    return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
+
+
+def run_study(run: Any, items: Sequence[Item]) -> pd.DataFrame:
+    """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``.
+
+    Args:
+        run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
+        items: from :func:`load_study_items`.
+
+    Returns:
+        The verdict frame (one row per system and item; see :class:`VerdictRecord`).
+    """
+    params: BfclParams = run.params
+    known = None
+    if params.limit_per_category is not None and params.result_sets:
+        known = {item.id for item in load(params.categories, source=params.data)}
+    frames = [score_result_set(rs, items, known) for rs in params.result_sets]
+    frames += [run_live_system(run, spec, items) for spec in params.systems]
+    verdicts = pd.concat(frames, ignore_index=True)
+    # The frame's columns are exactly VerdictRecord's fields and hold JSON types already;
+    # validating ~10k records through pydantic would double the study's scoring time.
+    run.write_records("bfcl", verdicts)
+    return verdicts
+
+
+# --------------------------------------------------------------------------- published scores
+
+
+PUBLISHED_COLUMNS = {
+    "simple_python": ("data_non_live", "Python Simple AST"),
+    "simple_java": ("data_non_live", "Java Simple AST"),
+    "simple_javascript": ("data_non_live", "JavaScript Simple AST"),
+    "multiple": ("data_non_live", "Multiple AST"),
+    "parallel": ("data_non_live", "Parallel AST"),
+    "parallel_multiple": ("data_non_live", "Parallel Multiple AST"),
+    "irrelevance": ("data_non_live", "Irrelevance Detection"),
+    "live_simple": ("data_live", "Python Simple AST"),
+    "live_multiple": ("data_live", "Python Multiple AST"),
+    "live_parallel": ("data_live", "Python Parallel AST"),
+    "live_parallel_multiple": ("data_live", "Python Parallel Multiple AST"),
+    "live_irrelevance": ("data_live", "Irrelevance Detection"),
+    "live_relevance": ("data_live", "Relevance Detection"),
+    "multi_turn_base": ("data_overall", "Multi Turn Base"),
+    "multi_turn_miss_func": ("data_overall", "Multi Turn Miss Func"),
+    "multi_turn_miss_param": ("data_overall", "Multi Turn Miss Param"),
+    "multi_turn_long_context": ("data_overall", "Multi Turn Long Context"),
+    "web_search_base": ("data_overall", "Web Search Base"),
+    "web_search_no_snippet": ("data_overall", "Web Search No Snippet"),
+    "memory_kv": ("data_overall", "Memory KV"),
+    "memory_vector": ("data_overall", "Memory Vector"),
+    "memory_rec_sum": ("data_overall", "Memory Recursive Summarization"),
+}
+"""Category -> (registered table ``bfcl/leaderboard/<table>``, column) of published scores."""
+PUBLISHED_AGGREGATES = {
+    "non_live": "Non-Live AST Acc",
+    "live": "Live Acc",
+    "irrelevance": "Irrelevance Detection",
+    "relevance": "Relevance Detection",
+    "multi_turn": "Multi Turn Acc",
+    "overall": "Overall Acc",
+}
+"""Aggregate (a column of :func:`overall_table`) -> its ``data_overall`` column."""
+
+
+def published_row(table: str, model: str) -> dict[str, float]:
+    """One model's row of a registered published score table, percentages as fractions.
+
+    ``N/A`` becomes NaN.
+
+    Raises:
+        BfclDataError: the model is not in the table (the message lists those that are).
+    """
+    path = sources.fetch(f"bfcl/leaderboard/{table}", progress=False)
+    frame = pd.read_csv(path, dtype=str)
+    rows = frame[frame["Model"] == model]
+    if rows.empty:
+        known = ", ".join(map(repr, frame["Model"]))
+        raise BfclDataError(f"{path}: no model {model!r} (the table has {known})")
+    out = {}
+    for column, value in rows.iloc[0].items():
+        text = str(value).strip()
+        if text.endswith("%"):
+            out[str(column)] = float(text.rstrip("%")) / 100
+        elif text == "N/A":
+            out[str(column)] = float("nan")
+    return out
+
+
+def published_scores(model: str) -> pd.DataFrame:
+    """Published per-category accuracies of one leaderboard model.
+
+    Returns:
+        Columns ``test_category, accuracy`` (NaN where the table says N/A).
+    """
+    tables = {t: published_row(t, model) for t in {t for t, _ in PUBLISHED_COLUMNS.values()}}
+    rows = [(cat, tables[t].get(col, float("nan"))) for cat, (t, col) in PUBLISHED_COLUMNS.items()]
+    return pd.DataFrame(rows, columns=["test_category", "accuracy"])
+
+
+def published_extras(params: BfclParams) -> pd.DataFrame | None:
+    """Published scores of the categories this module does not run (Java, multi-turn,
+    agentic...) for result sets with a ``leaderboard_model``, ready for
+    ``summarize(extra_categories=...)`` so their overall matches the leaderboard's."""
+    frames = []
+    for rs in params.result_sets:
+        if rs.leaderboard_model:
+            scores = published_scores(rs.leaderboard_model)
+            extra = scores[~scores["test_category"].isin(CATEGORIES) & scores["accuracy"].notna()]
+            frames.append(extra.assign(system=rs.name))
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def leaderboard_comparison(summary: Summary, params: BfclParams) -> pd.DataFrame:
+    """Our numbers beside the published ones, for result sets with a ``leaderboard_model``.
+
+    Returns:
+        Columns ``system, metric, ours, published, difference`` (fractions): every category
+        we score, then the aggregates of :data:`PUBLISHED_AGGREGATES`.
+    """
+    rows = []
+    for rs in params.result_sets:
+        if not rs.leaderboard_model:
+            continue
+        published = published_scores(rs.leaderboard_model).set_index("test_category")["accuracy"]
+        aggregates = published_row("data_overall", rs.leaderboard_model)
+        ours = summary.categories[summary.categories["system"] == rs.name]
+        for cat, acc in zip(ours["test_category"], ours["accuracy"], strict=True):
+            rows.append((rs.name, cat, float(acc), float(published.get(cat, float("nan")))))
+        overall = summary.overall.set_index("system").loc[rs.name]
+        for key, column in PUBLISHED_AGGREGATES.items():
+            rows.append((rs.name, key, float(overall[key]), aggregates.get(column, float("nan"))))
+    frame = pd.DataFrame(rows, columns=["system", "metric", "ours", "published"])
+    # Rounded so float noise does not print as -0.0000; published values have 4 decimals.
+    return frame.assign(difference=(frame["ours"] - frame["published"]).round(9) + 0.0)
+
+
+# --------------------------------------------------------------------------- report helpers
+
+
+def accuracy_matrix(
+    categories: pd.DataFrame, order: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Systems × categories accuracy and matching annotations ``acc`` / ``[low, high]``.
+
+    Args:
+        categories: :func:`category_table` output.
+        order: system order of the rows (default: alphabetical).
+
+    Returns:
+        (values, labels): two frames of the same shape; labels are "" where not scored.
+    """
+    values = systems_table(categories)
+    if order is not None:
+        values = values.loc[[s for s in order if s in values.index]]
+    labels = pd.DataFrame("", index=values.index, columns=values.columns)
+    for row in categories.itertuples(index=False):
+        labels.loc[row.system, row.test_category] = (
+            f"{row.accuracy:.2f}\n[{row.ci_low:.2f}, {row.ci_high:.2f}]"
+        )
+    return values, labels
+
+
+def error_matrix(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Failures per official error type (rows) and system (columns), all categories pooled."""
+    failed = verdicts[~verdicts["valid"].astype(bool)]
+    table = pd.crosstab(failed["error_type"].fillna("(none)"), failed["system"])
+    order = table.sum(axis=1).sort_values(ascending=False).index
+    return table.loc[order]
+
+
+def injected_vs_detected(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Simulated systems: how the checker judged each injected mistake.
+
+    Returns:
+        Columns ``injected, verdict, items, as_expected``: the verdict is the official error
+        type (``valid`` for a correct verdict); ``as_expected`` says whether it is one
+        :func:`expected_error_types` allows (a failed call never is).
+    """
+    sim = verdicts[verdicts["injected"].notna()]
+    valid = sim["valid"].astype(bool)
+    verdict = sim["error_type"].where(~valid, "valid").fillna("(none)")
+    counts = (
+        pd.DataFrame(
+            {"injected": sim["injected"], "verdict": verdict, "category": sim["test_category"]}
+        )
+        .groupby(["injected", "verdict", "category"], sort=True)
+        .size()
+        .rename("items")
+        .reset_index()
+    )
+    counts["as_expected"] = [
+        _as_expected(cat, mistake, v)
+        for cat, mistake, v in zip(
+            counts["category"], counts["injected"], counts["verdict"], strict=True
+        )
+    ]
+    return (
+        counts.groupby(["injected", "verdict", "as_expected"], sort=True)["items"]
+        .sum()
+        .reset_index()
+    )
+
+
+def _as_expected(category: str, mistake: str, verdict: str) -> bool:
+    allowed = expected_error_types(category, mistake)
+    return (None in allowed) if verdict == "valid" else verdict in allowed
+
+
+def coverage_table(verdicts: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
+    """Per system: items scored, categories scored and the studied categories not submitted."""
+    rows = []
+    for system, group in verdicts.groupby("system", sort=False):
+        scored = set(group["test_category"])
+        missing = [c for c in categories if c not in scored]
+        rows.append(
+            (system, str(group["mode"].iloc[0]), len(group), len(scored), ", ".join(missing))
+        )
+    return pd.DataFrame(rows, columns=["system", "mode", "items", "categories", "not submitted"])
+
+
+def result_set_sources(params: BfclParams) -> pd.DataFrame:
+    """Where each result set comes from: the registered URL (commit) and licence, or folder."""
+    rows = []
+    for rs in params.result_sets:
+        if rs.model is None:
+            rows.append((rs.name, str(rs.folder), "local files", rs.decode_style))
+            continue
+        first = sources.get(sources.names(f"bfcl/result/{rs.model}/")[0])
+        folder = first.url.rsplit("/", 2)[0] + "/"
+        rows.append((rs.name, folder, first.license, rs.decode_style))
+    return pd.DataFrame(rows, columns=["system", "source", "license", "decoder"])
+
+
+def failure_examples(
+    verdicts: pd.DataFrame, items: Sequence[Item], *, per_system: int = 3, seed: int = 0
+) -> list[dict[str, Any]]:
+    """A few failures per system, one for each of its most frequent error types.
+
+    Returns:
+        Rows with ``system, test_category, id, error_type, question, expected, decoded, raw,
+        error`` (untrusted text: show them escaped, e.g. with ``display.examples``).
+    """
+    by_id = {item.id: item for item in items}
+    failed = verdicts[~verdicts["valid"].astype(bool)]
+    rows = []
+    for _, group in failed.groupby("system", sort=False):
+        types = group["error_type"].fillna("").value_counts().index[:per_system]
+        for kind in types:
+            pick = group[group["error_type"].fillna("") == kind].sample(1, random_state=seed)
+            rows.append(_example(pick.iloc[0], by_id[pick.iloc[0]["id"]]))
+    return rows
+
+
+def _example(row: pd.Series, item: Item) -> dict[str, Any]:
+    if item.category in ("irrelevance", "live_irrelevance"):
+        expected = "no function call (the functions cannot answer this)"
+    elif item.category == "live_relevance":
+        expected = "at least one function call"
+    else:
+        expected = json.dumps(item.possible_answer, ensure_ascii=False)
+    question = next(
+        (m["content"] for m in reversed(question_messages(item)) if m["role"] == "user"), ""
+    )
+    decoded = row["decoded"]
+    return {
+        "system": row["system"],
+        "test_category": row["test_category"],
+        "id": row["id"],
+        "error_type": row["error_type"],
+        "question": question,
+        "expected": expected,
+        "decoded": "(decoding failed)"
+        if decoded is None
+        else json.dumps(decoded, ensure_ascii=False),
+        "raw": row["raw"]
+        if isinstance(row["raw"], str)
+        else json.dumps(row["raw"], ensure_ascii=False),
+        "error": row["error"],
+    }

@@ -37,6 +37,7 @@ from evalbench.models import (
     UsageLedger,
     generate,
 )
+from evalbench.models.providers import is_transient
 from evalbench.params import StudyParams, load_params, params_hash
 from evalbench.records import RecordStore, ResponseRecord, write_jsonl
 from evalbench.settings import get_settings
@@ -163,8 +164,9 @@ class Run:
         """Ask ``spec`` every job not answered yet; checkpoint each answer as it arrives.
 
         Answers live in ``records/<store>.jsonl`` keyed by (system, job key): a rerun skips
-        what is there (and retries earlier failures), so an interrupted study resumes
-        without losing or duplicating anything.
+        what is there, so an interrupted study resumes without losing or duplicating
+        anything. Transient failures (timeouts, 429, 5xx...) are asked again on a rerun;
+        permanent ones stay error records, so a finished study reruns with zero requests.
 
         Returns:
             job key -> its :class:`ResponseRecord`, for every job.
@@ -173,7 +175,9 @@ class Run:
         keys = {job.key for job in jobs}
         if len(keys) != len(jobs):
             raise ValueError(f"{spec.name}: job keys are not unique")
-        records.drop_where(lambda r: r["system"] == spec.name and r["key"] in keys and r["error"])
+        records.drop_where(
+            lambda r: r["system"] == spec.name and r["key"] in keys and is_transient(r["error"])
+        )
         todo = [job for job in jobs if (spec.name, job.key) not in records]
         if todo:
             generate(

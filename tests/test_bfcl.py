@@ -1,4 +1,5 @@
-"""BFCL: loading, decoding, the AST checker (against the official verdicts), metrics, files."""
+"""BFCL: loading, decoding, the AST checker (against the official verdicts), metrics, files,
+and the study: prompts and tools, the simulated systems, result sets, the live path."""
 
 from __future__ import annotations
 
@@ -9,11 +10,17 @@ import time
 import types
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from evalbench import bfcl, sources
 from evalbench.bfcl import BfclDataError, Call, Item, ResultLine
+from evalbench.models import ChatRequest, ModelSpec, SimSpec
+from evalbench.params import ParamsError, load_params
+from evalbench.records import ResponseRecord, read_jsonl
+from evalbench.runs import open_run
 
 OFFICIAL_ROWS = {"glyphh-ada-1.1": 2591, "gemma4-e4b-toolcall-v02": 2351, "AIREV-Agent-0.8B": 2607}
 
@@ -798,3 +805,574 @@ def test_summary_and_records_of_scored_items():
         "called": True,
         "correct": False,
     }
+
+
+# =========================================================================== the study
+
+
+NOOP = ChatRequest(messages=[])
+
+
+def reply_raw(it: Item, mistake: str, mode: str, seed: int = 0):
+    """What a simulated system outputs for ``mistake``, in result-file form."""
+    rng = np.random.default_rng(seed)
+    reply = bfcl.sim_respond(NOOP, SimSpec(), rng, item=it, mode=mode, mistake=mistake)
+    if mode == "tools" and reply.tool_calls:
+        return bfcl.fc_result((c.name, c.arguments) for c in reply.tool_calls)
+    return reply.text or ""
+
+
+def judged(it: Item, raw, mode: str) -> str | None:
+    """The checker's error type, None for a valid verdict (as the official runner counts)."""
+    style = "fc" if mode == "tools" else "prompt"
+    result = bfcl.check(it, bfcl.decode(raw, style), underscore_to_dot=mode == "tools")
+    return None if result.valid else result.error_type
+
+
+# --------------------------------------------------------------------------- prompts and tools
+
+
+ASKED = Item(
+    "live_simple_0-0-0",
+    "live_simple",
+    [[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "5!?"}]],
+    MATH.functions,
+    MATH.possible_answer,
+)
+
+
+def test_prompt_mode_puts_the_official_instructions_and_docs_in_the_system_prompt():
+    messages = bfcl.prompt_messages(MATH)
+    assert [m["role"] for m in messages] == ["system", "user"]
+    prompt = messages[0]["content"]
+    assert prompt.startswith("You are an expert in composing functions.")
+    assert "[func_name1(params_name1=params_value1, params_name2=params_value2...)" in prompt
+    docs = json.loads(prompt.split("that you can invoke.\n", 1)[1])
+    assert docs[0]["name"] == "math.factorial"
+    assert docs[0]["description"] == "" + bfcl.PYTHON_HINT  # the official Python 3 note
+    assert MATH.functions[0]["description"] == ""  # the item is not mutated
+    # a question's own system message follows the instructions (official behaviour)
+    own = bfcl.prompt_messages(ASKED)
+    assert [m["role"] for m in own] == ["system", "user"]
+    assert own[0]["content"].endswith("\n\nBe brief.")
+    assert own[0]["content"].startswith("You are an expert")
+
+
+def test_tools_mode_converts_docs_to_openai_tools():
+    doc = fn(
+        "geo.distance",
+        {
+            "points": {"type": "array", "items": {"type": "tuple", "items": {"type": "float"}}},
+            "opts": {"type": "dict", "properties": {"unit": STR, "scale": FLOAT}},
+            "anything": {"type": "any"},
+            "origin": {"type": "tuple", "items": INT},
+        },
+        ("points",),
+    )
+    [tool] = bfcl.to_openai_tools([doc])
+    assert tool["type"] == "function"
+    function = tool["function"]
+    assert function["name"] == "geo_distance"  # OpenAI forbids dots
+    assert function["description"] == "" + bfcl.PYTHON_HINT
+    params = function["parameters"]
+    assert params["type"] == "object" and params["required"] == ["points"]
+    props = params["properties"]
+    assert props["points"] == {
+        "type": "array",
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "number",
+                "format": "float",
+                "description": " This is a float type value.",
+            },
+        },
+    }
+    assert props["opts"]["type"] == "object"
+    assert props["opts"]["properties"]["scale"]["type"] == "number"
+    assert props["anything"] == {"type": "string"}
+    assert props["origin"] == {"type": "array", "items": {"type": "integer"}}
+    assert doc["parameters"]["type"] == "dict"  # the doc itself is untouched
+
+
+def test_requests_per_mode_and_results_per_mode():
+    prompt = bfcl.build_request(MATH, "prompt")
+    assert prompt.tools is None and prompt.messages[0]["role"] == "system"
+    tools = bfcl.build_request(MATH, "tools")
+    assert tools.messages == [{"role": "user", "content": "q"}]
+    assert tools.tools[0]["function"]["name"] == "math_factorial"
+    bare = MATH._replace(category="live_irrelevance", functions=[], possible_answer=None)
+    assert bfcl.build_request(bare, "tools").tools is None  # OpenAI rejects an empty list
+    with pytest.raises(ValueError, match="unknown mode 'json'"):
+        bfcl.build_request(MATH, "json")
+    called = ResponseRecord(
+        system="s",
+        key="k",
+        text=None,
+        tool_calls=[{"name": "math_factorial", "arguments": '{"number": 5}'}],
+    )
+    assert bfcl.response_result(called, "tools") == [{"math_factorial": '{"number": 5}'}]
+    prose = ResponseRecord(system="s", key="k", text="No tool fits.")
+    assert bfcl.response_result(prose, "tools") == "No tool fits."
+    assert bfcl.response_result(prose, "prompt") == "No tool fits."
+    assert bfcl.response_result(ResponseRecord(system="s", key="k"), "prompt") == ""
+
+
+# --------------------------------------------------------------------------- simulation
+
+
+DICTS = item(
+    "simple_python",
+    [
+        fn(
+            "book",
+            {
+                "prefs": {"type": "dict", "properties": {"size": STR, "milk": STR}},
+                "rows": {"type": "array", "items": {"type": "dict"}},
+                "when": STR,
+                "seats": INT,
+            },
+            ("prefs", "seats"),
+        )
+    ],
+    [
+        {
+            "book": {
+                "prefs": [{"size": ["Large", "L"], "milk": ["", "oat"]}],
+                "rows": [[{"k": ["v", "w"]}]],
+                "when": ["", "today"],
+                "seats": ["", 2],  # required by the doc although "" is accepted
+            }
+        }
+    ],
+)
+
+
+def test_correct_calls_take_first_values_and_leave_out_optional_ones():
+    [call] = bfcl.correct_calls(DICTS)
+    assert call == Call("book", {"prefs": {"size": "Large"}, "rows": [{"k": "v"}], "seats": 2})
+    assert verdict(DICTS, bfcl.render_calls([call])).valid
+    assert bfcl.correct_calls(AREA) == [Call("area", {"base": 10, "height": 5})]
+    assert bfcl.correct_calls(PAIR) == [Call("f", {"a": 1}), Call("f", {"a": 2})]
+    assert bfcl.render_calls(bfcl.correct_calls(PAIR)) == "[f(a=1), f(a=2)]"
+
+
+def test_applicable_mistakes_follow_the_item_shape():
+    assert bfcl.applicable_mistakes(AREA, "prompt") == (
+        "wrong_value",
+        "wrong_type",
+        "missing_required",
+        "extra_param",
+    )
+    assert "wrong_function" in bfcl.applicable_mistakes(CHOICE, "prompt")
+    assert "dropped_call" in bfcl.applicable_mistakes(PAIR, "prompt")
+    assert bfcl.applicable_mistakes(NONE_FITS, "tools") == ("hallucinated_call",)
+    nothing = NONE_FITS._replace(category="live_irrelevance", functions=[])
+    assert bfcl.applicable_mistakes(nothing, "tools") == ()  # no tool to call
+    assert bfcl.applicable_mistakes(nothing, "prompt") == ("hallucinated_call",)
+    relevant = item("live_relevance", [fn("f", {"a": INT})], None)
+    assert bfcl.applicable_mistakes(relevant, "prompt") == ("missed_call",)
+    # a string parameter is never "a number given as a string"
+    words = item("simple_python", [fn("f", {"s": STR})], [{"f": {"s": ["x"]}}])
+    assert "wrong_type" not in bfcl.applicable_mistakes(words, "prompt")
+
+
+RELEVANT = item("live_relevance", [fn("f", {"a": INT}, ("a",))], None)
+
+
+@pytest.mark.parametrize("mode", bfcl.MODES)
+@pytest.mark.parametrize(
+    ("it", "mistake", "expected"),
+    [
+        (AREA, "none", None),
+        (AREA, "wrong_value", "value_error:others"),
+        (AREA, "wrong_type", "type_error:simple"),
+        (AREA, "missing_required", "simple_function_checker:missing_required"),
+        (AREA, "extra_param", "simple_function_checker:unexpected_param"),
+        (AREA, "malformed", "ast_decoder:decoder_failed"),
+        (MATH, "extra_param", "simple_function_checker:unexpected_param"),
+        (CHOICE, "wrong_function", "simple_function_checker:wrong_func_name"),
+        (PAIR, "dropped_call", "parallel_function_checker_no_order:wrong_count"),
+        (PAIR, "wrong_value", "parallel_function_checker_no_order:cannot_find_match"),
+        (NONE_FITS, "hallucinated_call", "irrelevance_error:decoder_success"),
+        (NONE_FITS, "none", None),
+        (NONE_FITS, "malformed", None),  # an unreadable output abstains, as officially
+        (RELEVANT, "none", None),
+        (RELEVANT, "missed_call", "relevance_error:decoder_failed"),
+        (RELEVANT, "malformed", "relevance_error:decoder_failed"),
+    ],
+)
+def test_each_injected_mistake_gets_its_official_error_type(it, mistake, expected, mode):
+    got = judged(it, reply_raw(it, mistake, mode), mode)
+    assert got == expected
+    assert got in bfcl.expected_error_types(it.category, mistake)
+
+
+def test_tools_mode_replies_are_openai_tool_calls_with_dot_free_names():
+    reply = bfcl.sim_respond(
+        NOOP, SimSpec(), np.random.default_rng(0), item=MATH, mode="tools", mistake="none"
+    )
+    assert reply.text is None and reply.finish_reason == "tool_calls"
+    [call] = reply.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("math_factorial", {"number": 5})
+    broken = bfcl.sim_respond(
+        NOOP, SimSpec(), np.random.default_rng(0), item=MATH, mode="tools", mistake="malformed"
+    )
+    assert broken.tool_calls[0].arguments == '{"number": 5'  # truncated JSON
+    prose = bfcl.sim_respond(
+        NOOP, SimSpec(), np.random.default_rng(0), item=NONE_FITS, mode="tools", mistake="none"
+    )
+    assert prose.tool_calls == () and prose.text
+
+
+def test_plan_mistake_rates_follow_the_knobs():
+    knobs = SimSpec(accuracy={"simple_python": 0.7, "default": 0.2}, malformed_rate=0.1)
+    rng = np.random.default_rng(7)
+    n = 4000
+    plans = pd.Series([bfcl.plan_mistake(AREA, knobs, "prompt", rng) for _ in range(n)])
+    shares = plans.value_counts() / n
+    # P(malformed) = 0.1; P(none) = 0.9 * 0.7; the rest split evenly over 4 mistakes
+    for kind, p in [("malformed", 0.1), ("none", 0.9 * 0.7)]:
+        assert abs(shares[kind] - p) < 4 * math.sqrt(p * (1 - p) / n)
+    for kind in bfcl.applicable_mistakes(AREA, "prompt"):
+        p = 0.9 * 0.3 / 4
+        assert abs(shares[kind] - p) < 4 * math.sqrt(p * (1 - p) / n)
+    other = MATH._replace(category="multiple")  # falls back to the "default" accuracy
+    none = sum(bfcl.plan_mistake(other, knobs, "prompt", rng) == "none" for _ in range(n)) / n
+    assert abs(none - 0.9 * 0.2) < 4 * math.sqrt(0.18 * 0.82 / n)
+    lone = NONE_FITS._replace(category="live_irrelevance", functions=[])
+    assert bfcl.plan_mistake(lone, SimSpec(accuracy=0.0), "tools", rng) == "none"  # nothing to do
+
+
+def test_sim_answers_on_every_public_item_get_the_implied_verdict(public_items):
+    # A correct answer exists for every item but five whose possible answer disagrees with
+    # the function doc (a required parameter missing from the answer, or an undeclared one).
+    unreachable = {
+        it.id
+        for it in public_items
+        if it.category not in bfcl.RELEVANCE_CATEGORIES
+        and judged(it, bfcl.render_calls(bfcl.correct_calls(it)), "prompt") is not None
+    }
+    assert unreachable == {
+        "live_simple_106-63-0",
+        "live_simple_112-68-0",
+        "live_multiple_507-149-4",
+        "live_multiple_862-181-3",
+        "live_multiple_964-207-0",
+    }
+    wrong = []
+    for it in public_items[::5]:  # every 5th item, both modes, every applicable mistake
+        if it.id in unreachable:
+            continue
+        for mode in bfcl.MODES:
+            for mistake in ("none", "malformed", *bfcl.applicable_mistakes(it, mode)):
+                got = judged(it, reply_raw(it, mistake, mode, seed=len(it.id)), mode)
+                allowed = bfcl.expected_error_types(it.category, mistake)
+                if got not in allowed:
+                    wrong.append((it.id, mode, mistake, got))
+    assert wrong == []
+
+
+# --------------------------------------------------------------------------- params
+
+
+def _params(tmp_path: Path, **fields) -> bfcl.BfclParams:
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"study": "bfcl", "title": "t", **fields}))
+    return load_params(path)  # type: ignore[return-value]
+
+
+def test_params_validate_names_modes_and_sources(tmp_path):
+    sims = [{"name": "a", "provider": "sim"}, {"name": "b", "provider": "sim"}]
+    params = _params(tmp_path, categories="live", systems=sims, system_modes={"b": "tools"})
+    assert params.categories == list(bfcl.LIVE)
+    assert (params.mode_of("a"), params.mode_of("b")) == ("prompt", "tools")
+    assert [s.name for s in params.model_specs()] == ["a", "b"] and params.simulated
+    public = _params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}])
+    assert public.result_sets[0].decode_style == "fc" and public.model_specs() == []
+    assert not public.simulated
+    (tmp_path / "res").mkdir()
+    local = _params(tmp_path, result_sets=[{"name": "m", "folder": "res"}])
+    assert local.result_sets[0].folder == str(tmp_path / "res")
+    assert local.result_sets[0].decode_style == "auto"
+    bad = [
+        ({}, "at least one entry"),
+        ({"systems": [*sims, sims[0]]}, "names must be unique"),
+        ({"systems": sims, "system_modes": {"c": "tools"}}, "unknown system 'c'"),
+        ({"systems": sims, "mode": "json"}, "mode: expected one of"),
+        ({"systems": sims, "categories": ["simple"]}, "unknown BFCL category 'simple'"),
+        ({"result_sets": [{"name": "x"}]}, "exactly one of 'model', 'folder'"),
+        ({"result_sets": [{"name": "x", "model": "nobody"}]}, "no registered BFCL results"),
+        ({"result_sets": [{"name": "x", "folder": "nowhere"}]}, "data path not found"),
+        (
+            {
+                "categories": "live",
+                "result_sets": [
+                    {"name": "x", "model": "glyphh-ada-1.1", "categories": ["multiple"]}
+                ],
+            },
+            "categories \\['multiple'\\] are not studied",
+        ),
+    ]
+    for fields, message in bad:
+        with pytest.raises(ParamsError, match=message):
+            _params(tmp_path, **fields)
+
+
+def test_shipped_params_files_load():
+    root = Path(__file__).resolve().parents[1] / "params"
+    public = load_params(root / "bfcl_public.yaml")
+    assert [r.name for r in public.result_sets] == list(bfcl.PUBLIC_SYSTEMS)
+    demo = load_params(root / "bfcl_demo.yaml")
+    modes = {s.name: demo.mode_of(s.name) for s in demo.systems}
+    assert sorted(modes.values()) == ["prompt", "prompt", "tools"] and demo.simulated
+
+
+# --------------------------------------------------------------------------- the study end to end
+
+
+def _gorilla(root: Path) -> Path:
+    """A small gorilla checkout: 12 items in each of five categories."""
+    data = root / "berkeley-function-call-leaderboard" / "bfcl_eval" / "data"
+    area = fn("geo.area", {"base": INT, "height": INT, "unit": STR}, ("base", "height"))
+    pick = [fn("g", {"x": INT}, ("x",)), fn("h", {"x": INT, "y": FLOAT}, ("x",))]
+    city = fn("weather", {"city": STR}, ("city",))
+    rows: dict[str, list] = {c: [] for c in bfcl.CATEGORIES}
+    answers: dict[str, list] = {c: [] for c in bfcl.CATEGORIES}
+    for i in range(12):
+        ask = [[{"role": "user", "content": f"question {i}"}]]
+        add = [
+            (
+                "simple_python",
+                f"simple_python_{i}",
+                [area],
+                [{"geo.area": {"base": [i], "height": [i + 1], "unit": ["", "cm"]}}],
+            ),
+            ("multiple", f"multiple_{i}", pick, [{"h": {"x": [i], "y": ["", 2.5]}}]),
+            (
+                "parallel",
+                f"parallel_{i}",
+                [city],
+                [{"weather": {"city": [f"City {i}"]}}, {"weather": {"city": ["Paris"]}}],
+            ),
+            ("irrelevance", f"irrelevance_{i}", [city], None),
+            ("live_relevance", f"live_relevance_{i}-0-0", [city], None),
+        ]
+        for cat, item_id, functions, truth in add:
+            rows[cat].append({"id": item_id, "question": ask, "function": functions})
+            if truth is not None:
+                answers[cat].append({"id": item_id, "ground_truth": truth})
+    for cat, items_ in rows.items():
+        if items_:
+            _write_jsonl(data / f"BFCL_v4_{cat}.json", items_)
+        if answers[cat]:
+            _write_jsonl(data / "possible_answer" / f"BFCL_v4_{cat}.json", answers[cat])
+    return root
+
+
+STUDY_CATEGORIES = ["simple_python", "multiple", "parallel", "irrelevance", "live_relevance"]
+
+
+def _study_file(tmp_path: Path, **fields) -> Path:
+    _gorilla(tmp_path / "gorilla")
+    body = {
+        "study": "bfcl",
+        "title": "test",
+        "data": "gorilla",
+        "categories": STUDY_CATEGORIES,
+        "systems": [
+            {"name": "tooly", "provider": "sim", "sim": {"accuracy": 0.5, "malformed_rate": 0.1}},
+            {
+                "name": "texty",
+                "provider": "sim",
+                "sim": {"accuracy": 0.6, "malformed_rate": 0.1, "error_rate": 0.1},
+            },
+        ],
+        "system_modes": {"tooly": "tools"},
+        **fields,
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(body))
+    return path
+
+
+def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path):
+    path = _study_file(tmp_path)
+    run = open_run(path)
+    items = bfcl.load_study_items(run.params)
+    assert len(items) == 5 * 12
+    verdicts = bfcl.run_study(run, items)
+    # one record per (system, category, id), with the fields the issue names
+    records = read_jsonl(run.dir / "records" / "bfcl.jsonl")
+    assert len(records) == 2 * 60
+    keys = {(r["system"], r["test_category"], r["id"]) for r in records}
+    assert len(keys) == len(records)
+    assert {"system", "test_category", "id", "valid", "error_type"} <= set(records[0])
+    bfcl.VerdictRecord.model_validate(records[0])  # the records follow the schema
+    assert set(verdicts["mode"]) == {"tools", "prompt"}
+    # every verdict is what the injected mistake implies, or a simulated API failure
+    truth = bfcl.injected_vs_detected(verdicts)
+    off = truth[~truth["as_expected"]]
+    assert set(off["verdict"]) <= {bfcl.CALL_FAILED}
+    failed = verdicts[verdicts["error_type"] == bfcl.CALL_FAILED]
+    assert set(failed["system"]) == {"texty"} and len(failed) > 0  # texty's error rate
+    assert {"none", "malformed"} <= set(verdicts["injected"])
+    # official result files: re-read and re-scored they give the same verdicts (interop)
+    for system, style, u2d in [("tooly", "fc", True), ("texty", "prompt", False)]:
+        folder = run.dir / "bfcl_results" / system
+        assert (folder / "non_live" / "BFCL_v4_simple_python_result.json").is_file()
+        assert (folder / "live" / "BFCL_v4_live_relevance_result.json").is_file()
+        lines = bfcl.read_result_dir(folder)
+        ours = verdicts[
+            (verdicts["system"] == system) & (verdicts["error_type"] != bfcl.CALL_FAILED)
+        ]
+        assert sorted(line.id for line in lines) == sorted(ours["id"])  # failed calls left out
+        again = bfcl.score_results(
+            items, lines, system=system, style=style, underscore_to_dot=u2d, allow_missing=True
+        )
+        merged = again.merge(ours, on="id")
+        assert (merged["valid_x"] == merged["valid_y"]).all()
+        assert (merged["error_type_x"].fillna("") == merged["error_type_y"].fillna("")).all()
+    tools_line = bfcl.read_results(
+        run.dir / "bfcl_results" / "tooly" / "non_live" / "BFCL_v4_simple_python_result.json"
+    )[0]
+    assert isinstance(tools_line.result, (list, str)) and tools_line.latency is not None
+    # a rerun resumes: no request for answered items, identical verdicts
+    rerun = open_run(path)
+    again = bfcl.run_study(rerun, items)
+    assert rerun.ledger.summary().get("tooly", {}).get("requests", 0) == 0
+    pd.testing.assert_frame_equal(
+        again.drop(columns=["latency"]), verdicts.drop(columns=["latency"])
+    )
+
+
+def test_planned_mistakes_do_not_depend_on_the_subset(tmp_path):
+    run = open_run(_study_file(tmp_path))
+    items = bfcl.load_study_items(run.params)
+    spec = run.params.systems[0]
+    full = {j.key: j.sim.truth["mistake"] for j in bfcl.answer_jobs(items, spec, "tools", seed=0)}
+    part = bfcl.answer_jobs(items[::7], spec, "tools", seed=0)
+    assert all(full[j.key] == j.sim.truth["mistake"] for j in part)
+    real = ModelSpec(name="real", provider="openai", model="m")
+    assert all(j.sim is None for j in bfcl.answer_jobs(items[:3], real, "prompt", seed=0))
+    other_seed = bfcl.answer_jobs(items, spec, "tools", seed=1)
+    assert [j.sim.truth["mistake"] for j in other_seed] != list(full.values())
+
+
+def _result_folder(tmp_path: Path, rows: list) -> Path:
+    folder = tmp_path / "results" / "mine"
+    _write_jsonl(folder / "non_live" / "BFCL_v4_simple_python_result.json", rows)
+    return tmp_path / "results"
+
+
+def test_result_set_folders_subsets_and_their_errors(tmp_path):
+    _gorilla(tmp_path / "gorilla")
+    good = [
+        {"id": f"simple_python_{i}", "result": f"[geo.area(base={i}, height={i + 1})]"}
+        for i in range(12)
+    ]
+    folder = _result_folder(tmp_path, good)
+    common = {"data": "gorilla", "categories": ["simple_python", "multiple"]}
+    params = _params(
+        tmp_path,
+        result_sets=[{"name": "m", "folder": "results", "style": "prompt"}],
+        limit_per_category=3,
+        **common,
+    )
+    items = bfcl.load_study_items(params)
+    known = {it.id for it in bfcl.load(params.categories, source=params.data)}
+    scored = bfcl.score_result_set(params.result_sets[0], items, known)
+    # results of known items outside the 3-item subset are skipped; multiple is not submitted
+    assert scored["id"].tolist() == ["simple_python_0", "simple_python_1", "simple_python_2"]
+    assert scored["valid"].all() and set(scored["mode"]) == {"results"}
+    # an unknown id is an error naming file and line, even when a subset is scored
+    _write_jsonl(
+        folder / "mine" / "non_live" / "BFCL_v4_simple_python_result.json",
+        [*good, {"id": "simple_python_99", "result": "[]"}],
+    )
+    with pytest.raises(BfclDataError, match=r"BFCL_v4_simple_python_result.json:13: unknown id"):
+        bfcl.score_result_set(params.result_sets[0], items, known)
+    # a bad JSON line names file and line
+    _write_jsonl(
+        folder / "mine" / "non_live" / "BFCL_v4_simple_python_result.json", [good[0], "{broken"]
+    )
+    with pytest.raises(BfclDataError, match=r"BFCL_v4_simple_python_result.json:2: not a valid"):
+        bfcl.score_result_set(params.result_sets[0], items, known)
+    # a category the set must cover but has no file for
+    strict = _params(
+        tmp_path,
+        result_sets=[{"name": "m", "folder": "results", "categories": ["multiple"]}],
+        **common,
+    )
+    with pytest.raises(BfclDataError, match="no result files for category 'multiple'"):
+        bfcl.score_result_set(strict.result_sets[0], bfcl.load_study_items(strict))
+
+
+# --------------------------------------------------------------------------- report helpers
+
+
+def test_report_helpers_on_a_hand_table():
+    frame = _frame(
+        [
+            ("B", "simple_python", True, None, None),
+            ("B", "simple_python", False, "type_error:simple", None),
+            ("A", "simple_python", False, "value_error:string", None),
+            ("A", "irrelevance", True, None, None),
+        ]
+    ).assign(mode="results")
+    values, labels = bfcl.accuracy_matrix(bfcl.category_table(frame), order=["B", "A"])
+    assert values.index.tolist() == ["B", "A"]
+    assert values.loc["B", "simple_python"] == 1 / 2
+    z, n, p = 1.959963984540054, 2, 1 / 2  # Wilson: centre stays 0.5 for p = 1/2
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert labels.loc["B", "simple_python"] == f"0.50\n[{0.5 - half:.2f}, {0.5 + half:.2f}]"
+    assert labels.loc["B", "irrelevance"] == ""  # B has no irrelevance result
+    errors = bfcl.error_matrix(frame)
+    assert errors.loc["type_error:simple", "B"] == 1 and errors.loc["type_error:simple", "A"] == 0
+    coverage = bfcl.coverage_table(frame, ["simple_python", "irrelevance"])
+    assert coverage.set_index("system").loc["B", "not submitted"] == "irrelevance"
+    assert coverage.set_index("system").loc["A", "items"] == 2
+
+
+def test_failure_examples_show_question_expected_and_decoded():
+    items = [AREA, NONE_FITS]
+    lines = [
+        ResultLine(AREA.id, AREA.category, "[area(base=10, height=6)]"),
+        ResultLine(NONE_FITS.id, NONE_FITS.category, "[f(a=1)]"),
+    ]
+    verdicts = bfcl.score_results(items, lines, system="s", style="prompt")
+    examples = bfcl.failure_examples(verdicts, items, per_system=5)
+    assert len(examples) == 2
+    by_id = {e["id"]: e for e in examples}
+    area = by_id[AREA.id]
+    assert area["question"] == "q" and area["error_type"] == "value_error:others"
+    assert json.loads(area["expected"]) == AREA.possible_answer
+    assert json.loads(area["decoded"]) == [{"area": {"base": 10, "height": 6}}]
+    assert by_id[NONE_FITS.id]["expected"].startswith("no function call")
+
+
+# --------------------------------------------------------------------------- published scores
+
+
+def test_glyphh_matches_every_published_number(public_items, mirror, tmp_path):
+    params = _params(
+        tmp_path,
+        result_sets=[
+            {
+                "name": "glyphh",
+                "model": "glyphh-ada-1.1",
+                "leaderboard_model": "Glyphh Ada 1.1 (HDC+FC)",
+            }
+        ],
+    )
+    verdicts = bfcl.score_result_set(params.result_sets[0], public_items)
+    summary = bfcl.summarize(verdicts, extra_categories=bfcl.published_extras(params))
+    table = bfcl.leaderboard_comparison(summary, params).set_index("metric")
+    compared = table.dropna(subset=["published"])
+    assert len(compared) == 10 + 5  # 10 submitted categories, 5 aggregates with a number
+    # published percentages have two decimals: agreement to rounding (half of 0.0001)
+    assert (compared["difference"].abs() <= 0.00005).all()
+    assert table.loc["overall", "published"] == 0.7450
+    assert math.isnan(table.loc["relevance", "published"])  # N/A: no relevance file submitted
+    with pytest.raises(BfclDataError, match="no model 'Nobody'"):
+        bfcl.published_row("data_overall", "Nobody")

@@ -67,6 +67,28 @@ def test_every_study_renders_with_its_promised_records(path):
         assert rows and fields <= set(rows[0]), (name, fields - set(rows[0]))
     if manifest["simulated"]:
         assert "SIMULATED" in html
+    if path.stem == "bfcl_public":
+        _agrees_with_the_official_bfcl_checker(result.run_dir / "records" / "bfcl.jsonl")
+
+
+def _agrees_with_the_official_bfcl_checker(records: Path) -> None:
+    """Every verdict of the public study equals the official checker's (oracle files)."""
+    oracles = Path(
+        os.environ.get("EVALBENCH_ORACLES")
+        or Path(os.environ["EVALBENCH_DATA_MIRROR"]).parent / "oracles"
+    )
+    ours = {(r["system"], r["test_category"], r["id"]): r for r in read_jsonl(records)}
+    checked = 0
+    for folder in sorted((oracles / "bfcl").iterdir()):
+        for row in read_jsonl(folder / "official_verdicts.jsonl"):
+            mine = ours[(folder.name, row["test_category"], row["id"])]
+            assert mine["valid"] == row["valid"], (folder.name, row["id"])
+            if (
+                row["error_type"] is not None
+            ):  # "error types matching wherever the official one is set"
+                assert mine["error_type"] == row["error_type"], (folder.name, row["id"])
+            checked += 1
+    assert checked == 7549  # 2591 + 2351 + 2607 official verdicts, 100% agreement on valid
 
 
 # --- a GAIA study on a small local dataset, used by the tests below ---------------------

@@ -11,6 +11,7 @@ import email.utils
 import hashlib
 import json
 import math
+import re
 import time
 from typing import Any
 
@@ -43,6 +44,17 @@ class ProviderError(Exception):
         self.reason = reason
         self.retryable = retryable
         self.retry_after = retry_after
+
+
+_TRANSIENT = re.compile(r"^(timeout|connection|malformed_response|http_(408|409|425|429|5\d\d))\b")
+
+
+def is_transient(error: str | None) -> bool:
+    """Whether a recorded failure may succeed if asked again (rate limits, timeouts, 5xx...).
+
+    Permanent failures (other 4xx such as a rejected request, simulated failures) are not.
+    """
+    return bool(error) and bool(_TRANSIENT.match(error or ""))
 
 
 def resolve_base_url(spec: ModelSpec) -> str | None:

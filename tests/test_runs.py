@@ -1,0 +1,74 @@
+"""Run folders and resumable model calls (Run.ask): what a rerun asks again, and what not."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from loopback import Fault
+
+from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimTask
+from evalbench.records import read_jsonl
+from evalbench.runs import open_run, run_dir_for
+
+
+def _study(tmp_path, **extra):
+    path = tmp_path / "runs_test.yaml"
+    data = {"study": "gaia", "title": "t", "systems": [{"name": "s", "provider": "sim"}], **extra}
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _echo(request, knobs, rng):
+    return SimReply("answer")
+
+
+def _jobs(n, sim=True):
+    return [
+        Job(
+            f"k{i}",
+            ChatRequest(messages=[{"role": "user", "content": f"q{i}"}]),
+            SimTask(_echo, f"k{i}") if sim else None,
+        )
+        for i in range(n)
+    ]
+
+
+def test_the_run_folder_is_a_function_of_the_params(tmp_path):
+    path = _study(tmp_path)
+    first, again, other = open_run(path), open_run(path), open_run(path, ["seed=3"])
+    assert first.dir == again.dir == run_dir_for(path, first.params)
+    assert other.dir != first.dir and other.dir.parent == first.dir.parent
+    manifest = json.loads((first.dir / "manifest.json").read_text())
+    assert manifest["status"] == "running" and manifest["params_hash"] == first.run_id
+    assert yaml.safe_load((first.dir / "params.yaml").read_text())["seed"] == 0
+
+
+def test_a_rerun_skips_answered_jobs_and_keeps_permanent_failures(tmp_path):
+    spec = ModelSpec(name="flaky", provider="sim", sim={"error_rate": 0.5})
+    run = open_run(_study(tmp_path))
+    answers = run.ask(spec, _jobs(40), progress=False)
+    failed = sum(a.error is not None for a in answers.values())
+    assert 0 < failed < 40 and run.ledger.frame().iloc[0]["calls"] == 40
+    rerun = open_run(_study(tmp_path))
+    again = rerun.ask(spec, _jobs(40), progress=False)
+    assert again == answers  # same records, read back
+    assert rerun.ledger.frame().empty  # zero calls: simulated failures are permanent
+    rows = read_jsonl(run.dir / "records" / "responses.jsonl")
+    assert len(rows) == 40 and len({r["key"] for r in rows}) == 40
+
+
+def test_a_rerun_retries_transient_failures_once_each(tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("EVALBENCH_LOOP_KEY", "k")
+    spec = ModelSpec(name="loop", provider="openai", model="m", base_url=loopback.base_url,
+                     api_key_env="EVALBENCH_LOOP_KEY", max_retries=0, max_concurrency=1)  # fmt: skip
+    loopback.enqueue(Fault("500"), Fault("401"))  # k0: transient, k1: permanent
+    run = open_run(_study(tmp_path))
+    first = run.ask(spec, _jobs(4, sim=False), progress=False)
+    assert first["k0"].error.startswith("http_500") and first["k1"].error.startswith("http_401")
+    again = open_run(_study(tmp_path)).ask(spec, _jobs(4, sim=False), progress=False)
+    assert again["k0"].error is None and again["k0"].text == "echo: q0"  # asked again, answered
+    assert again["k1"].error.startswith("http_401")  # kept: asking again would fail the same way
+    assert loopback.count == 4 + 1
+    keys = [r["key"] for r in read_jsonl(run.dir / "records" / "responses.jsonl")]
+    assert sorted(keys) == ["k0", "k1", "k2", "k3"]
