@@ -24,6 +24,20 @@ The pure core of arena-style studies (Chatbot Arena, Arena-Hard, AlpacaEval, Aut
   rate is *not* computed: its GLM needs AlpacaEval's ``df_gamed.csv`` and instruction
   difficulties from the Hugging Face hub, which are not registered sources, so it could
   not be reproduced exactly.
+
+The ``arena`` study (:class:`ArenaParams`, notebook ``auto_arena.ipynb``) builds on it:
+
+* **Public datasets** (:data:`PUBLIC_DATASETS`): PRD Vicuna-80 human votes and Arena-Hard
+  PR #44 battles -> :func:`rate_battles` (BT with bootstrap, online Elo, win-rate
+  matrices, rank distribution); AlpacaEval 2 -> :func:`alpaca_eval_study` (win rates equal
+  to the leaderboard's, lengths, P(prefer longer), star BT ratings).
+* **Runner**: systems x prompts -> answers (:func:`collect_answers`, cached) -> a pairwise
+  judge in both orders (:func:`evalbench.judge.judge_pairs`) or a rubric judge
+  (:func:`judge_by_rubric`) -> battles -> ratings (:func:`run_study`). "Deep research"
+  systems (``retrieval_systems``) get each prompt's documents in their system prompt.
+* **Simulation**: a sim system's answer has a hidden per-dimension quality
+  (:func:`hidden_quality`: strength + document effect + seeded noise) that both the answer
+  simulator (its length follows ``verbosity``) and the sim judge's truth derive from.
 """
 
 from __future__ import annotations
@@ -32,20 +46,43 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Literal, NamedTuple, cast
+from functools import partial
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
+from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from scipy.stats import rankdata
 
 from evalbench import sources
+from evalbench.agreement import PositionBias, position_bias, prefers_longer
+from evalbench.judge import (
+    RUBRICS,
+    UNTRUSTED_RULE,
+    InconsistentPolicy,
+    JudgeCase,
+    PairTask,
+    Rubric,
+    RubricTask,
+    VerdictFormat,
+    fence_untrusted,
+    get_rubric,
+    judge_pairs,
+    judge_rubric,
+)
+from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimSpec, SimTask, sim_rng
+from evalbench.params import StudyParams, data_path
+from evalbench.sources import record_read
 from evalbench.stats import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,
     Interval,
+    bootstrap_mean,
     percentile_interval,
     wilson_interval,
 )
@@ -510,8 +547,7 @@ def alpaca_eval_win_rate(preferences: Sequence[float] | np.ndarray | pd.Series) 
     ``p > 1.5`` / ``p < 1.5``; ``n_draws`` counts exact 1.5; ``discrete_win_rate`` rounds
     each non-draw preference to 1 or 2 first.
     """
-    p = pd.Series(preferences, dtype=float).replace({0.0: 1.5})
-    p = p[(p >= 1) & (p <= 2)] - 1
+    p = _clean_preferences(preferences) - 1
     if p.empty:
         raise ArenaError("alpaca_eval_win_rate: no preference in [1, 2]")
     draws = p == 0.5
@@ -525,6 +561,12 @@ def alpaca_eval_win_rate(preferences: Sequence[float] | np.ndarray | pd.Series) 
         n_total=len(p),
         discrete_win_rate=float(discrete.mean() * 100),
     )
+
+
+def _clean_preferences(preferences: Sequence[float] | np.ndarray | pd.Series) -> pd.Series:
+    """AlpacaEval's cleaning: ``0`` (old draw) -> 1.5; NaN and values outside [1, 2] dropped."""
+    p = pd.Series(preferences, dtype=float).replace({0.0: 1.5})
+    return p[(p >= 1) & (p <= 2)]
 
 
 def battles_from_alpaca_eval(annotations: pd.DataFrame) -> pd.DataFrame:
@@ -560,15 +602,16 @@ def answer_lengths(outputs: pd.DataFrame, *, column: str = "output") -> pd.Serie
     return lengths.astype(int)
 
 
-def prefer_longer_probability(
+def prefer_longer_shares(
     preference: Sequence[float] | np.ndarray,
     length_1: Sequence[float] | np.ndarray,
     length_2: Sequence[float] | np.ndarray,
-) -> float:
-    """P(the judge prefers the longer answer), over items whose answers differ in length.
+) -> np.ndarray:
+    """The longer answer's preference share, per item whose answers differ in length.
 
     ``preference`` is AlpacaEval's (1 = output 1, 2 = output 2, continuous in between):
-    the longer answer's share is ``p - 1`` when output 2 is longer, else ``2 - p``.
+    the longer answer's share is ``p - 1`` when output 2 is longer, else ``2 - p``. Items
+    of equal length or with a missing preference are left out.
     """
     p = np.asarray(preference, dtype=float)
     l1, l2 = np.asarray(length_1, dtype=float), np.asarray(length_2, dtype=float)
@@ -577,10 +620,20 @@ def prefer_longer_probability(
     if not (np.isfinite(l1).all() and np.isfinite(l2).all()):
         raise ArenaError("prefer_longer_probability: a length is missing (NaN)")
     keep = (l1 != l2) & np.isfinite(p)
-    if not keep.any():
-        return float("nan")
-    share = np.where(l2 > l1, p - 1, 2 - p)[keep]
-    return float(share.mean())
+    return np.where(l2 > l1, p - 1, 2 - p)[keep]
+
+
+def prefer_longer_probability(
+    preference: Sequence[float] | np.ndarray,
+    length_1: Sequence[float] | np.ndarray,
+    length_2: Sequence[float] | np.ndarray,
+) -> float:
+    """P(the judge prefers the longer answer), over items whose answers differ in length.
+
+    The mean of :func:`prefer_longer_shares` (NaN when no item differs in length).
+    """
+    share = prefer_longer_shares(preference, length_1, length_2)
+    return float(share.mean()) if share.size else float("nan")
 
 
 class LengthBias(NamedTuple):
@@ -605,17 +658,25 @@ def alpaca_eval_length_bias(
         model_lengths: :func:`answer_lengths` of the model's outputs.
         baseline_lengths: :func:`answer_lengths` of the baseline's outputs.
     """
-    _require(annotations, ["instruction", "preference"], "alpaca_eval annotations")
-    l1 = baseline_lengths.reindex(annotations["instruction"]).to_numpy(dtype=float)
-    l2 = model_lengths.reindex(annotations["instruction"]).to_numpy(dtype=float)
-    for lengths, who in ((l1, "baseline"), (l2, "model")):
-        _fail_first(annotations, np.isnan(lengths), "alpaca_eval annotations", f"no {who} output")
+    l1, l2 = _alpaca_lengths(annotations, model_lengths, baseline_lengths)
     return LengthBias(
         avg_length=float(model_lengths.mean()),
         avg_length_baseline=float(baseline_lengths.mean()),
         prefer_longer=prefer_longer_probability(annotations["preference"], l1, l2),
         n_compared=int((l1 != l2).sum()),
     )
+
+
+def _alpaca_lengths(
+    annotations: pd.DataFrame, model_lengths: pd.Series, baseline_lengths: pd.Series
+) -> tuple[np.ndarray, np.ndarray]:
+    """Baseline (output 1) and model (output 2) answer lengths, per annotation row."""
+    _require(annotations, ["instruction", "preference"], "alpaca_eval annotations")
+    l1 = baseline_lengths.reindex(annotations["instruction"]).to_numpy(dtype=float)
+    l2 = model_lengths.reindex(annotations["instruction"]).to_numpy(dtype=float)
+    for lengths, who in ((l1, "baseline"), (l2, "model")):
+        _fail_first(annotations, np.isnan(lengths), "alpaca_eval annotations", f"no {who} output")
+    return l1, l2
 
 
 # ------------------------------------------------------------------- pair counts
@@ -1156,3 +1217,1048 @@ def _bootstrap_rate(
         reps = won / total
     estimate = float(score @ weight / weight.sum())
     return percentile_interval(estimate, reps, level)
+
+
+# ------------------------------------------------------------------ rating reports
+
+
+class RatingReport(NamedTuple):
+    """Everything a report shows about one set of battles."""
+
+    table: pd.DataFrame
+    """:func:`ratings_table` plus ``online_elo`` (battles in the given order)."""
+    boot: BootstrapBT
+    """Point ratings and bootstrap replicates."""
+    observed: pd.DataFrame
+    """:func:`observed_win_rates`, rows and columns in rating order."""
+    predicted: pd.DataFrame
+    """:func:`predicted_win_rates` of the point ratings, same order."""
+    pairs: pd.DataFrame
+    """:func:`win_rate_pairs`: observed and predicted win rate of every pair that met."""
+    ranks: pd.DataFrame
+    """:func:`rank_distribution`."""
+
+
+def rate_battles(
+    battles: pd.DataFrame,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+    anchor: str | None = None,
+    anchor_rating: float = 1000.0,
+    elo_k: float = 4.0,
+    prior: float = 0.0,
+) -> RatingReport:
+    """Bradley–Terry ratings with bootstrap intervals, online Elo and win-rate matrices.
+
+    Args:
+        battles: a battles table (online Elo reads it in the given order).
+        rng: source of the bootstrap's randomness.
+        rounds: bootstrap rounds.
+        level: interval level.
+        anchor: model pinned at ``anchor_rating`` (BT and online Elo); ``None``: both are
+            mean-centred at ``anchor_rating`` (online Elo is zero-sum, so its mean stays
+            at its initial rating).
+        anchor_rating: the anchor's rating, or the mean rating without an anchor.
+        elo_k: online Elo's K factor.
+        prior: pseudo-ties between every pair (see :func:`fit_bt`; 0 = pure MLE).
+    """
+    boot = bootstrap_bt(
+        battles, rng=rng, rounds=rounds, anchor=anchor, anchor_rating=anchor_rating,
+        init_rating=anchor_rating, prior=prior,
+    )  # fmt: skip
+    table = ratings_table(boot, level=level)
+    elo = online_elo(battles, k=elo_k, init_rating=anchor_rating)
+    if anchor is not None:
+        elo = elo - elo[anchor] + anchor_rating
+    table.insert(5, "online_elo", table["model"].map(elo))
+    order = list(table["model"])
+    ratings = pd.Series(boot.ratings, index=boot.models).reindex(order)
+    return RatingReport(
+        table=table,
+        boot=boot,
+        observed=observed_win_rates(battles, models=order),
+        predicted=predicted_win_rates(ratings),
+        pairs=win_rate_pairs(battles, ratings),
+        ranks=rank_distribution(boot),
+    )
+
+
+def win_rate_pairs(
+    battles: pd.DataFrame, ratings: pd.Series, *, base: float = 10.0, scale: float = 400.0
+) -> pd.DataFrame:
+    """Observed vs Bradley–Terry-predicted win rate, one row per pair of models that met.
+
+    Returns:
+        ``model, opponent, observed`` (the row model's share, ties as half), ``predicted``
+        and ``weight`` (summed weight of their battles); ``model`` is the higher rated.
+    """
+    counts = pair_counts(battles, models=list(ratings.index))
+    played = counts.wins + counts.wins.T
+    i, j = np.nonzero(np.triu(played > 0, k=1))
+    r = ratings.to_numpy(dtype=float)
+    return pd.DataFrame(
+        {
+            "model": [counts.models[k] for k in i],
+            "opponent": [counts.models[k] for k in j],
+            "observed": counts.wins[i, j] / played[i, j],
+            "predicted": 1.0 / (1.0 + base ** ((r[j] - r[i]) / scale)),
+            "weight": played[i, j],
+        }
+    )
+
+
+def true_ratings(
+    strengths: Mapping[str, float],
+    *,
+    anchor: str | None = None,
+    anchor_rating: float = 1000.0,
+    base: float = 10.0,
+    scale: float = 400.0,
+) -> pd.Series:
+    """True strengths (natural log-odds) on the Elo scale, anchored like :func:`fit_bt`.
+
+    ``rating = scale·strength/ln(base) + offset``: ``P(i beats j) = σ(s_i − s_j)`` is
+    ``1 / (1 + base^((R_j − R_i)/scale))``; the offset pins ``anchor`` at ``anchor_rating``
+    or, without an anchor, makes the mean ``anchor_rating``.
+    """
+    s = pd.Series(dict(strengths), dtype=float, name="true_rating")
+    elo = s * (scale / math.log(base))
+    if anchor is None:
+        return elo - elo.mean() + anchor_rating
+    if anchor not in s.index:
+        raise ArenaError(f"anchor model {anchor!r} has no true strength")
+    return elo - elo[anchor] + anchor_rating
+
+
+def plot_ratings(
+    report: RatingReport, *, title: str, truth: pd.Series | None = None, reference: float = 1000.0
+) -> Any:
+    """Four panels: ratings with intervals, observed win rates, predicted vs observed, ranks.
+
+    Args:
+        report: from :func:`rate_battles`.
+        title: figure title (say what the battles are).
+        truth: true ratings by model (simulated studies), drawn as open diamonds.
+        reference: rating drawn as a dashed line (the anchor or the mean).
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    from evalbench import plots
+
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5))
+    # seaborn draws the whole figure once per heatmap: draw the heatmaps while it is empty
+    plots.heatmap(
+        report.observed, ax=axes[0, 1], vmin=0, vmax=1, cmap="RdBu",
+        title="Observed win rate of row vs column (ties = ½)",
+    )  # fmt: skip
+    plots.heatmap(
+        report.ranks, ax=axes[1, 1], vmin=0, vmax=1, cmap="Blues", xlabel="rank (1 = best)",
+        title="Rank distribution over bootstrap rounds",
+    )  # fmt: skip
+    table = report.table.assign(
+        true_rating=None if truth is None else report.table["model"].map(truth)
+    )
+    level = float(table["level"].iloc[0])
+    plots.forest(
+        table, label="model", estimate="rating", low="ci_low", high="ci_high", ax=axes[0, 0],
+        xlabel="Bradley–Terry rating (Elo scale)", reference=reference,
+        title=f"Ratings, {level:.0%} bootstrap intervals",
+        truth=None if truth is None else "true_rating",
+    )  # fmt: skip
+    plots.identity_scatter(
+        report.pairs, x="predicted", y="observed", ax=axes[1, 0],
+        xlabel="predicted by the BT ratings", ylabel="observed",
+        title="Win rate per pair: predicted vs observed",
+    )  # fmt: skip
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def by_dataset(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Stack tables from several datasets with a leading ``dataset`` column."""
+    parts = [df.assign(dataset=name) for name, df in frames.items()]
+    if not parts:
+        return pd.DataFrame(columns=["dataset"])
+    out = pd.concat(parts, ignore_index=True)
+    return out[["dataset", *[c for c in out.columns if c != "dataset"]]]
+
+
+# ------------------------------------------------------------------ public datasets
+
+
+class PublicDataset(NamedTuple):
+    """A public source of battles, with what a report must cite."""
+
+    title: str
+    reference: str
+    """The paper."""
+    data: str
+    """Repository and pinned commit of the files."""
+    sources: tuple[str, ...]
+    """Prefixes of the registered source names it reads."""
+    note: str
+    """What the battles are."""
+
+
+PUBLIC_DATASETS: dict[str, PublicDataset] = {
+    "prd_human": PublicDataset(
+        title="PRD Vicuna-80: human pairwise votes",
+        reference="Li, Patel & Du (2023), PRD: Peer Rank and Discussion Improve Large "
+        "Language Model based Evaluations, arXiv:2307.02762",
+        data="github.com/bcdnlp/PRD @ 35fb99e5 (data/vicuna80/ratings-human)",
+        sources=("prd/ratings/human/",),
+        note="7,040 MTurk votes on answers of 9 models to the 80 Vicuna questions (3 raters "
+        "per pair and question); the answer shown first is model A; score 3 = tie.",
+    ),
+    "arena_hard_pr44": PublicDataset(
+        title="Arena-Hard PR #44: LLM-judge battles",
+        reference="Li et al. (2024), From Crowdsourced Data to High-Quality Benchmarks: "
+        "Arena-Hard and BenchBuilder Pipeline, arXiv:2406.11939",
+        data="github.com/lmarena/arena-hard-auto @ 57a9881c (refs/pull/44, unmerged; "
+        "data/arena_hard_battles.jsonl)",
+        sources=("arena_hard/pr44_battles",),
+        note="1,348 battles of three models against the baseline claude-3-haiku-20240307 on "
+        "100 questions, as produced by Arena-Hard's get_battles_from_judgment (both "
+        "presentation orders, strong verdicts already repeated 3 times); the judge is not "
+        "documented in the PR.",
+    ),
+    "alpaca_eval": PublicDataset(
+        title="AlpacaEval 2: win rates against GPT-4 Turbo",
+        reference="Dubois et al. (2024), Length-Controlled AlpacaEval: A Simple Way to "
+        "Debias Automatic Evaluators, arXiv:2404.04475; Li et al. (2023), AlpacaEval",
+        data="github.com/tatsu-lab/alpaca_eval @ cd543a14 (results/<model>/"
+        "weighted_alpaca_eval_gpt4_turbo, model_outputs.json, the AlpacaEval 2 leaderboard)",
+        sources=(
+            "alpaca_eval/annotations/",
+            "alpaca_eval/model_outputs/",
+            "alpaca_eval/leaderboard",
+        ),
+        note="805 instructions; the weighted GPT-4 Turbo annotator's preference in [1, 2] for "
+        "each model's answer over gpt4_1106_preview's.",
+    ),
+}
+"""The public datasets an ``arena`` study can import (``public:`` in params)."""
+
+ALPACA_MODELS = (
+    "FuseChat-Gemma-2-9B-Instruct",
+    "alpaca-7b",
+    "gpt-3.5-turbo-1106",
+    "gpt4_1106_preview",
+    "vicuna-13b",
+)
+"""AlpacaEval 2 models whose annotations and outputs are registered sources."""
+
+
+def public_license(name: str) -> str:
+    """The licenses of the registered files a public dataset reads (from ``sources.tsv``)."""
+    info = PUBLIC_DATASETS[name]
+    texts = [sources.get(n).license for p in info.sources for n in sources.names(p)]
+    parts = [part.strip() for text in texts for part in text.split(";") if part.strip()]
+    return "; ".join(dict.fromkeys(parts)) or "unknown (no registered file)"
+
+
+def public_battles(name: str) -> pd.DataFrame:
+    """The battles of a public dataset (``prd_human`` or ``arena_hard_pr44``), in file order.
+
+    Raises:
+        ArenaError: an unknown name (AlpacaEval has its own :func:`alpaca_eval_study`).
+        evalbench.sources.DataUnavailable: a file is neither in the mirror nor downloadable.
+    """
+    if name == "prd_human":
+        return battles_from_prd_votes(load_prd_votes("human"))
+    if name == "arena_hard_pr44":
+        return load_fastchat_battles("arena_hard/pr44_battles")
+    raise ArenaError(f"public_battles: unknown dataset {name!r} (prd_human, arena_hard_pr44)")
+
+
+class AlpacaStudy(NamedTuple):
+    """AlpacaEval 2 for several models against the baseline."""
+
+    table: pd.DataFrame
+    """Per model: our win rate, the leaderboard's, their difference, lengths, P(prefer longer)."""
+    battles: pd.DataFrame
+    """Soft battles (:func:`battles_from_alpaca_eval`) of every model but the baseline."""
+    boot: BootstrapBT
+    """Star Bradley–Terry ratings with an item bootstrap (:func:`star_bootstrap`)."""
+
+
+def alpaca_eval_study(
+    models: Sequence[str],
+    *,
+    baseline: str = "gpt4_1106_preview",
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+    anchor_rating: float = 1000.0,
+) -> AlpacaStudy:
+    """Win rates, lengths, P(prefer longer) and ratings of AlpacaEval 2 models.
+
+    Args:
+        models: registered AlpacaEval models (the baseline may be one of them: its
+            annotations against itself give the leaderboard's 50% and no battles).
+        baseline: ``generator_1`` of every annotation.
+        rng: randomness for the P(prefer longer) and rating intervals.
+        rounds: bootstrap rounds.
+        level: interval level.
+        anchor_rating: the baseline's rating.
+    """
+    leaderboard = load_alpaca_eval_leaderboard()
+    base_len = answer_lengths(load_alpaca_eval_outputs(baseline))
+    rows, battles, preferences = [], [], {}
+    for model in models:
+        annotations = load_alpaca_eval_annotations(model)
+        _check_generator(annotations, baseline, model)
+        model_len = answer_lengths(load_alpaca_eval_outputs(model))
+        rows.append(
+            _alpaca_row(model, annotations, leaderboard, (model_len, base_len), rng, rounds, level)
+        )
+        if model != baseline:
+            battles.append(battles_from_alpaca_eval(annotations))
+            preferences[model] = annotations["preference"]
+    if not battles:
+        raise ArenaError("alpaca_eval_study: no model besides the baseline (empty input)")
+    boot = star_bootstrap(
+        preferences, baseline, rng=rng, rounds=rounds, anchor_rating=anchor_rating
+    )
+    return AlpacaStudy(pd.DataFrame(rows), pd.concat(battles, ignore_index=True), boot)
+
+
+def _check_generator(annotations: pd.DataFrame, baseline: str, model: str) -> None:
+    _require(annotations, ["generator_1", "generator_2", "preference"], f"alpaca_eval {model}")
+    others = sorted(set(annotations["generator_1"]) - {baseline})
+    if others:
+        raise ArenaError(
+            f"alpaca_eval {model}: generator_1 {others} is not the baseline {baseline!r}"
+        )
+
+
+def _alpaca_row(
+    model: str,
+    annotations: pd.DataFrame,
+    leaderboard: pd.DataFrame,
+    lengths: tuple[pd.Series, pd.Series],
+    rng: np.random.Generator,
+    rounds: int,
+    level: float,
+) -> dict[str, Any]:
+    if model not in leaderboard.index:
+        raise ArenaError(f"alpaca_eval: {model!r} is not on the AlpacaEval 2 leaderboard")
+    official = leaderboard.loc[model]
+    ours = alpaca_eval_win_rate(annotations["preference"])
+    l1, l2 = _alpaca_lengths(annotations, *lengths)
+    shares = prefer_longer_shares(annotations["preference"], l1, l2)
+    longer = bootstrap_mean(shares, rng=rng, rounds=rounds, level=level)
+    return {
+        "model": model,
+        "win_rate": ours.win_rate,
+        "leaderboard_win_rate": float(official["win_rate"]),
+        "difference": ours.win_rate - float(official["win_rate"]),
+        "standard_error": ours.standard_error,
+        "n_total": ours.n_total,
+        "avg_length": float(lengths[0].mean()),
+        "leaderboard_avg_length": int(official["avg_length"]),
+        "prefer_longer": longer.estimate,
+        "prefer_longer_low": longer.low,
+        "prefer_longer_high": longer.high,
+        "n_compared": len(shares),
+    }
+
+
+def star_bootstrap(
+    preferences: Mapping[str, Sequence[float] | np.ndarray | pd.Series],
+    baseline: str,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    anchor_rating: float = 1000.0,
+    base: float = 10.0,
+    scale: float = 400.0,
+) -> BootstrapBT:
+    """Bradley–Terry ratings of a star design (every model meets only the baseline).
+
+    On a star the BT likelihood splits into one term per model, so the MLE is closed-form:
+    ``R = anchor_rating + scale·log_base(w / (1 − w))`` with ``w`` the model's win rate
+    against the baseline (here AlpacaEval's mean of ``p − 1``; :func:`fit_bt` on the soft
+    battles gives the same). The bootstrap resamples *items* (the unit AlpacaEval's
+    standard error is about), per model; a resample with ``w`` of 0 or 1 has no finite
+    rating and is a NaN row. ``n_battles`` counts judged items (the baseline: all of them).
+    """
+    if rounds < 1:
+        raise ArenaError(f"star_bootstrap: rounds must be >= 1, got {rounds}")
+    models = sorted({*preferences, baseline})
+    to_rating = partial(_logit_rating, anchor=anchor_rating, base=base, scale=scale)
+    ratings = np.full(len(models), anchor_rating)
+    reps = np.full((rounds, len(models)), anchor_rating)
+    n_items = np.zeros(len(models), dtype=int)
+    for model, prefs in preferences.items():
+        x = _clean_preferences(prefs).to_numpy() - 1
+        if x.size == 0:
+            raise ArenaError(f"star_bootstrap: {model!r} has no preference in [1, 2]")
+        k = models.index(model)
+        ratings[k] = to_rating(np.array([x.mean()]))[0]
+        reps[:, k] = to_rating(x[rng.integers(0, x.size, size=(rounds, x.size))].mean(axis=1))
+        n_items[k] = x.size
+    n_items[models.index(baseline)] = n_items.sum()
+    reps[~np.isfinite(reps).all(axis=1)] = np.nan
+    return BootstrapBT(models, ratings, reps, n_items)
+
+
+def _logit_rating(w: np.ndarray, *, anchor: float, base: float, scale: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return anchor + scale * np.log(w / (1 - w)) / math.log(base)
+
+
+# ------------------------------------------------------------------ the study
+
+PublicName = Literal["prd_human", "arena_hard_pr44", "alpaca_eval"]
+Judging = Literal["pairwise", "rubric"]
+Pairing = Literal["all_pairs", "vs_baseline"]
+
+
+def _prompt_source(value: str, info: ValidationInfo) -> str:
+    return value if value == "demo" else str(data_path(value, info))
+
+
+def _known_rubric(value: str) -> str:
+    if value not in RUBRICS:
+        raise ValueError(f"unknown rubric {value!r}; known: {', '.join(sorted(RUBRICS))}")
+    return value
+
+
+def _unique(values: list[str]) -> list[str]:
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"listed more than once: {repeated}")
+    return values
+
+
+class ArenaParams(StudyParams):
+    """Parameters of an arena study (``study: arena``): public battles and/or a runner.
+
+    The runner asks every system every prompt (answers cached), has the judge compare
+    them (pairwise, in both presentation orders) or grade them (rubric), turns the
+    verdicts into battles and the battles into ratings.
+    """
+
+    study: Literal["arena"] = "arena"
+    public: Annotated[list[PublicName], AfterValidator(_unique)] = Field(default_factory=list)
+    """Public datasets to import and rate: ``prd_human``, ``arena_hard_pr44``, ``alpaca_eval``."""
+    alpaca_models: Annotated[list[str], AfterValidator(_unique)] = Field(
+        default_factory=lambda: list(ALPACA_MODELS)
+    )
+    """AlpacaEval 2 models to show (registered annotations and outputs are needed)."""
+    alpaca_baseline: str = "gpt4_1106_preview"
+    """AlpacaEval 2's baseline (``generator_1`` of every annotation)."""
+    systems: list[ModelSpec] = Field(default_factory=list)
+    """Runner: the systems compared head to head (unique names; empty = no runner)."""
+    prompts: Annotated[str, AfterValidator(_prompt_source)] = "demo"
+    """Runner: ``demo`` (40 built-in questions with two documents each) or a local JSONL of
+    ``{id, question, documents?}`` (relative to the params file)."""
+    limit: int | None = Field(default=None, ge=1)
+    """Runner: keep the first N prompts (quick runs); ``None`` keeps all."""
+    retrieval_systems: Annotated[list[str], AfterValidator(_unique)] = Field(default_factory=list)
+    """Runner: systems that get each prompt's documents in their system prompt ("deep
+    research"); the others answer from the question alone ("pure LLM")."""
+    judge: ModelSpec | None = None
+    """Runner: the judge (required with ``systems``)."""
+    judging: Judging = "pairwise"
+    """Runner: ``pairwise`` (compare two answers, both orders) or ``rubric`` (grade each)."""
+    pairing: Pairing = "all_pairs"
+    """Runner: compare every pair of systems, or every system with ``baseline``."""
+    baseline: str | None = None
+    """Runner: the baseline system (required with ``pairing: vs_baseline``)."""
+    verdict_format: VerdictFormat = "mt_bench"
+    """Pairwise: ``mt_bench`` ([[A]]/[[B]]/[[C]]) or ``arena_hard`` ([[A>>B]] ... [[B>>A]])."""
+    inconsistent: InconsistentPolicy = "tie"
+    """Pairwise: a pair whose two orders disagree becomes a ``tie`` or is dropped (``drop``)."""
+    strong_weight: float = Field(default=3.0, ge=1.0)
+    """Pairwise, ``arena_hard``: weight of a strong verdict (a battle weighs the mean of its
+    two orders' weights; Arena-Hard uses 3)."""
+    rubric: Annotated[str, AfterValidator(_known_rubric)] = "fine_grained"
+    """Rubric judging: the built-in rubric (its dimensions also shape the sim quality)."""
+    judge_documents: bool = True
+    """Rubric judging: give the judge each prompt's documents (the rubric's ``documents``)."""
+    tie_margin: float = Field(default=0.25, ge=0)
+    """Rubric judging: weighted scores within this distance make a tie."""
+    anchor: str | None = None
+    """Runner: system pinned at ``anchor_rating`` (default: the baseline with
+    ``vs_baseline``, else the ratings are mean-centred)."""
+    anchor_rating: float = 1000.0
+    """The anchor's rating, or the mean rating without an anchor (AlpacaEval: the baseline's)."""
+    elo_k: float = Field(default=4.0, gt=0)
+    """Online Elo's K factor (FastChat and the public studies use 4)."""
+    prior: float = Field(default=0.0, ge=0)
+    """Runner: pseudo-ties added between every pair of systems before fitting, so ratings
+    exist when a system never loses (0 = pure maximum likelihood, as the public studies)."""
+    document_effect: dict[str, float] = Field(default_factory=dict)
+    """Simulation only: log-odds added to a sim system's hidden quality on each rubric
+    dimension when it answers with documents (dimension -> effect; missing = 0)."""
+
+    @model_validator(mode="after")
+    def _check_study(self) -> ArenaParams:
+        if not self.public and not self.systems:
+            raise ValueError("nothing to do: give `public` datasets and/or `systems`")
+        if "alpaca_eval" in self.public:
+            _check_alpaca_models(self.alpaca_models, self.alpaca_baseline)
+        if self.systems:
+            _check_runner(self)
+        return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """The systems and the judge."""
+        return [*self.systems, *([self.judge] if self.judge else [])]
+
+    def rating_anchor(self) -> str | None:
+        """The system pinned at ``anchor_rating`` in the runner's ratings (or ``None``)."""
+        return self.anchor or (self.baseline if self.pairing == "vs_baseline" else None)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The (x, y) system pairs to compare: every pair in params order, or baseline-first."""
+        names = [s.name for s in self.systems]
+        if self.pairing == "vs_baseline":
+            return [(str(self.baseline), n) for n in names if n != self.baseline]
+        return [(x, y) for k, x in enumerate(names) for y in names[k + 1 :]]
+
+
+def _check_alpaca_models(models: list[str], baseline: str) -> None:
+    registered = {n.rsplit("/", 1)[1] for n in sources.names("alpaca_eval/annotations/")}
+    unknown = [m for m in [*models, baseline] if m not in registered]
+    if unknown:
+        raise ValueError(
+            f"alpaca_models: no registered AlpacaEval annotations for {unknown} "
+            f"(registered: {sorted(registered)})"
+        )
+
+
+def _check_runner(p: ArenaParams) -> None:
+    names = [s.name for s in p.systems]
+    _unique(names)
+    if len(names) < 2:
+        raise ValueError(f"systems: need at least 2 to compare (got {names})")
+    if p.judge is None:
+        raise ValueError("judge: required when `systems` are given")
+    if p.judge.name in names:
+        raise ValueError(f"judge: name {p.judge.name!r} is also a system's (usage is by name)")
+    if p.pairing == "vs_baseline" and p.baseline is None:
+        raise ValueError("baseline: required with pairing: vs_baseline")
+    for field, name in (("baseline", p.baseline), ("anchor", p.anchor)):
+        if name is not None and name not in names:
+            raise ValueError(f"{field}: unknown system {name!r} (systems are {names})")
+    stray = [n for n in p.retrieval_systems if n not in names]
+    if stray:
+        raise ValueError(f"retrieval_systems: unknown system(s) {stray} (systems are {names})")
+    dims = [d.name for d in get_rubric(p.rubric).dimensions]
+    if set(p.document_effect) - set(dims):
+        raise ValueError(f"document_effect: keys must be dimensions of {p.rubric!r}: {dims}")
+    if p.judge.simulated and not all(s.simulated for s in p.systems):
+        raise ValueError("judge: a sim judge needs sim systems (it reads their hidden quality)")
+
+
+class ArenaPrompt(NamedTuple):
+    """One prompt every system answers."""
+
+    id: str
+    question: str
+    documents: tuple[str, ...] = ()
+    """Reference documents, most relevant first (may be empty)."""
+
+
+def demo_prompts_path() -> Path:
+    """The built-in demo prompts (``evalbench/demo/arena/prompts.jsonl``, written for evalbench)."""
+    return Path(
+        str(
+            resources.files("evalbench")
+            .joinpath("demo")
+            .joinpath("arena")
+            .joinpath("prompts.jsonl")
+        )
+    )
+
+
+def load_prompts(source: str | Path = "demo", *, limit: int | None = None) -> list[ArenaPrompt]:
+    """Prompts from ``demo`` or a JSONL file of ``{id, question, documents?}`` objects.
+
+    Blank lines are skipped. Raises :class:`ArenaError` naming the file and line for
+    invalid JSON, a missing or empty ``id``/``question``, ``documents`` that is not a list
+    of strings, or a repeated ``id``.
+    """
+    path = demo_prompts_path() if str(source) == "demo" else Path(source)
+    record_read(path, "arena demo prompts" if str(source) == "demo" else None)
+    prompts: list[ArenaPrompt] = []
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if line.strip():
+                prompt = _prompt_line(line, f"{path} line {line_no}")
+                if prompt.id in seen:
+                    raise ArenaError(f"{path} line {line_no}: id {prompt.id!r} repeats")
+                seen.add(prompt.id)
+                prompts.append(prompt)
+    if not prompts:
+        raise ArenaError(f"{path}: no prompts (empty file)")
+    return prompts[:limit]
+
+
+def _prompt_line(line: str, where: str) -> ArenaPrompt:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ArenaError(f"{where}: not JSON ({exc.msg})") from exc
+    if not isinstance(obj, dict):
+        raise ArenaError(f"{where}: expected a JSON object")
+    pid, question, docs = obj.get("id"), obj.get("question"), obj.get("documents") or []
+    if not isinstance(pid, (str, int)) or isinstance(pid, bool) or str(pid) == "":
+        raise ArenaError(f"{where}: id must be a non-empty string or integer, got {pid!r}")
+    if not isinstance(question, str) or not question.strip():
+        raise ArenaError(f"{where}: question must be a non-empty string")
+    if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+        raise ArenaError(f"{where}: documents must be a list of strings")
+    return ArenaPrompt(str(pid), question, tuple(docs))
+
+
+ANSWER_SYSTEM = (
+    "You are a helpful assistant. Answer the user's question accurately, completely and clearly."
+)
+RETRIEVAL_SYSTEM = (
+    ANSWER_SYSTEM + " Base your answer on the reference documents below, cite them as [1], "
+    "[2] ..., and say so when they do not cover something. " + UNTRUSTED_RULE
+)
+
+
+def answer_messages(prompt: ArenaPrompt, *, with_documents: bool) -> list[dict[str, str]]:
+    """The chat a system answers: the question, and the documents in the system prompt.
+
+    A "deep research" system (``with_documents``) gets every document of the prompt in
+    its system prompt, each in an untrusted-data block; a "pure LLM" one gets none.
+    """
+    system = ANSWER_SYSTEM
+    if with_documents and prompt.documents:
+        blocks = [fence_untrusted(f"DOCUMENT {i}", d) for i, d in enumerate(prompt.documents, 1)]
+        system = "\n\n".join([RETRIEVAL_SYSTEM, *blocks])
+    return [{"role": "system", "content": system}, {"role": "user", "content": prompt.question}]
+
+
+def answer_jobs(prompts: Sequence[ArenaPrompt], spec: ModelSpec, params: ArenaParams) -> list[Job]:
+    """One chat job per prompt for ``spec`` (a sim system gets its hidden quality)."""
+    with_documents = spec.name in params.retrieval_systems
+    jobs = []
+    for prompt in prompts:
+        key = f"answer:{prompt.id}"
+        request = ChatRequest(messages=answer_messages(prompt, with_documents=with_documents))
+        sim = None
+        if spec.simulated:
+            quality = system_quality(params, spec, prompt.id)
+            respond = partial(sim_answer, prompt=prompt, with_documents=with_documents)
+            sim = SimTask(respond, key, {"quality": quality, "documents": with_documents})
+        jobs.append(Job(key, request, sim))
+    return jobs
+
+
+def collect_answers(run: Any, prompts: Sequence[ArenaPrompt]) -> pd.DataFrame:
+    """Ask every system every prompt (cached, resumable; ``records/answers.jsonl``).
+
+    Returns:
+        One row per (system, prompt): ``system, question_id, with_documents, answer,
+        error, length`` (characters) and ``quality`` (a sim system's hidden overall
+        quality; NaN for real systems). An empty answer without an error is an error.
+    """
+    params: ArenaParams = run.params
+    rubric = get_rubric(params.rubric)
+    rows = []
+    for spec in params.systems:
+        answers = run.ask(spec, answer_jobs(prompts, spec, params), store="answers",
+                          desc=f"answers {spec.name}")  # fmt: skip
+        for prompt in prompts:
+            reply = answers[f"answer:{prompt.id}"]
+            error = reply.error or (None if reply.text else "empty answer")
+            quality = system_quality(params, spec, prompt.id) if spec.simulated else None
+            rows.append({
+                "system": spec.name,
+                "question_id": prompt.id,
+                "with_documents": spec.name in params.retrieval_systems,
+                "answer": reply.text if error is None else None,
+                "error": error,
+                "length": len(reply.text) if error is None and reply.text else np.nan,
+                "quality": overall_quality(quality, rubric) if quality else np.nan,
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def answer_summary(answers: pd.DataFrame) -> pd.DataFrame:
+    """Per system: answers, errors, mean and median length (characters), documents or not."""
+    return (
+        answers.groupby("system", sort=False)
+        .agg(
+            answers=("answer", lambda s: int(s.notna().sum())),
+            errors=("error", lambda s: int(s.notna().sum())),
+            mean_length=("length", "mean"),
+            median_length=("length", "median"),
+            with_documents=("with_documents", "first"),
+        )
+        .reset_index()
+    )
+
+
+def pair_tasks(
+    answers: pd.DataFrame, prompts: Sequence[ArenaPrompt], params: ArenaParams
+) -> tuple[list[PairTask], int]:
+    """The pairwise comparisons to judge, and how many pairs were skipped (an answer failed).
+
+    Model x of each pair is the first system of :meth:`ArenaParams.pairs` (the baseline
+    with ``vs_baseline``); a sim pair carries both answers' hidden qualities.
+    """
+    ok = answers[answers["error"].isna()].set_index(["question_id", "system"])
+    tasks, skipped = [], 0
+    for prompt in prompts:
+        for x, y in params.pairs():
+            if (prompt.id, x) not in ok.index or (prompt.id, y) not in ok.index:
+                skipped += 1
+                continue
+            ax, ay = ok.loc[(prompt.id, x)], ok.loc[(prompt.id, y)]
+            tasks.append(
+                PairTask(
+                    pair_id=prompt.id,
+                    question=prompt.question,
+                    model_x=x,
+                    answer_x=str(ax["answer"]),
+                    model_y=y,
+                    answer_y=str(ay["answer"]),
+                    quality_x=_finite_or_none(ax["quality"]),
+                    quality_y=_finite_or_none(ay["quality"]),
+                )
+            )
+    return tasks, skipped
+
+
+def _finite_or_none(value: Any) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
+
+
+def battles_from_judged_pairs(
+    judgments: pd.DataFrame, *, strong_weight: float = 3.0
+) -> pd.DataFrame:
+    """Battles from :func:`evalbench.judge.judge_pairs` rows: one per resolved pair.
+
+    ``model_a``/``model_b`` are the pair's x/y and the winner is its ``final`` verdict
+    (both orders resolved; an inconsistent pair is a tie or dropped per the judge's
+    policy). A win weighs the mean of its two orders' weights (``strong_weight`` for a
+    strong verdict, 1 otherwise; MT-Bench verdicts are all weight 1); a tie weighs 1.
+    Unscored and dropped pairs are counted in ``attrs["unscored"]`` / ``attrs["dropped"]``.
+    """
+    if len(judgments) == 0:
+        raise ArenaError("pair judgments: empty input (no pair was judged)")
+    _require(judgments, ["pair_id", "model_x", "model_y", "final", "outcome"], "pair judgments")
+    kept = judgments[judgments["final"].notna()]
+    strengths = [
+        kept.get(c, pd.Series(None, index=kept.index)) for c in ("strength_1", "strength_2")
+    ]
+    order_weight = [np.where(s == "strong", strong_weight, 1.0) for s in strengths]
+    win = kept["final"].isin(["x", "y"]).to_numpy()
+    out = pd.DataFrame(
+        {
+            "model_a": kept["model_x"],
+            "model_b": kept["model_y"],
+            "winner": kept["final"].map({"x": "a", "y": "b", "tie": "tie"}),
+            "weight": np.where(win, (order_weight[0] + order_weight[1]) / 2, 1.0),
+            "question_id": kept["pair_id"].astype(str),
+            "outcome": kept["outcome"],
+        }
+    )
+    if len(out) == 0:
+        raise ArenaError(
+            f"pair judgments: no battles (all {len(judgments)} pairs unscored or dropped)"
+        )
+    battles = validate_battles(out.reset_index(drop=True), source="pair judgments")
+    battles.attrs["unscored"] = int((judgments["outcome"] == "unscored").sum())
+    battles.attrs["dropped"] = int((judgments["outcome"] == "inconsistent_dropped").sum())
+    return battles
+
+
+def judge_position_bias(judgments: pd.DataFrame) -> PositionBias:
+    """Position consistency and first-position preference of the pairwise judge.
+
+    From the two orders of each pair (``first``: x shown first, ``second``: y shown
+    first), with :func:`evalbench.agreement.position_bias`.
+    """
+    to_model = {"x": "a", "y": "b", "tie": "tie"}
+    return position_bias(judgments["first"].map(to_model), judgments["second"].map(to_model))
+
+
+def judge_prefers_longer(
+    judgments: pd.DataFrame, *, level: float = DEFAULT_LEVEL
+) -> tuple[Interval, int]:
+    """P(the final verdict favours the longer answer) among decisive pairs, Wilson interval."""
+    verdicts = judgments["final"].map({"x": "a", "y": "b", "tie": "tie"})
+    return prefers_longer(verdicts, judgments["len_x"], judgments["len_y"], level)
+
+
+def rubric_tasks(
+    answers: pd.DataFrame, prompts: Sequence[ArenaPrompt], params: ArenaParams
+) -> list[RubricTask]:
+    """One rubric judgment per successful answer (case id ``<question_id>|<system>``).
+
+    The judge sees the prompt's documents when ``judge_documents`` is set; a sim
+    system's answer carries its true per-dimension scores (:func:`true_dimension_scores`).
+    """
+    rubric = get_rubric(params.rubric)
+    by_id = {p.id: p for p in prompts}
+    specs = {s.name: s for s in params.systems}
+    tasks = []
+    for row in answers[answers["error"].isna()].itertuples():
+        prompt, spec = by_id[str(row.question_id)], specs[str(row.system)]
+        documents = list(prompt.documents) if params.judge_documents and prompt.documents else None
+        case = JudgeCase(question=prompt.question, answer=str(row.answer), documents=documents)
+        truth = None
+        if spec.simulated:
+            truth = true_dimension_scores(system_quality(params, spec, prompt.id), rubric)
+        tasks.append(RubricTask(f"{prompt.id}|{spec.name}", case, truth))
+    return tasks
+
+
+def judge_by_rubric(
+    run: Any, answers: pd.DataFrame, prompts: Sequence[ArenaPrompt]
+) -> pd.DataFrame:
+    """Grade every successful answer with the study's rubric (resumable).
+
+    Returns:
+        :func:`evalbench.judge.judge_rubric` columns plus ``system, question_id``.
+    """
+    params: ArenaParams = run.params
+    tasks = rubric_tasks(answers, prompts, params)
+    if not tasks:
+        raise ArenaError("rubric judging: no answer to grade (every answer failed)")
+    frame = judge_rubric(run, cast(ModelSpec, params.judge), params.rubric, tasks)
+    ids = [t.case_id.split("|", 1) for t in tasks]
+    frame.insert(1, "question_id", [qid for qid, _ in ids])
+    frame.insert(2, "system", [system for _, system in ids])
+    return frame
+
+
+def battles_from_rubric(scores: pd.DataFrame, params: ArenaParams) -> pd.DataFrame:
+    """Battles from rubric weighted scores: per question the higher score wins (tie margin)."""
+    baseline = params.baseline if params.pairing == "vs_baseline" else None
+    frame = scores.rename(columns={"system": "model"})
+    return battles_from_scores(
+        frame, score="weighted_score", tie_margin=params.tie_margin, baseline=baseline,
+        unscored="drop",
+    )  # fmt: skip
+
+
+def dimension_means(
+    scores: pd.DataFrame,
+    rubric: Rubric | str,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+) -> pd.DataFrame:
+    """Mean score per system and rubric dimension with a percentile bootstrap interval.
+
+    Only scored judgments count (``n`` says how many). Returns ``system, dimension, mean,
+    ci_low, ci_high, n, level``.
+    """
+    rubric = get_rubric(rubric) if isinstance(rubric, str) else rubric
+    scored = scores[scores["status"] == "scored"]
+    rows = []
+    for system, part in scores.groupby("system", sort=False):
+        part = scored[scored["system"] == system]
+        for dim in rubric.dimensions:
+            ci = bootstrap_mean(part[f"score_{dim.name}"], rng=rng, rounds=rounds, level=level)
+            rows.append((system, dim.name, ci.estimate, ci.low, ci.high, len(part)))
+    columns = ["system", "dimension", "mean", "ci_low", "ci_high", "n"]
+    return pd.DataFrame(rows, columns=columns).assign(level=level)
+
+
+class ArenaRun(NamedTuple):
+    """What the runner produced."""
+
+    answers: pd.DataFrame
+    """:func:`collect_answers`."""
+    judgments: pd.DataFrame
+    """Pairwise: :func:`evalbench.judge.judge_pairs` rows; rubric: :func:`judge_by_rubric`."""
+    battles: pd.DataFrame
+    """The battles the ratings are fitted on."""
+    counts: dict[str, int]
+    """prompts, answers, answer errors, judgments, unscored, dropped, skipped pairs, battles."""
+
+
+def run_study(run: Any, prompts: Sequence[ArenaPrompt]) -> ArenaRun:
+    """Answers -> judge (pairwise in both orders, or rubric) -> battles.
+
+    Writes ``records/pair_judgments.jsonl`` or ``records/rubric_scores.jsonl`` (the
+    parsed judgments; the raw calls are in ``answers.jsonl`` and ``judgments.jsonl``).
+    """
+    params: ArenaParams = run.params
+    judge = cast(ModelSpec, params.judge)
+    answers = collect_answers(run, prompts)
+    skipped = 0
+    if params.judging == "pairwise":
+        tasks, skipped = pair_tasks(answers, prompts, params)
+        judgments = judge_pairs(
+            run, judge, tasks, verdict_format=params.verdict_format, policy=params.inconsistent
+        )
+        battles = battles_from_judged_pairs(judgments, strong_weight=params.strong_weight)
+        run.write_records("pair_judgments", judgments)
+    else:
+        judgments = judge_by_rubric(run, answers, prompts)
+        battles = battles_from_rubric(judgments, params)
+        run.write_records("rubric_scores", judgments)
+    counts = {
+        "prompts": len(prompts),
+        "answers": int(answers["error"].isna().sum()),
+        "answer_errors": int(answers["error"].notna().sum()),
+        "skipped_pairs": skipped,
+        "judgments": len(judgments),
+        "unscored": int(battles.attrs.get("unscored", 0)),
+        "dropped": int(battles.attrs.get("dropped", 0)),
+        "battles": len(battles),
+    }
+    return ArenaRun(answers, judgments, battles, counts)
+
+
+def truth_table(params: ArenaParams, *, rubric_name: str | None = None) -> pd.DataFrame | None:
+    """The sim systems' true strengths and ratings (``None`` unless every system is sim).
+
+    ``strength`` is the expected hidden overall quality (:func:`true_strength`),
+    ``true_rating`` its Elo-scale value anchored like the fitted ratings.
+    """
+    if not params.systems or not all(s.simulated for s in params.systems):
+        return None
+    rubric = get_rubric(rubric_name or params.rubric)
+    strengths = {
+        s.name: true_strength(
+            s, rubric=rubric, with_documents=s.name in params.retrieval_systems,
+            document_effect=params.document_effect,
+        )
+        for s in params.systems
+    }  # fmt: skip
+    ratings = true_ratings(
+        strengths, anchor=params.rating_anchor(), anchor_rating=params.anchor_rating
+    )
+    return pd.DataFrame({"model": list(strengths), "strength": list(strengths.values()),
+                         "true_rating": ratings.to_numpy()})  # fmt: skip
+
+
+def true_dimension_means(params: ArenaParams, prompts: Sequence[ArenaPrompt]) -> pd.DataFrame:
+    """Mean true per-dimension score of each sim system over the prompts (simulated truth)."""
+    rubric = get_rubric(params.rubric)
+    rows = []
+    for spec in (s for s in params.systems if s.simulated):
+        truths = [
+            true_dimension_scores(system_quality(params, spec, p.id), rubric) for p in prompts
+        ]
+        rows += [
+            (spec.name, d.name, float(np.mean([t[d.name] for t in truths])))
+            for d in rubric.dimensions
+        ]
+    return pd.DataFrame(rows, columns=["system", "dimension", "true_mean"])
+
+
+# ------------------------------------------------------------------ simulation
+
+_FILLER = (
+    "This is a common question, and the short answer rests on a few basic principles.",
+    "In everyday terms, the effect comes from how the parts of the system interact.",
+    "Several factors contribute, and their relative importance depends on the conditions.",
+    "Simplified explanations like this one leave out some of the details.",
+    "The main idea has been studied for a long time and is well established.",
+    "A useful picture is a balance between influences that pull in different directions.",
+    "Examples from daily life make the mechanism easier to see.",
+)
+
+
+def system_quality(params: ArenaParams, spec: ModelSpec, question_id: str) -> dict[str, float]:
+    """A sim system's hidden per-dimension quality on one prompt (see :func:`hidden_quality`)."""
+    return hidden_quality(
+        spec, question_id, seed=params.seed, rubric=get_rubric(params.rubric),
+        with_documents=spec.name in params.retrieval_systems,
+        document_effect=params.document_effect,
+    )  # fmt: skip
+
+
+def hidden_quality(
+    spec: ModelSpec,
+    question_id: str,
+    *,
+    seed: int,
+    rubric: Rubric,
+    with_documents: bool,
+    document_effect: Mapping[str, float],
+) -> dict[str, float]:
+    """Hidden quality (log-odds) of a sim system's answer on each rubric dimension.
+
+    ``q_d = strength + with_documents·effect_d + noise·z_d`` with ``z_d ~ N(0, 1)`` drawn
+    from a generator seeded by (seed, system, question) alone — the system spec's
+    ``seed`` if set, else the study seed — so the answer simulator and the judge's truth
+    agree. For arena systems ``sim.noise`` is the per-answer spread around ``strength``.
+    """
+    rng = sim_rng(spec.seed if spec.seed is not None else seed, spec.name, f"quality:{question_id}")
+    z = rng.standard_normal(len(rubric.dimensions))
+    effect = 1.0 if with_documents else 0.0
+    return {
+        d.name: spec.sim.strength + effect * document_effect.get(d.name, 0.0) + spec.sim.noise * zd
+        for d, zd in zip(rubric.dimensions, z, strict=True)
+    }
+
+
+def overall_quality(quality: Mapping[str, float], rubric: Rubric) -> float:
+    """The rubric-weighted mean of per-dimension qualities (what a pairwise sim judge sees)."""
+    total = sum(d.weight for d in rubric.dimensions)
+    return sum(d.weight * quality[d.name] for d in rubric.dimensions) / total
+
+
+def true_strength(
+    spec: ModelSpec, *, rubric: Rubric, with_documents: bool, document_effect: Mapping[str, float]
+) -> float:
+    """Expected overall quality: ``strength`` plus the weighted document effect if used."""
+    if not with_documents:
+        return spec.sim.strength
+    return spec.sim.strength + overall_quality(
+        {d.name: document_effect.get(d.name, 0.0) for d in rubric.dimensions}, rubric
+    )
+
+
+def true_dimension_scores(quality: Mapping[str, float], rubric: Rubric) -> dict[str, float]:
+    """True rubric scores: ``scale_min + (scale_max − scale_min)·σ(q_d)`` per dimension."""
+    return {
+        d.name: d.scale_min + (d.scale_max - d.scale_min) * float(expit(quality[d.name]))
+        for d in rubric.dimensions
+    }
+
+
+def sim_answer(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    prompt: ArenaPrompt,
+    with_documents: bool,
+) -> SimReply:
+    """A simulated system's answer text (its quality is hidden, see :func:`hidden_quality`).
+
+    ``max(1, round(verbosity·(2 + U{0,1,2})))`` sentences: with documents, the prompt's
+    document sentences with citations first, then generic filler sentences (never a
+    repeat while the filler lasts). Only the length carries information (for a judge's
+    length bias); the judge's truth is the hidden quality.
+    """
+    n = max(1, round(knobs.verbosity * (2 + int(rng.integers(0, 3)))))
+    cited: list[str] = []
+    opening = f'About the question "{prompt.question}":'
+    if with_documents and prompt.documents:
+        cited = [
+            f"{sentence.strip().rstrip('.')}. [{k}]"
+            for k, doc in enumerate(prompt.documents, 1)
+            for sentence in re.split(r"(?<=\.)\s+", doc)
+            if sentence.strip()
+        ]
+        opening = "According to the reference documents:"
+    start = int(rng.integers(0, len(_FILLER)))
+    filler = [_FILLER[(start + i) % len(_FILLER)] for i in range(max(0, n - len(cited)))]
+    body = [*cited[:n], *filler]
+    return SimReply(" ".join([opening, *body]))

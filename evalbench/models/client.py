@@ -91,7 +91,8 @@ class ModelClient:
 
     Args:
         spec: the system as declared in params.
-        cache: the response cache (``None`` disables caching whatever the mode).
+        cache: the response cache (``None`` disables caching whatever the mode). Simulated
+            systems never use it: their answers are recomputed, free and identical.
         cache_mode: ``use`` (default), ``refresh`` (always ask, then store), ``off``, or
             ``replay`` (only the cache; a miss raises :class:`CacheMiss`).
         ledger: where usage is counted (a fresh one if not given).
@@ -149,10 +150,17 @@ class ModelClient:
         response = self._from_cache(key)
         if response is None:
             response = await self._ask(request, key, sim)
-            if self.cache is not None and self.cache_mode != "off":
+            if self._caching and self.cache_mode != "off":
+                assert self.cache is not None
                 self.cache.put(key, response)
         self.ledger.record(self.spec, response)
         return response
+
+    @property
+    def _caching(self) -> bool:
+        # Simulated answers are free and recomputed exactly; caching them would only let
+        # answers of an older simulator outlive a code change.
+        return self.cache is not None and not self.spec.simulated
 
     def cached(self, request: ChatRequest, *, sim: SimTask | None = None) -> ChatResponse | None:
         """The cached response to ``request`` (counted as a cache hit), or ``None``.
@@ -167,10 +175,13 @@ class ModelClient:
         return response
 
     def _from_cache(self, key: str) -> ChatResponse | None:
+        if self.spec.simulated:
+            return None
         if self.cache is None and self.cache_mode == "replay":
             raise CacheMiss("replay mode needs a response cache")
-        if self.cache is None or self.cache_mode in ("off", "refresh"):
+        if not self._caching or self.cache_mode in ("off", "refresh"):
             return None
+        assert self.cache is not None
         hit = self.cache.get(key)
         if hit is None and self.cache_mode == "replay":
             raise CacheMiss(

@@ -27,7 +27,8 @@ class SimSpec(BaseModel):
     quality: float = 3.5
     """Mean true quality of what a generator produces (1–5 scale for generated data)."""
     noise: float = 1.0
-    """Standard deviation of a judge's score noise (in scale points)."""
+    """A judge's noise (score points for rubric judges, logistic scale for pairwise ones);
+    for arena systems, the spread of each answer's quality around ``strength``."""
     leniency: float = 0.0
     """A judge's constant offset added to true scores (positive = lenient)."""
     position_bias: float = 0.0
