@@ -30,6 +30,7 @@ from evalbench.stats import (
     Interval,
     bootstrap,
     bootstrap_mean,
+    percentile_interval,
     wilson_interval,
 )
 
@@ -363,6 +364,72 @@ def weighted_kappa(
     table = _table(a, b, labels, "weighted_kappa")
     steps = np.abs(np.subtract.outer(np.arange(len(table)), np.arange(len(table))))
     return _kappa(table, steps.astype(float) ** (2 if weights == "quadratic" else 1))
+
+
+def _disagreement_weights(k: int, weights: Weights | None) -> np.ndarray:
+    if weights is None:
+        return 1.0 - np.eye(k)
+    if weights not in ("linear", "quadratic"):
+        raise ValueError(
+            f"kappa_interval: weights must be None, 'linear' or 'quadratic', got {weights!r}"
+        )
+    steps = np.abs(np.subtract.outer(np.arange(k), np.arange(k))).astype(float)
+    return steps ** (2 if weights == "quadratic" else 1)
+
+
+def _kappas(tables: np.ndarray, disagreement: np.ndarray) -> np.ndarray:
+    """:func:`_kappa` of a stack of tables (shape ``rounds × k × k``), vectorised."""
+    n = tables.sum(axis=(1, 2))
+    expected = tables.sum(2)[:, :, None] * tables.sum(1)[:, None, :] / n[:, None, None]
+    chance = (disagreement * expected).sum(axis=(1, 2))
+    observed = (disagreement * tables).sum(axis=(1, 2))
+    out = np.full(len(tables), NAN)
+    np.divide(observed, chance, out=out, where=chance > 0)
+    return np.where(chance > 0, 1.0 - out, NAN)
+
+
+def kappa_interval(
+    a: Values,
+    b: Values,
+    labels: Values | None = None,
+    *,
+    weights: Weights | None = None,
+    rng: np.random.Generator | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+) -> Interval:
+    """Cohen's kappa (``weights=None``) or weighted kappa with a percentile bootstrap interval.
+
+    The estimate equals :func:`cohen_kappa` / :func:`weighted_kappa`; the interval resamples
+    items (pairs) with replacement, exactly as ``stats.bootstrap(statistic, a, b, rng=rng)``
+    would (same draws), but builds all ``rounds`` agreement tables at once with one
+    ``bincount``, so thousands of rounds cost milliseconds. Resamples where kappa is
+    undefined (one label throughout) are ignored. Pairs with a missing side are dropped.
+
+    Args:
+        a: one label per item.
+        b: one label per item, same order.
+        labels: the label set (the scale, for weighted kappa); default the sorted labels seen.
+        weights: ``None`` (nominal), ``"linear"`` or ``"quadratic"``.
+        rng: if given, the bootstrap interval; otherwise NaN bounds.
+        rounds: bootstrap resamples.
+        level: confidence level.
+    """
+    x, y = _paired("kappa_interval", a=a, b=b)
+    labels = _sorted_labels([*x, *y]) if labels is None else list(labels)
+    k = len(labels)
+    disagreement = _disagreement_weights(k, weights)
+    codes = _index(x, labels, "kappa_interval") * k + _index(y, labels, "kappa_interval")
+    if codes.size == 0:
+        return Interval(NAN, NAN, NAN, level)
+    table = np.bincount(codes, minlength=k * k).reshape(1, k, k).astype(float)
+    estimate = float(_kappas(table, disagreement)[0])
+    if rng is None:
+        return Interval(estimate, NAN, NAN, level)
+    idx = rng.integers(0, codes.size, size=(rounds, codes.size))
+    flat = codes[idx] + (np.arange(rounds) * k * k)[:, None]
+    tables = np.bincount(flat.ravel(), minlength=rounds * k * k).reshape(rounds, k, k)
+    return percentile_interval(estimate, _kappas(tables.astype(float), disagreement), level)
 
 
 def rating_counts(ratings: Any, labels: Values | None = None) -> pd.DataFrame:

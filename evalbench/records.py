@@ -50,6 +50,9 @@ class ResponseRecord(Record):
     """The system or judge asked."""
     key: str
     """The item (and variant: order, attempt...) this call answers."""
+    request_key: str = ""
+    """Hash of everything that determined the answer (the response-cache key): a stored
+    answer whose request has since changed (edited data, prompt or settings) is stale."""
     text: str | None = None
     """The answer text (``None`` when the call failed or only tools were called)."""
     tool_calls: list[dict[str, Any]] = []

@@ -167,27 +167,35 @@ class Run:
         what is there, so an interrupted study resumes without losing or duplicating
         anything. Transient failures (timeouts, 429, 5xx...) are asked again on a rerun;
         permanent ones stay error records, so a finished study reruns with zero requests.
+        A stored answer to a request that has changed since (edited data, prompt, model or
+        settings: its request key differs) is stale and asked again.
 
         Returns:
             job key -> its :class:`ResponseRecord`, for every job.
         """
         records = self.store(store, ("system", "key"))
-        keys = {job.key for job in jobs}
-        if len(keys) != len(jobs):
+        client = self.client(spec)
+        wanted = {job.key: client.key_for(job.request, job.sim) for job in jobs}
+        if len(wanted) != len(jobs):
             raise ValueError(f"{spec.name}: job keys are not unique")
-        records.drop_where(
-            lambda r: r["system"] == spec.name and r["key"] in keys and is_transient(r["error"])
-        )
+
+        def redo(row: dict[str, Any]) -> bool:
+            if row["system"] != spec.name or row["key"] not in wanted:
+                return False
+            return is_transient(row["error"]) or row.get("request_key") != wanted[row["key"]]
+
+        records.drop_where(redo)
         todo = [job for job in jobs if (spec.name, job.key) not in records]
         if todo:
             generate(
-                self.client(spec),
+                client,
                 todo,
                 on_result=lambda job, resp: records.append(response_record(spec, job, resp)),
                 progress=progress,
                 desc=desc or spec.name,
                 postfix=postfix,
             )
+        keys = set(wanted)
         rows = (r for r in records.rows() if r["system"] == spec.name and r["key"] in keys)
         return {r["key"]: ResponseRecord.model_validate(r) for r in rows}
 
@@ -264,6 +272,7 @@ def response_record(spec: ModelSpec, job: Job, response: ChatResponse) -> Respon
     return ResponseRecord(
         system=spec.name,
         key=job.key,
+        request_key=response.cache_key,
         text=response.text,
         tool_calls=[c.model_dump(exclude={"id"}) for c in response.tool_calls],
         finish_reason=response.finish_reason,

@@ -200,6 +200,42 @@ def test_kappa_matches_sklearn(seed, weights):
         assert ag.weighted_kappa(judge, human, weights) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_kappa_interval_equals_the_generic_bootstrap(weights):
+    """Same draws as stats.bootstrap over (a, b) rows, so the same interval, computed at once."""
+    from evalbench.stats import bootstrap
+
+    rng = np.random.default_rng(3)
+    a = rng.integers(1, 6, 120)
+    b = np.where(rng.random(120) < 0.6, a, rng.integers(1, 6, 120))
+    labels = [1, 2, 3, 4, 5]
+
+    def statistic(x, y):
+        if weights is None:
+            return ag.cohen_kappa(x, y, labels)
+        return ag.weighted_kappa(x, y, weights, labels)
+
+    fast = ag.kappa_interval(
+        a, b, labels, weights=weights, rng=np.random.default_rng(9), rounds=300
+    )
+    slow = bootstrap(statistic, a, b, rng=np.random.default_rng(9), rounds=300)
+    assert fast.estimate == pytest.approx(statistic(a, b))
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high))
+
+
+def test_kappa_interval_edge_cases():
+    # no rng: the estimate only; 2x2 by hand: p_o = 3/4, p_e = (2*1 + 2*3) / 16 = 1/2
+    iv = ag.kappa_interval(["a", "a", "b", "b", None], ["a", "b", "b", "b", "a"])
+    assert iv.estimate == pytest.approx((0.75 - 0.5) / (1 - 0.5))
+    assert math.isnan(iv.low) and math.isnan(iv.high)
+    assert all(math.isnan(v) for v in ag.kappa_interval([], [])[:3])
+    # one label throughout: kappa undefined, and so is every resample
+    same = ag.kappa_interval(["a"] * 5, ["a"] * 5, rng=np.random.default_rng(0), rounds=20)
+    assert math.isnan(same.estimate) and math.isnan(same.low)
+    with pytest.raises(ValueError, match="weights must be None, 'linear' or 'quadratic'"):
+        ag.kappa_interval([1, 2], [1, 2], weights="cubic")  # type: ignore[arg-type]
+
+
 def test_weighted_kappa_distances_follow_the_label_list_like_sklearn():
     a, b = [1, 1, 5, 5, 1], [1, 5, 5, 5, 5]  # only 1 and 5 used: one step unless scale given
     scale = [1, 2, 3, 4, 5]

@@ -72,3 +72,20 @@ def test_a_rerun_retries_transient_failures_once_each(tmp_path, loopback, monkey
     assert loopback.count == 4 + 1
     keys = [r["key"] for r in read_jsonl(run.dir / "records" / "responses.jsonl")]
     assert sorted(keys) == ["k0", "k1", "k2", "k3"]
+
+
+def test_a_changed_request_makes_its_stored_answer_stale(tmp_path):
+    spec = ModelSpec(name="s", provider="sim")
+    run = open_run(_study(tmp_path))
+    run.ask(spec, _jobs(5), progress=False)
+    edited = _jobs(5)
+    edited[2] = Job(
+        "k2",
+        ChatRequest(messages=[{"role": "user", "content": "q2, edited"}]),
+        SimTask(_echo, "k2"),
+    )
+    rerun = open_run(_study(tmp_path))
+    rerun.ask(spec, edited, progress=False)
+    assert rerun.ledger.frame().iloc[0]["calls"] == 1  # only the edited item was asked again
+    rows = read_jsonl(run.dir / "records" / "responses.jsonl")
+    assert sorted(r["key"] for r in rows) == [f"k{i}" for i in range(5)]  # still one record each
