@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-N, CONCURRENCY, LATENCY = 2000, 64, 0.100
+N, CONCURRENCY, LATENCY = int(os.environ.get("BENCH_REQUESTS", 2000)), 64, 0.100
 
 SERVER = """
 import resource, sys
