@@ -299,12 +299,16 @@ def test_a_batch_sharded_over_processes_streams_every_result_back(loopback, tmp_
     # checkpointed through on_result in this process, counted in this process's ledger.
     loopback.latency = 0.02
     client = client_for(loopback, tmp_path, processes=2, max_concurrency=8)
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(160)]
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(160)
+    ]
     seen: list[str] = []
     out = generate(client, jobs, on_result=lambda job, r: seen.append(job.key), progress=False)
     assert [r.text for r in out] == [f"echo: {i}" for i in range(160)]
     assert sorted(seen, key=int) == [str(i) for i in range(160)]
     assert loopback.count == 160 and loopback.max_in_flight <= 8
     assert client.ledger.frame().iloc[0]["calls"] == 160
-    again = generate(client_for(loopback, tmp_path, processes=2, max_concurrency=8), jobs, progress=False)
+    again = generate(
+        client_for(loopback, tmp_path, processes=2, max_concurrency=8), jobs, progress=False
+    )
     assert all(r.cached for r in again) and loopback.count == 160  # workers wrote the cache
