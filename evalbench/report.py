@@ -228,18 +228,20 @@ def _index_row(m: dict[str, Any], outputs: Path) -> str:
     badge = '<span class="sim">simulated</span>' if m.get("simulated") else ""
     reason = f'<div class="reason">{e(str(m["reason"]))}</div>' if m.get("reason") else ""
     wall = f"{m['wall_time_s']:.1f} s" if isinstance(m.get("wall_time_s"), (int, float)) else "—"
+    ended = str(m.get("ended_at") or "")[:16].replace("T", " ")
     return (
         f"<tr><td>{e(str(m.get('title', m.get('study', '?'))))}<div class='id'>"
         f"{e(str(m.get('study', '')))}/{e(str(m.get('run_id', '')))}</div></td>"
         f'<td class="st {e(status)}">{e(status)}{reason}</td><td>{heads}</td>'
-        f"<td>{badge}</td><td>{wall}</td><td>{e(str(m.get('ended_at') or ''))}</td>"
+        f"<td>{badge}</td><td>{wall}</td><td>{e(ended)}</td>"
         f"<td>{link}</td></tr>"
     )
 
 
 def _fmt(value: Any) -> str:
+    """Rates and scores with three decimals, ratings (|x| >= 100) with one."""
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
     return str(value)
 
 
@@ -284,7 +286,7 @@ th {{ background: #f4f4f4; }}
 <p>Every run under <code>outputs/</code>. "simulated" marks runs whose systems or judges
 were produced by the offline <code>sim</code> provider: not measurements of real models.</p>
 <table><thead><tr><th>study</th><th>status</th><th>headline numbers</th><th></th>
-<th>wall time</th><th>finished</th><th></th></tr></thead>
+<th>wall time</th><th>finished (UTC)</th><th></th></tr></thead>
 <tbody>
 {rows}
 </tbody></table></body></html>

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import yaml
 
 from evalbench import sources
@@ -118,6 +119,7 @@ class Run:
         self.dir = run_dir_for(params_file, params)
         self.ledger = UsageLedger()
         self._stores: dict[str, RecordStore] = {}
+        self._asked: dict[str, ModelSpec] = {}
 
     @property
     def run_id(self) -> str:
@@ -174,6 +176,7 @@ class Run:
             job key -> its :class:`ResponseRecord`, for every job.
         """
         records = self.store(store, ("system", "key"))
+        self._asked[spec.name] = spec
         client = self.client(spec)
         wanted = {job.key: client.key_for(job.request, job.sim) for job in jobs}
         if len(wanted) != len(jobs):
@@ -252,19 +255,66 @@ class Run:
             notes: short remarks shown on the index (e.g. "simulated judge").
         """
         usage = self.ledger.summary()
+        totals = self.recorded_usage()
         update_manifest(
             self.dir,
             headlines=headlines,
             counts=counts,
             notes=list(notes),
-            usage=usage,
-            cost_usd=round(sum(u["cost_usd"] for u in usage.values()), 6),
-            errors_by_system=self.ledger.errors(),
+            usage=totals.to_dict(orient="records"),
+            usage_this_session=usage,
+            cost_usd=round(float(totals["cost_usd"].sum()), 6) if len(totals) else 0.0,
+            errors_by_system=dict(zip(totals["system"], totals["errors"], strict=True)),
             data_files=sources.reads(),
             records={name: len(store) for name, store in self._stores.items()},
             executed_at=now_iso(),
             status="executed",
         )
+
+    def recorded_usage(self) -> pd.DataFrame:
+        """Usage of the whole study from its response records (every session, resumes too).
+
+        One row per system or judge: calls, errors, calls answered from the cache, prompt
+        and completion tokens of all answers, and the cost (USD, at the system's prices) of
+        the calls actually paid (cache hits cost nothing). ``run.ledger`` counts only
+        this session.
+        """
+        rows = [
+            r
+            for store in self._stores.values()
+            for r in store.rows()
+            if {"system", "request_key", "prompt_tokens"} <= set(r)
+        ]
+        columns = ["system", "calls", "errors", "cached", "prompt_tokens", "completion_tokens",
+                   "cost_usd"]  # fmt: skip
+        if not rows:
+            return pd.DataFrame(columns=columns)
+        frame = pd.DataFrame(rows).fillna({"prompt_tokens": 0, "completion_tokens": 0})
+        specs = {s.name: s for s in self.params.model_specs()} | self._asked
+        paid = ~frame["cached"].astype(bool)
+        frame["cost_usd"] = [
+            _cost(specs.get(system), p, c) if is_paid else 0.0
+            for system, p, c, is_paid in zip(
+                frame["system"], frame["prompt_tokens"], frame["completion_tokens"], paid,
+                strict=True,
+            )
+        ]  # fmt: skip
+        out = frame.groupby("system", sort=True).agg(
+            calls=("key", "size"),
+            errors=("error", lambda e: int(e.notna().sum())),
+            cached=("cached", "sum"),
+            prompt_tokens=("prompt_tokens", "sum"),
+            completion_tokens=("completion_tokens", "sum"),
+            cost_usd=("cost_usd", "sum"),
+        )
+        return out.reset_index()[columns]
+
+
+def _cost(spec: ModelSpec | None, prompt: float, completion: float) -> float:
+    if spec is None:
+        return 0.0
+    price_in, price_out = spec.price_input_per_mtok or 0.0, spec.price_output_per_mtok or 0.0
+    return (prompt * price_in + completion * price_out) / 1e6
 
 
 def response_record(spec: ModelSpec, job: Job, response: ChatResponse) -> ResponseRecord:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from loopback import Fault
 
@@ -89,3 +90,23 @@ def test_a_changed_request_makes_its_stored_answer_stale(tmp_path):
     assert rerun.ledger.frame().iloc[0]["calls"] == 1  # only the edited item was asked again
     rows = read_jsonl(run.dir / "records" / "responses.jsonl")
     assert sorted(r["key"] for r in rows) == [f"k{i}" for i in range(5)]  # still one record each
+
+
+def test_recorded_usage_sums_every_session_and_prices_paid_calls(tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("EVALBENCH_LOOP_KEY", "k")
+    from loopback import Reply
+
+    spec = ModelSpec(name="loop", provider="openai", model="m", base_url=loopback.base_url,
+                     api_key_env="EVALBENCH_LOOP_KEY", max_concurrency=1,
+                     price_input_per_mtok=2.0, price_output_per_mtok=8.0)  # fmt: skip
+    loopback.enqueue(*[Reply(text="a", prompt_tokens=1000, completion_tokens=500)] * 3)
+    run = open_run(_study(tmp_path))
+    run.ask(spec, _jobs(2, sim=False), progress=False)  # session 1: two paid calls
+    rerun = open_run(_study(tmp_path, title="other title"))  # a new run folder, same cache
+    rerun.ask(spec, _jobs(3, sim=False), progress=False)  # two cache hits, one paid call
+    usage = rerun.recorded_usage().iloc[0]
+    assert (usage["calls"], usage["cached"], usage["errors"]) == (3, 2, 0)
+    assert usage["prompt_tokens"] == 3 * 1000 and usage["completion_tokens"] == 3 * 500
+    assert usage["cost_usd"] == pytest.approx(
+        1 * (1000 * 2.0 + 500 * 8.0) / 1e6
+    )  # only k2 was paid
