@@ -97,6 +97,8 @@ def _execute(notebook: Path, output: Path, params_file: Path, overrides: list[st
         language="python",
         progress_bar=False,
         log_output=False,
+        # the kernel's own log (TCP notice, shutdown chatter) is not the study's output
+        extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
     )
 
 
