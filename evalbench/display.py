@@ -72,19 +72,84 @@ def table(
     index: bool = False,
     max_rows: int = 200,
 ) -> None:
-    """Show a DataFrame as an escaped HTML table (floats rounded to ``digits``)."""
-    shown = df.head(max_rows)
-    body = shown.to_html(
-        escape=True,
-        index=index,
-        float_format=lambda x: f"{x:.{digits}f}",
-        na_rep="—",
-        border=0,
-        classes="evalbench-table",
-    )
+    """Show a DataFrame as an escaped HTML table.
+
+    Floats are rounded to ``digits``, missing values show as "—", numeric columns are
+    right-aligned and text columns left-aligned; a wide table scrolls sideways.
+    """
+    shown = df.head(max_rows).reset_index() if index else df.head(max_rows)
     cap = f"<p><b>{escape(caption)}</b></p>" if caption else ""
     more = f"<p><small>first {max_rows} of {len(df)} rows</small></p>" if len(df) > max_rows else ""
-    _display(cap + body + more)
+    _display(cap + table_html(shown, digits=digits) + more)
+
+
+def table_html(df: pd.DataFrame, *, digits: int = 3) -> str:
+    """The escaped HTML of :func:`table` (no caption)."""
+    aligns = ["right" if _numeric(df[c]) else "left" for c in df.columns]
+    head = "".join(
+        f'<th style="text-align:{a}">{escape(c)}</th>'
+        for c, a in zip(df.columns, aligns, strict=True)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td style="text-align:{a}">{escape(_cell(v, digits))}</td>'
+            for v, a in zip(row, aligns, strict=True)
+        )
+        + "</tr>"
+        for row in df.itertuples(index=False, name=None)
+    )
+    return (
+        '<div style="overflow-x:auto"><table class="evalbench-table">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _cell(value: Any, digits: int) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def usage(run: Run) -> None:
+    """Model calls per system and judge: the whole study (all sessions), then this session.
+
+    The study table sums the run's response records (so a resumed run still shows what
+    the study used); the session table adds requests (retries included), latency
+    percentiles and the reasons of permanent failures.
+    """
+    study = run.recorded_usage()
+    if study.empty:
+        text("<p>No model calls: this study reads published outputs only.</p>")
+        return
+    table(
+        study,
+        "Model calls over the whole study: calls = answers recorded, cached = served from the "
+        "response cache (no request, no cost), errors = permanent failures (error records, "
+        "never scores), tokens as reported by the endpoint (the sim provider estimates 4 "
+        "characters per token), cost in USD at the params' prices (0 when unpriced or simulated)",
+        digits=4,
+    )
+    session = run.ledger.frame().drop(columns="simulated")
+    if session.empty:
+        text("<p>No model calls this session: every answer was read back from the run folder.</p>")
+        return
+    session["error_reasons"] = [
+        ", ".join(f"{k} × {v}" for k, v in reasons.items()) or "—"
+        for reasons in session["error_reasons"]
+    ]
+    table(
+        session,
+        "This session: requests = provider requests (retries included; 0 for a cache hit), "
+        "latency percentiles in seconds, cost in USD",
+        digits=4,
+    )
 
 
 def text(template: str, **values: Any) -> None:
@@ -97,8 +162,13 @@ def text(template: str, **values: Any) -> None:
 
 
 def quote(value: Any, *, limit: int = 2000) -> str:
-    """Untrusted text as an escaped ``<pre>`` block, clipped to ``limit`` characters."""
+    """Untrusted text as an escaped ``<pre>`` block, clipped to ``limit`` characters.
+
+    Nothing (``None`` or an empty string) shows as "—" so the layout around it holds.
+    """
     raw = "" if value is None else str(value)
+    if not raw.strip():
+        return "<p>—</p>"
     clipped = raw if len(raw) <= limit else raw[:limit] + f" … [{len(raw) - limit} more chars]"
     return f'<pre style="white-space:pre-wrap">{escape(clipped)}</pre>'
 

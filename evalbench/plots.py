@@ -149,6 +149,10 @@ def heatmap(
     ax = _axes(ax, figsize=size)
     sns.heatmap(matrix.astype(float), annot=annot, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
                 cbar_kws={"shrink": 0.8})  # fmt: skip
+    ax.grid(False)  # grid lines would show through empty (NaN) cells
+    ax.tick_params(axis="y", labelrotation=0)
+    if max((len(str(c)) for c in matrix.columns), default=0) > 6:
+        ax.set_xticklabels(ax.get_xticklabels(), rotation=30, ha="right")
     ax.set_xlabel(xlabel if xlabel is not None else (matrix.columns.name or ""))
     ax.set_ylabel(ylabel if ylabel is not None else (matrix.index.name or ""))
     if title:

@@ -139,6 +139,7 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
 
     nb = nbformat.read(notebook_path, as_version=4)
     strip_noise(nb)
+    title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
     exporter = HTMLExporter(
         template_name="evalbench",
         extra_template_basedirs=[str(Path(__file__).parent / "templates")],
@@ -148,7 +149,7 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
         embed_images=True,
     )
     exporter.register_preprocessor(_sanitizer(), enabled=True)
-    body, _ = exporter.from_notebook_node(nb)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     tmp = html_path.with_suffix(".html.tmp")
     tmp.write_text(body, encoding="utf-8")
     tmp.replace(html_path)
@@ -168,7 +169,7 @@ _SAFE_ATTRIBUTES = {
 }
 _SAFE_STYLES = [
     "background", "background-color", "border", "border-radius", "color", "font-size",
-    "font-weight", "margin", "padding", "text-align", "white-space", "max-width",
+    "font-weight", "margin", "padding", "text-align", "white-space", "max-width", "overflow-x",
 ]  # fmt: skip
 
 
@@ -179,12 +180,21 @@ def _sanitizer() -> Any:
 
 
 def strip_noise(nb: Any) -> None:
-    """Drop progress bars and logs from a notebook: stderr streams and widget views."""
+    """Drop what a reader should not see: progress bars, logs (stderr, widget views) and
+    code cells left with no output (with inputs hidden they would only leave gaps)."""
+    kept = []
     for cell in nb.cells:
-        if cell.get("cell_type") != "code":
-            continue
-        cell["outputs"] = [o for o in cell.get("outputs", []) if not _is_noise(o)]
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = [o for o in cell.get("outputs", []) if not _is_noise(o)]
+            if not cell["outputs"]:
+                continue
+        kept.append(cell)
+    nb.cells = kept
     nb.metadata.pop("widgets", None)
+
+
+def _study_title(run_dir: Path) -> str:
+    return str(read_manifest(run_dir).get("title") or "evalbench report")
 
 
 def _is_noise(output: Any) -> bool:
