@@ -42,6 +42,9 @@ NoMajority = Literal["drop", "tie", "first"]
 Values: TypeAlias = Sequence[Any] | np.ndarray | pd.Series
 """A 1-D sequence of per-item values (labels, scores or verdicts); None/NaN = missing."""
 _FLIP: dict[str | None, str | None] = {"a": "b", "b": "a", "tie": "tie", None: None}
+# Weighted scores carry float noise (0.5·2 + 0.3·2 + 0.2·4 minus 0.5·1 + 0.3·1 + 0.2·3 is
+# 1.0000000000000002), so a difference of exactly k is compared with this slack.
+DISTANCE_SLACK = 1e-9
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,10 +172,11 @@ def within_k_agreement(
     """Share of items with ``|judge - human| <= k`` ("adjacent agreement" for ``k = 1``).
 
     Williamson, Xi & Breyer (2012). Numeric scores only; pairs with a missing side are
-    dropped. ``rng``/``rounds``/``level`` as in :func:`exact_agreement`.
+    dropped; the comparison allows :data:`DISTANCE_SLACK` for float noise.
+    ``rng``/``rounds``/``level`` as in :func:`exact_agreement`.
     """
     j, h = _paired_float("within_k_agreement", judge=judge, human=human)
-    return _mean_interval((np.abs(j - h) <= k).astype(float), rng, rounds, level)
+    return _mean_interval((np.abs(j - h) <= k + DISTANCE_SLACK).astype(float), rng, rounds, level)
 
 
 def mean_absolute_error(
@@ -317,12 +321,9 @@ def _table(a: Any, b: Any, labels: Values | None, where: str) -> np.ndarray:
 
 
 def _kappa(table: np.ndarray, disagreement: np.ndarray) -> float:
-    n = table.sum()
-    if n == 0:
+    if table.sum() == 0:
         return NAN
-    expected = np.outer(table.sum(1), table.sum(0)) / n
-    chance = float((disagreement * expected).sum())
-    return 1.0 - float((disagreement * table).sum()) / chance if chance > 0 else NAN
+    return float(_kappas(table[None, :, :], disagreement)[0])
 
 
 def cohen_kappa(a: Values, b: Values, labels: Values | None = None) -> float:
@@ -339,7 +340,7 @@ def cohen_kappa(a: Values, b: Values, labels: Values | None = None) -> float:
         labels: the label set; default the sorted labels seen. A value outside it is an error.
     """
     table = _table(a, b, labels, "cohen_kappa")
-    return _kappa(table, 1.0 - np.eye(len(table)))
+    return _kappa(table, _disagreement_weights(len(table), None))
 
 
 def weighted_kappa(
@@ -362,8 +363,7 @@ def weighted_kappa(
             f"weighted_kappa: weights must be 'linear' or 'quadratic', got {weights!r}"
         )
     table = _table(a, b, labels, "weighted_kappa")
-    steps = np.abs(np.subtract.outer(np.arange(len(table)), np.arange(len(table))))
-    return _kappa(table, steps.astype(float) ** (2 if weights == "quadratic" else 1))
+    return _kappa(table, _disagreement_weights(len(table), weights))
 
 
 def _disagreement_weights(k: int, weights: Weights | None) -> np.ndarray:
@@ -884,5 +884,5 @@ def classification_report(
         "precision": float(scores["precision"].mean()),
         "recall": float(scores["recall"].mean()),
         "f1": float(scores["f1"].mean()),
-        "kappa": _kappa(table.astype(float), 1.0 - np.eye(len(table))),
+        "kappa": _kappa(table.astype(float), _disagreement_weights(len(table), None)),
     }

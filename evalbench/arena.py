@@ -62,7 +62,7 @@ from scipy.stats import rankdata
 from evalbench import sources
 from evalbench.agreement import PositionBias, position_bias, prefers_longer
 from evalbench.judge import (
-    RUBRICS,
+    SIDE_TO_VERDICT,
     UNTRUSTED_RULE,
     InconsistentPolicy,
     JudgeCase,
@@ -74,7 +74,9 @@ from evalbench.judge import (
     get_rubric,
     judge_pairs,
     judge_rubric,
+    known_rubric,
 )
+from evalbench.judge_study import PRD_SCORE, load_prd_ratings
 from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimSpec, SimTask, sim_rng
 from evalbench.params import StudyParams, data_path
 from evalbench.sources import record_read
@@ -83,6 +85,7 @@ from evalbench.stats import (
     DEFAULT_ROUNDS,
     Interval,
     bootstrap_mean,
+    mean_replicates,
     percentile_interval,
     wilson_interval,
 )
@@ -108,9 +111,6 @@ ARENA_HARD_LABELS = {
     "B<<A": ("A", True),
 }
 """Arena-Hard judge labels -> (preferred screen position, strong?)."""
-
-PRD_SCORES = {1: "a", 2: "b", 3: "tie"}
-"""PRD Vicuna-80 ``score``: 1 = the answer shown first is better, 2 = the second, 3 = tie."""
 
 _NEWTON_TOL = 1e-9  # natural-log-odds units: 1.7e-7 Elo points
 _NEWTON_MAX_ITER = 100
@@ -231,7 +231,7 @@ def battles_from_pairwise(
     _require(judgments, ["model_a", "model_b", "verdict_ab", "verdict_ba"], "pairwise judgments")
     orders = [_one_order(judgments, o, strong_weight) for o in ("ab", "ba")]
     if combine:
-        return _combined(judgments, orders, unscored)
+        return _combined(orders, unscored)
     both = pd.concat(orders).sort_index(kind="stable")
     kept, n_unscored = _drop_unscored(both, unscored, "pairwise judgments")
     out = validate_battles(kept, source="pairwise judgments").reset_index(drop=True)
@@ -276,7 +276,7 @@ def _drop_unscored(b: pd.DataFrame, unscored: Unscored, source: str) -> tuple[pd
     return b[~missing], int(missing.sum())
 
 
-def _combined(j: pd.DataFrame, orders: list[pd.DataFrame], unscored: Unscored) -> pd.DataFrame:
+def _combined(orders: list[pd.DataFrame], unscored: Unscored) -> pd.DataFrame:
     ab, ba = orders
     sign = {"a": 1.0, "b": -1.0, "tie": 0.0}
     total = ab["winner"].map(sign) * ab["weight"] + ba["winner"].map(sign) * ba["weight"]
@@ -389,6 +389,13 @@ def battles_from_arena_hard(
     repeats them 3 times: ``repeat_strong=True`` does exactly that, which matters only for
     a row-resampling bootstrap). A game whose ``score`` is None is unscored (Arena-Hard
     skips it silently); a label outside :data:`ARENA_HARD_LABELS` is an error.
+
+    Args:
+        judgments: one row per (question, model) with the two ``games``.
+        baseline: the model every game compares with.
+        strong_weight: weight of a strong verdict.
+        repeat_strong: repeat strong battles instead of weighting them (needs a whole weight).
+        unscored: ``"raise"`` on an unscored game, or ``"drop"`` it.
     """
     _require(judgments, ["question_id", "model", "games"], "arena-hard judgments")
     verdicts = [_arena_hard_game(judgments, k) for k in (0, 1)]
@@ -451,16 +458,17 @@ def load_arena_hard_single_scores(names: Sequence[str]) -> pd.DataFrame:
 def battles_from_prd_votes(votes: pd.DataFrame, *, source: str = "PRD votes") -> pd.DataFrame:
     """Battles from PRD Vicuna-80 votes (``question_id, model_1, model_2, score``).
 
-    ``model_1`` was shown first and becomes ``model_a``; ``score`` 1 -> a, 2 -> b, 3 -> tie.
+    ``model_1`` was shown first and becomes ``model_a``; ``score`` 1 -> a, 2 -> b, 3 -> tie
+    (:data:`evalbench.judge_study.PRD_SCORE`).
     """
     _require(votes, ["question_id", "model_1", "model_2", "score"], source)
-    known = votes["score"].isin(list(PRD_SCORES))
+    known = votes["score"].isin(list(PRD_SCORE))
     _fail_first(votes, ~known, source, lambda r: f"score {r['score']!r} not in 1, 2, 3")
     out = pd.DataFrame(
         {
             "model_a": votes["model_1"],
             "model_b": votes["model_2"],
-            "winner": votes["score"].map(PRD_SCORES),
+            "winner": votes["score"].map(PRD_SCORE),
             "question_id": votes["question_id"],
         }
     )
@@ -470,37 +478,18 @@ def battles_from_prd_votes(votes: pd.DataFrame, *, source: str = "PRD votes") ->
 def load_prd_votes(reviewer: str = "human") -> pd.DataFrame:
     """All registered PRD Vicuna-80 votes of one reviewer, in registry (file-name) order.
 
-    Each file ``prd/ratings/<reviewer>/answer_<m1>-vs-answer_<m2>-<reviewer>-reviewer...``
-    holds one JSON line per vote (``question_id``, ``score``), in file order. Returns
-    ``question_id, model_1, model_2, rating_seq, score`` (``rating_seq`` = the vote's
-    position among the file's votes on that question, one per MTurk rater).
+    Read by :func:`evalbench.judge_study.load_prd_ratings` (the file name says which
+    models were compared and in which order). Returns ``question_id, model_1, model_2,
+    rating_seq, score`` (``model_1`` was shown first; ``rating_seq`` = the vote's position
+    among the file's votes on that question, one per MTurk rater).
+
+    Raises:
+        ValueError: no registered file for ``reviewer``, or a malformed vote.
     """
-    names = sources.names(f"prd/ratings/{reviewer}/")
-    if not names:
-        raise ArenaError(f"no registered PRD ratings for reviewer {reviewer!r}")
-    pattern = re.compile(
-        rf"answer[-_](?P<m1>.+?)-vs-answer[-_](?P<m2>.+)-{re.escape(reviewer)}-reviewer.*"
+    ratings = load_prd_ratings(reviewer).rename(
+        columns={"first": "model_1", "second": "model_2", "rater": "rating_seq"}
     )
-    return pd.concat([_prd_file(n, pattern) for n in names], ignore_index=True)
-
-
-def _prd_file(name: str, pattern: re.Pattern[str]) -> pd.DataFrame:
-    match = pattern.fullmatch(name.rsplit("/", 1)[1])
-    if match is None:
-        raise ArenaError(f"{name}: file name does not say which models were compared")
-    rows = []
-    with open(sources.fetch(name), encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            try:
-                vote = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ArenaError(f"{name} line {line_no}: not JSON ({exc.msg})") from exc
-            if not isinstance(vote, dict) or "question_id" not in vote or "score" not in vote:
-                raise ArenaError(f"{name} line {line_no}: needs question_id and score")
-            rows.append((vote["question_id"], match["m1"], match["m2"], vote["score"]))
-    votes = pd.DataFrame(rows, columns=["question_id", "model_1", "model_2", "score"])
-    votes.insert(3, "rating_seq", votes.groupby("question_id").cumcount())
-    return votes
+    return ratings[["question_id", "model_1", "model_2", "rating_seq", "score"]]
 
 
 # ---------------------------------------------------------------------- AlpacaEval
@@ -563,10 +552,16 @@ def alpaca_eval_win_rate(preferences: Sequence[float] | np.ndarray | pd.Series) 
     )
 
 
-def _clean_preferences(preferences: Sequence[float] | np.ndarray | pd.Series) -> pd.Series:
-    """AlpacaEval's cleaning: ``0`` (old draw) -> 1.5; NaN and values outside [1, 2] dropped."""
+def _alpaca_preferences(preferences: Sequence[float] | np.ndarray | pd.Series) -> pd.Series:
+    """AlpacaEval's cleaning, item by item: ``0`` (old draw) -> 1.5; outside [1, 2] -> NaN."""
     p = pd.Series(preferences, dtype=float).replace({0.0: 1.5})
-    return p[(p >= 1) & (p <= 2)]
+    return p.where((p >= 1) & (p <= 2))
+
+
+def _clean_preferences(preferences: Sequence[float] | np.ndarray | pd.Series) -> pd.Series:
+    """:func:`_alpaca_preferences` without the unusable items (NaN dropped)."""
+    p = _alpaca_preferences(preferences)
+    return p[p.notna()]
 
 
 def battles_from_alpaca_eval(annotations: pd.DataFrame) -> pd.DataFrame:
@@ -578,9 +573,8 @@ def battles_from_alpaca_eval(annotations: pd.DataFrame) -> pd.DataFrame:
     ``win_rate``. NaN preferences are unscored and raise.
     """
     _require(annotations, ["generator_1", "generator_2", "preference"], "alpaca_eval annotations")
-    p = annotations["preference"].astype(float).replace({0.0: 1.5})
-    bad = p.isna() | (p < 1) | (p > 2)
-    _fail_first(annotations, bad, "alpaca_eval annotations", "preference not in [1, 2]")
+    p = _alpaca_preferences(annotations["preference"])
+    _fail_first(annotations, p.isna(), "alpaca_eval annotations", "preference not in [1, 2]")
     qid = annotations.get("instruction", annotations.index)
     halves = [
         pd.DataFrame({"winner": w, "weight": weight, "question_id": qid})
@@ -609,16 +603,19 @@ def prefer_longer_shares(
 ) -> np.ndarray:
     """The longer answer's preference share, per item whose answers differ in length.
 
-    ``preference`` is AlpacaEval's (1 = output 1, 2 = output 2, continuous in between):
+    ``preference`` is AlpacaEval's (1 = output 1, 2 = output 2, continuous in between),
+    cleaned as AlpacaEval's win rate cleans it (``0``, an old encoding of a draw, is 1.5):
     the longer answer's share is ``p - 1`` when output 2 is longer, else ``2 - p``. Items
-    of equal length or with a missing preference are left out.
+    of equal length or with a missing or out-of-range preference are left out. Unlike
+    :func:`evalbench.agreement.prefers_longer` (discrete verdicts, ties dropped, Wilson
+    interval), a soft preference keeps its weight: a draw (1.5) counts as half.
     """
-    p = np.asarray(preference, dtype=float)
+    p = _alpaca_preferences(preference).to_numpy()
     l1, l2 = np.asarray(length_1, dtype=float), np.asarray(length_2, dtype=float)
     if not p.shape == l1.shape == l2.shape:
-        raise ArenaError(f"prefer_longer_probability: lengths differ {p.shape, l1.shape, l2.shape}")
+        raise ArenaError(f"prefer_longer_shares: lengths differ {p.shape, l1.shape, l2.shape}")
     if not (np.isfinite(l1).all() and np.isfinite(l2).all()):
-        raise ArenaError("prefer_longer_probability: a length is missing (NaN)")
+        raise ArenaError("prefer_longer_shares: a length is missing (NaN)")
     keep = (l1 != l2) & np.isfinite(p)
     return np.where(l2 > l1, p - 1, 2 - p)[keep]
 
@@ -644,7 +641,7 @@ class LengthBias(NamedTuple):
     prefer_longer: float
     """P(the longer answer is preferred), over items whose lengths differ."""
     n_compared: int
-    """Items whose two answers differ in length."""
+    """Items whose two answers differ in length (and whose preference is usable)."""
 
 
 def alpaca_eval_length_bias(
@@ -659,11 +656,12 @@ def alpaca_eval_length_bias(
         baseline_lengths: :func:`answer_lengths` of the baseline's outputs.
     """
     l1, l2 = _alpaca_lengths(annotations, model_lengths, baseline_lengths)
+    shares = prefer_longer_shares(annotations["preference"], l1, l2)
     return LengthBias(
         avg_length=float(model_lengths.mean()),
         avg_length_baseline=float(baseline_lengths.mean()),
-        prefer_longer=prefer_longer_probability(annotations["preference"], l1, l2),
-        n_compared=int((l1 != l2).sum()),
+        prefer_longer=float(shares.mean()) if shares.size else float("nan"),
+        n_compared=int(shares.size),
     )
 
 
@@ -1086,12 +1084,22 @@ def online_elo(
     ``R_b -= k·w·(s - p)`` with ``s`` = 1 / 0 / 0.5 for an a win / b win / tie and ``w``
     the battle's weight; ``ties="drop"`` skips ties.
 
+    Args:
+        battles: a battles table, in the order the ratings are updated.
+        k: the K factor.
+        base: logistic base (10 on the Elo scale).
+        scale: rating points per factor ``base`` in odds (400 on the Elo scale).
+        init_rating: every model's starting rating.
+        ties: ``"half"`` (a tie is half a win) or ``"drop"``.
+
     Returns:
         Ratings by model, highest first.
     """
     b = validate_battles(battles)
     if ties == "drop":
         b = b[b["winner"] != "tie"]
+        if b.empty:
+            raise ArenaError("online_elo: every battle is a tie and ties='drop': nothing to rate")
     codes, models = pd.factorize(pd.concat([b["model_a"], b["model_b"]]))
     n = len(b)
     outcome = b["winner"].map({"a": 1.0, "b": 0.0, "tie": 0.5}).to_numpy()
@@ -1170,6 +1178,14 @@ def win_rate_vs(
     ``successes`` = wins + ties/2 (fractional counts are fine in the formula).
     ``bootstrap``: percentile interval from ``rounds`` multinomial resamples of the battles
     (needs ``rng``).
+
+    Args:
+        battles: a battles table.
+        baseline: the model the others are compared with.
+        method: ``wilson`` or ``bootstrap``.
+        level: confidence level.
+        rng: the source of randomness (``bootstrap`` only).
+        rounds: bootstrap rounds.
 
     Returns:
         Columns ``model, win_rate, ci_low, ci_high, n_battles, weight`` (summed),
@@ -1322,6 +1338,13 @@ def true_ratings(
     ``rating = scale·strength/ln(base) + offset``: ``P(i beats j) = σ(s_i − s_j)`` is
     ``1 / (1 + base^((R_j − R_i)/scale))``; the offset pins ``anchor`` at ``anchor_rating``
     or, without an anchor, makes the mean ``anchor_rating``.
+
+    Args:
+        strengths: true strength (natural log-odds) by model.
+        anchor: model pinned at ``anchor_rating`` (``None``: mean-centred).
+        anchor_rating: the anchor's rating, or the mean.
+        base: logistic base (10 on the Elo scale).
+        scale: rating points per factor ``base`` in odds (400 on the Elo scale).
     """
     s = pd.Series(dict(strengths), dtype=float, name="true_rating")
     elo = s * (scale / math.log(base))
@@ -1588,6 +1611,15 @@ def star_bootstrap(
     battles gives the same). The bootstrap resamples *items* (the unit AlpacaEval's
     standard error is about), per model; a resample with ``w`` of 0 or 1 has no finite
     rating and is a NaN row. ``n_battles`` counts judged items (the baseline: all of them).
+
+    Args:
+        preferences: AlpacaEval preferences in [1, 2] by model (2 = the model wins).
+        baseline: the model every other one met.
+        rng: the source of randomness of the item bootstrap.
+        rounds: bootstrap rounds.
+        anchor_rating: the baseline's rating.
+        base: logistic base (10 on the Elo scale).
+        scale: rating points per factor ``base`` in odds (400 on the Elo scale).
     """
     if rounds < 1:
         raise ArenaError(f"star_bootstrap: rounds must be >= 1, got {rounds}")
@@ -1602,7 +1634,7 @@ def star_bootstrap(
             raise ArenaError(f"star_bootstrap: {model!r} has no preference in [1, 2]")
         k = models.index(model)
         ratings[k] = to_rating(np.array([x.mean()]))[0]
-        reps[:, k] = to_rating(x[rng.integers(0, x.size, size=(rounds, x.size))].mean(axis=1))
+        reps[:, k] = to_rating(mean_replicates(x, rng=rng, rounds=rounds))
         n_items[k] = x.size
     n_items[models.index(baseline)] = n_items.sum()
     reps[~np.isfinite(reps).all(axis=1)] = np.nan
@@ -1623,12 +1655,6 @@ Pairing = Literal["all_pairs", "vs_baseline"]
 
 def _prompt_source(value: str, info: ValidationInfo) -> str:
     return value if value == "demo" else str(data_path(value, info))
-
-
-def _known_rubric(value: str) -> str:
-    if value not in RUBRICS:
-        raise ValueError(f"unknown rubric {value!r}; known: {', '.join(sorted(RUBRICS))}")
-    return value
 
 
 def _unique(values: list[str]) -> list[str]:
@@ -1680,7 +1706,7 @@ class ArenaParams(StudyParams):
     strong_weight: float = Field(default=3.0, ge=1.0)
     """Pairwise, ``arena_hard``: weight of a strong verdict (a battle weighs the mean of its
     two orders' weights; Arena-Hard uses 3)."""
-    rubric: Annotated[str, AfterValidator(_known_rubric)] = "fine_grained"
+    rubric: Annotated[str, AfterValidator(known_rubric)] = "fine_grained"
     """Rubric judging: the built-in rubric (its dimensions also shape the sim quality)."""
     judge_documents: bool = True
     """Rubric judging: give the judge each prompt's documents (the rubric's ``documents``)."""
@@ -1771,14 +1797,7 @@ class ArenaPrompt(NamedTuple):
 
 def demo_prompts_path() -> Path:
     """The built-in demo prompts (``evalbench/demo/arena/prompts.jsonl``, written for evalbench)."""
-    return Path(
-        str(
-            resources.files("evalbench")
-            .joinpath("demo")
-            .joinpath("arena")
-            .joinpath("prompts.jsonl")
-        )
-    )
+    return Path(str(resources.files("evalbench") / "demo" / "arena" / "prompts.jsonl"))
 
 
 def load_prompts(source: str | Path = "demo", *, limit: int | None = None) -> list[ArenaPrompt]:
@@ -1794,12 +1813,13 @@ def load_prompts(source: str | Path = "demo", *, limit: int | None = None) -> li
     seen: set[str] = set()
     with open(path, encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, start=1):
-            if line.strip():
-                prompt = _prompt_line(line, f"{path} line {line_no}")
-                if prompt.id in seen:
-                    raise ArenaError(f"{path} line {line_no}: id {prompt.id!r} repeats")
-                seen.add(prompt.id)
-                prompts.append(prompt)
+            if not line.strip():
+                continue
+            prompt = _prompt_line(line, f"{path} line {line_no}")
+            if prompt.id in seen:
+                raise ArenaError(f"{path} line {line_no}: id {prompt.id!r} repeats")
+            seen.add(prompt.id)
+            prompts.append(prompt)
     if not prompts:
         raise ArenaError(f"{path}: no prompts (empty file)")
     return prompts[:limit]
@@ -1964,7 +1984,7 @@ def battles_from_judged_pairs(
         {
             "model_a": kept["model_x"],
             "model_b": kept["model_y"],
-            "winner": kept["final"].map({"x": "a", "y": "b", "tie": "tie"}),
+            "winner": kept["final"].map(SIDE_TO_VERDICT),
             "weight": np.where(win, (order_weight[0] + order_weight[1]) / 2, 1.0),
             "question_id": kept["pair_id"].astype(str),
             "outcome": kept["outcome"],
@@ -1986,15 +2006,15 @@ def judge_position_bias(judgments: pd.DataFrame) -> PositionBias:
     From the two orders of each pair (``first``: x shown first, ``second``: y shown
     first), with :func:`evalbench.agreement.position_bias`.
     """
-    to_model = {"x": "a", "y": "b", "tie": "tie"}
-    return position_bias(judgments["first"].map(to_model), judgments["second"].map(to_model))
+    first, second = (judgments[order].map(SIDE_TO_VERDICT) for order in ("first", "second"))
+    return position_bias(first, second)
 
 
 def judge_prefers_longer(
     judgments: pd.DataFrame, *, level: float = DEFAULT_LEVEL
 ) -> tuple[Interval, int]:
     """P(the final verdict favours the longer answer) among decisive pairs, Wilson interval."""
-    verdicts = judgments["final"].map({"x": "a", "y": "b", "tie": "tie"})
+    verdicts = judgments["final"].map(SIDE_TO_VERDICT)
     return prefers_longer(verdicts, judgments["len_x"], judgments["len_y"], level)
 
 
@@ -2062,11 +2082,18 @@ def dimension_means(
 
     Only scored judgments count (``n`` says how many). Returns ``system, dimension, mean,
     ci_low, ci_high, n, level``.
+
+    Args:
+        scores: :func:`judge_by_rubric` rows (``system, status, score_<dimension>``).
+        rubric: the rubric (or its name).
+        rng: the source of randomness of the bootstraps.
+        rounds: bootstrap rounds.
+        level: confidence level.
     """
     rubric = get_rubric(rubric) if isinstance(rubric, str) else rubric
     scored = scores[scores["status"] == "scored"]
     rows = []
-    for system, part in scores.groupby("system", sort=False):
+    for system in dict.fromkeys(scores["system"]):  # every system, even one never scored
         part = scored[scored["system"] == system]
         for dim in rubric.dimensions:
             ci = bootstrap_mean(part[f"score_{dim.name}"], rng=rng, rounds=rounds, level=level)
@@ -2197,6 +2224,14 @@ def hidden_quality(
     from a generator seeded by (seed, system, question) alone — the system spec's
     ``seed`` if set, else the study seed — so the answer simulator and the judge's truth
     agree. For arena systems ``sim.noise`` is the per-answer spread around ``strength``.
+
+    Args:
+        spec: the sim system.
+        question_id: the prompt.
+        seed: the study seed (used when the spec has none).
+        rubric: the rubric whose dimensions get a quality each.
+        with_documents: whether the system answers with the prompt's documents.
+        document_effect: log-odds added per dimension when it does.
     """
     rng = sim_rng(spec.seed if spec.seed is not None else seed, spec.name, f"quality:{question_id}")
     z = rng.standard_normal(len(rubric.dimensions))

@@ -214,7 +214,11 @@ class ResultLine(NamedTuple):
 
 
 class Verdict(NamedTuple):
-    """One scored item (a row of the verdict frame)."""
+    """One scored item (a row of the verdict frame).
+
+    :class:`VerdictRecord` is the same row validated at the file boundary; scoring builds
+    plain tuples because validating ~10k rows through pydantic doubles its time.
+    """
 
     system: str
     test_category: str
@@ -1166,22 +1170,32 @@ def _param_outcomes(
     calls = list(decoded.calls or ())
     answers = item.possible_answer or []
     docs = [_find_doc(item.functions, next(iter(answer))) for answer in answers]
-    pairs: dict[int, int] = {}
-    # With one call and one answer the exact pass cannot change the pairing.
-    passes = (True, False) if len(calls) > 1 or len(answers) > 1 else (False,)
-    for exact in passes:
-        for i, (doc, answer) in enumerate(zip(docs, answers, strict=True)):
-            if i not in pairs:
-                index = _pick_call(
-                    doc, calls, answer, set(pairs.values()), exact, underscore_to_dot
-                )
-                if index is not None:
-                    pairs[i] = index
+    pairs = _pair_calls(docs, answers, calls, underscore_to_dot)
     out: list[ParamOutcome] = []
     for i, (doc, answer) in enumerate(zip(docs, answers, strict=True)):
         call = calls[pairs[i]] if i in pairs else None
         out.extend(_outcomes_for(doc, call, next(iter(answer.values()))))
     return tuple(out)
+
+
+def _pair_calls(
+    docs: list[dict[str, Any]],
+    answers: list[dict[str, dict[str, list[Any]]]],
+    calls: list[Call],
+    underscore_to_dot: bool,
+) -> dict[int, int]:
+    """Answer index -> call index: calls passing the official check first, then by name."""
+    pairs: dict[int, int] = {}
+    # With one call and one answer the exact pass cannot change the pairing.
+    passes = (True, False) if len(calls) > 1 or len(answers) > 1 else (False,)
+    for exact in passes:
+        for i, (doc, answer) in enumerate(zip(docs, answers, strict=True)):
+            if i in pairs:
+                continue
+            index = _pick_call(doc, calls, answer, set(pairs.values()), exact, underscore_to_dot)
+            if index is not None:
+                pairs[i] = index
+    return pairs
 
 
 def _pick_call(
@@ -1230,7 +1244,15 @@ def score_item(
     style: str = "auto",
     underscore_to_dot: bool = False,
 ) -> Verdict:
-    """Decode and check one raw output; the verdict carries the decoded calls and raw output."""
+    """Decode and check one raw output; the verdict carries the decoded calls and raw output.
+
+    Args:
+        item: the test entry.
+        raw: the model output as in a result file.
+        system: the system name recorded in the verdict.
+        style: the decoder (:func:`decode`).
+        underscore_to_dot: the official model-config flag (see :func:`check`).
+    """
     decoded = decode(raw, style)
     result = check(item, decoded, underscore_to_dot=underscore_to_dot)
     return Verdict(
@@ -1260,6 +1282,14 @@ def score_results(
     Every item of a category that has at least one result must have a result, unless
     ``allow_missing`` (the official ``--partial-eval``); items of other categories are
     ignored.
+
+    Args:
+        items: the loaded items.
+        results: result lines (:func:`read_results`, :func:`fetch_results`...).
+        system: the system name recorded in the verdicts.
+        style: the decoder (:func:`decode`).
+        underscore_to_dot: the official model-config flag (see :func:`check`).
+        allow_missing: skip items of a covered category that have no result.
 
     Returns:
         The verdict frame, one row per scored item in item order (columns of :class:`Verdict`).
@@ -1416,7 +1446,7 @@ def fetch_results(model: str, categories: str | Iterable[str] | None = None) -> 
     Raises:
         BfclDataError: an unregistered model, or a named category without a result file.
     """
-    registered = {n.rsplit("/", 1)[1] for n in sources.names(f"bfcl/result/{model}/")}
+    registered = _registered_categories(model)
     if not registered:
         raise BfclDataError(
             f"no registered BFCL results for {model!r}; known: {', '.join(PUBLIC_SYSTEMS)}"
@@ -1433,6 +1463,11 @@ def fetch_results(model: str, categories: str | Iterable[str] | None = None) -> 
     for cat in wanted:
         lines.extend(read_results(sources.fetch(f"bfcl/result/{model}/{cat}", progress=False)))
     return lines
+
+
+def _registered_categories(model: str) -> set[str]:
+    """The categories of a registered public result set (empty when none is registered)."""
+    return {n.rsplit("/", 1)[1] for n in sources.names(f"bfcl/result/{model}/")}
 
 
 def write_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -> list[Path]:
@@ -2351,9 +2386,7 @@ def read_result_set(result_set: ResultSet, categories: Sequence[str]) -> list[Re
             return fetch_results(result_set.model, wanted)
         return read_result_dir(str(result_set.folder), wanted)
     if result_set.model is not None:
-        registered = {
-            n.rsplit("/", 1)[1] for n in sources.names(f"bfcl/result/{result_set.model}/")
-        }
+        registered = _registered_categories(result_set.model)
         return fetch_results(result_set.model, [c for c in categories if c in registered])
     return [line for line in read_result_dir(str(result_set.folder)) if line.category in categories]
 

@@ -60,7 +60,7 @@ from pydantic import (
 from scipy import sparse
 from scipy import stats as sps
 
-from evalbench import stats
+from evalbench import agreement, stats
 from evalbench.judge import JudgeCase, PairTask, RubricTask, judge_pairs, judge_rubric
 from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimSpec, SimTask
 from evalbench.params import StudyParams, data_path
@@ -558,13 +558,7 @@ def validate(obj: Mapping[str, Any]) -> list[str]:
     if "answer" in obj and obj["answer"] is not None:
         reasons.extend(_answer_reasons(obj["answer"]))
     if "solution" in obj and obj["solution"] is not None:
-        solution = obj["solution"]
-        if not isinstance(solution, str):
-            reasons.append(f"solution is a {type(solution).__name__}, not text")
-        elif not solution.strip():
-            reasons.append("solution is empty")
-        elif len(solution) > SOLUTION_MAX_CHARS:
-            reasons.append(f"solution too long ({len(solution)} > {SOLUTION_MAX_CHARS} chars)")
+        reasons.extend(_solution_reasons(obj["solution"]))
     if "topic" in obj and obj["topic"] is not None and normalize_topic(obj["topic"]) is None:
         reasons.append(f"topic {str(obj['topic'])[:40]!r} is not one of {', '.join(TOPICS)}")
     return reasons
@@ -578,6 +572,16 @@ def _problem_reasons(problem: Any) -> list[str]:
         return [f"problem text too short ({n} < {PROBLEM_MIN_CHARS} chars)"]
     if n > PROBLEM_MAX_CHARS:
         return [f"problem text too long ({n} > {PROBLEM_MAX_CHARS} chars)"]
+    return []
+
+
+def _solution_reasons(solution: Any) -> list[str]:
+    if not isinstance(solution, str):
+        return [f"solution is a {type(solution).__name__}, not text"]
+    if not solution.strip():
+        return ["solution is empty"]
+    if len(solution) > SOLUTION_MAX_CHARS:
+        return [f"solution too long ({len(solution)} > {SOLUTION_MAX_CHARS} chars)"]
     return []
 
 
@@ -602,6 +606,13 @@ def parse_generated(
 
     The JSON object may be fenced or bare, with LaTeX single backslashes
     (:func:`evalbench.textparse.parse_json_object` repairs them).
+
+    Args:
+        text: the generator's output (``None`` for none).
+        id: the problem slot it fills.
+        reference_id: the real problem shown as style reference.
+        requested_topic: the topic the prompt asked for.
+        attempt: which attempt this was (1 = first).
 
     Returns:
         A :class:`GeneratedProblem`, or an :class:`InvalidGeneration` whose ``reason``
@@ -1086,7 +1097,18 @@ def make_verification(
     *,
     verified_at: datetime | None = None,
 ) -> Verification:
-    """A :class:`Verification` with ``total_score`` computed and the time stamped (UTC now)."""
+    """A :class:`Verification` with ``total_score`` computed and the time stamped (UTC now).
+
+    Args:
+        problem_id: the reviewed problem.
+        scores: an integer 1-5 per dimension of :data:`DIMENSIONS`.
+        status: ``approved``, ``rejected`` or ``needs_revision``.
+        comments: free text.
+        verified_at: the time stamp (default: now, UTC).
+
+    Raises:
+        pydantic.ValidationError: a score, the status or the dimensions are invalid.
+    """
     return Verification(
         problem_id=problem_id,
         scores=dict(scores),
@@ -1492,8 +1514,7 @@ def human_judge_agreement(
 ) -> pd.DataFrame:
     """Agreement between human reviewers and the judge, per dimension.
 
-    Uses :mod:`evalbench.agreement` (imported here, so this module does not need it
-    otherwise) on the pairs from :func:`paired_human_judge`.
+    Uses :mod:`evalbench.agreement` on the pairs from :func:`paired_human_judge`.
 
     Returns:
         One row per dimension (and ``total``): ``n``, ``within_1`` (share with
@@ -1501,19 +1522,15 @@ def human_judge_agreement(
         ``spearman``, and for the 1–5 dimensions ``exact`` agreement and quadratic-weighted
         kappa ``qwk`` over the labels 1–5 (judge scores rounded).
     """
-    from evalbench import agreement  # lazy: keeps the study core importable on its own
-
     pairs = paired_human_judge(verifications, judge_results, scored_status=scored_status)
     rows = []
     for dim, group in pairs.groupby("dimension", sort=False):
         h, j = group["human"].to_numpy(), group["judge"].to_numpy()
-        rows.append({"dimension": dim, "n": len(group), **_agreement_stats(agreement, h, j, dim)})
+        rows.append({"dimension": dim, "n": len(group), **_agreement_stats(h, j, dim)})
     return pd.DataFrame(rows).set_index("dimension")
 
 
-def _agreement_stats(
-    agreement: Any, human: np.ndarray, judge: np.ndarray, dim: str
-) -> dict[str, float]:
+def _agreement_stats(human: np.ndarray, judge: np.ndarray, dim: str) -> dict[str, float]:
     out = {
         "within_1": agreement.within_k_agreement(judge, human, k=1).estimate,
         "bias": agreement.mean_signed_error(judge, human).estimate,
@@ -1902,6 +1919,13 @@ def generation_job(
     The style reference is drawn with :func:`attempt_rng`, so every attempt shows its own
     reference and asks with its own request seed: a retry is never a cache hit of the
     invalid answer before it.
+
+    Args:
+        slot: the problem to generate.
+        attempt: the attempt number (1 = first).
+        reference: the real problems to draw the style reference from.
+        seed: the study seed.
+        json_mode: ask for ``response_format: json_object``.
     """
     row = pick_reference(reference, attempt_rng(seed, slot.id, attempt))
     key = f"gen:{slot.id}#{attempt}"
@@ -2050,11 +2074,6 @@ def quality_logit(quality: float) -> float:
     return LOGIT_PER_POINT * (quality - 3.0)
 
 
-def _sim_quality(problem: str) -> float:
-    # The sim judge's hidden truth: the generated problem's own quality (from its text).
-    return sim_true_quality(problem)
-
-
 def content_key(problem_id: str, *texts: str) -> str:
     """``<id>@<10 hex digits of the texts' sha256>``: a judgment key that changes with the text.
 
@@ -2076,7 +2095,7 @@ def rubric_tasks(problems: pd.DataFrame) -> list[RubricTask]:
                 question=f"Write one new AIME-style problem on the topic: {p['topic']}.",
                 answer=problem_card(p, with_solution=True),
             ),
-            truth=_sim_quality(str(p["problem"])),
+            truth=sim_true_quality(str(p["problem"])),
         )
         for p in problems.to_dict("records")
     ]
@@ -2141,7 +2160,7 @@ def pair_tasks(plan: pd.DataFrame, problems: pd.DataFrame, real: pd.DataFrame) -
                 answer_x=problem_card(g),
                 model_y="real",
                 answer_y=problem_card(r),
-                quality_x=quality_logit(_sim_quality(str(g["problem"]))),
+                quality_x=quality_logit(sim_true_quality(str(g["problem"]))),
                 quality_y=quality_logit(REAL_TRUE_QUALITY),
             )
         )
@@ -2203,6 +2222,13 @@ def sim_review(
     Each dimension is ``clip(rint(true_quality + noise·z), 1, 5)``, ``z ~ N(0, 1)``. The
     status follows the scores: ``approved`` when the mean is at least 3.5 and no dimension
     is below 3, ``rejected`` when the mean is below 2.5, else ``needs_revision``.
+
+    Args:
+        problem_id: the reviewed problem.
+        true_quality: its hidden quality (1-5).
+        rng: the random generator (one normal per dimension).
+        noise: standard deviation of the scores around the truth.
+        verified_at: the time stamp (fixed, so reruns write the same file).
     """
     z = rng.standard_normal(len(DIMENSIONS))
     values = np.clip(np.rint(true_quality + noise * z), 1, 5).astype(int)

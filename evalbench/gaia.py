@@ -52,6 +52,7 @@ from evalbench.stats import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,
     PairedComparison,
+    mean_replicates,
     paired_comparison,
     percentile_interval,
     wilson_interval,
@@ -84,19 +85,6 @@ PLACEHOLDER = "YOUR FINAL ANSWER"
 INLINE_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".jsonl", ".md", ".py", ".xml"})
 DEFAULT_ATTACHMENT_CHARS = 8000
 
-RECORD_COLUMNS = (
-    "system",
-    "task_id",
-    "level",
-    "attempt",
-    "model_answer",
-    "extracted_answer",
-    "expected",
-    "correct",
-    "no_answer",
-    "error",
-    "annotated_steps",
-)
 _OBJECT_COLUMNS = frozenset(
     {"model_answer", "extracted_answer", "expected", "error", "correct", "correct_lenient"}
 )
@@ -165,6 +153,10 @@ class GaiaRecord(BaseModel):
     """Model-call error message; an error record is never correct and never dropped."""
     annotated_steps: int | None = None
     """Human annotator's number of steps for the item, when known."""
+
+
+RECORD_COLUMNS = tuple(GaiaRecord.model_fields)
+"""The columns of a record frame, in :class:`GaiaRecord` order."""
 
 
 class GaiaSummary(NamedTuple):
@@ -902,19 +894,12 @@ def drop_rates(
     rows = []
     for system, group in recs.groupby("system", sort=True):
         correct = {lv: group.loc[group["level"] == lv, "correct"].to_numpy(bool) for lv in LEVELS}
-        reps = {lv: _bootstrap_accuracies(correct[lv], rng, rounds) for lv in LEVELS}
+        reps = {lv: mean_replicates(correct[lv], rng=rng, rounds=rounds) for lv in LEVELS}
         for low, high in ((1, 2), (2, 3)):
             head = {"system": system, "transition": f"L{low}→L{high}"}
             pair = (correct[low], correct[high])
             rows.append(head | _drop_cells(pair, (reps[low], reps[high]), confidence))
     return pd.DataFrame(rows)
-
-
-def _bootstrap_accuracies(correct: np.ndarray, rng: np.random.Generator, rounds: int) -> np.ndarray:
-    if correct.size == 0:
-        return np.full(rounds, np.nan)
-    idx = rng.integers(0, correct.size, size=(rounds, correct.size))
-    return correct[idx].mean(axis=1)
 
 
 def _drop_cells(
@@ -982,6 +967,14 @@ def compare_systems(
 
     Exact McNemar p-value and a paired bootstrap interval of ``acc(a) - acc(b)``
     (:func:`evalbench.stats.paired_comparison`). Restrict to ``levels`` if given.
+
+    Args:
+        records: output of :func:`score`.
+        system_a: the first system (``accuracy_a``).
+        system_b: the second system (``accuracy_b``).
+        rng: the source of randomness of the bootstrap.
+        rounds: bootstrap rounds.
+        levels: keep only these levels (``None``: all).
 
     Raises:
         GaiaDataError: a system has no records, or the two item sets differ.
@@ -1262,39 +1255,10 @@ def _submission_line(rec: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-# Counting helper kept public for notebooks: how many items per level a list holds.
 def level_counts(items: Iterable[GaiaItem]) -> dict[int, int]:
     """Number of items per level (levels with no item included, as 0)."""
     counts = Counter(it.level for it in items)
     return {lv: counts.get(lv, 0) for lv in LEVELS}
-
-
-__all__ = [
-    "LEVELS",
-    "SYSTEM_PROMPT",
-    "GaiaDataError",
-    "GaiaItem",
-    "GaiaRecord",
-    "GaiaSummary",
-    "build_messages",
-    "compare_systems",
-    "demo_path",
-    "drop_rates",
-    "export_submission",
-    "extract_answer",
-    "first_attempts",
-    "lenient_scorer",
-    "level_accuracy",
-    "level_counts",
-    "load",
-    "pass_at_k",
-    "pass_at_k_estimate",
-    "question_scorer",
-    "read_submission",
-    "score",
-    "summarize",
-    "usage_by_level",
-]
 
 
 # ---------------------------------------------------------------------------- the study

@@ -36,12 +36,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
+from scipy.special import expit
 
+from evalbench.agreement import majority_vote
 from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimSpec, SimTask
 from evalbench.records import Record
 from evalbench.textparse import MAX_PARSE_CHARS, parse_json_object
@@ -53,6 +55,9 @@ ModelSide = Literal["x", "y", "tie"]
 Strength = Literal["strong", "weak"]
 VerdictFormat = Literal["mt_bench", "arena_hard"]
 InconsistentPolicy = Literal["tie", "drop"]
+OrderOutcome = Literal["consistent", "inconsistent_tie", "inconsistent_dropped", "unscored"]
+SIDE_TO_VERDICT: dict[str, str] = {"x": "a", "y": "b", "tie": "tie"}
+"""A model-level side (x/y/tie) as an :mod:`evalbench.agreement` verdict (a/b/tie)."""
 
 _IDENT = r"^[a-z][a-z0-9_]*$"
 _LABEL = r"^[A-Z][A-Z0-9 ]*$"
@@ -431,6 +436,17 @@ def get_rubric(name: str) -> Rubric:
     return RUBRICS[name]()
 
 
+def known_rubric(name: str) -> str:
+    """``name`` itself if it is a built-in rubric, else ``ValueError`` (a params validator).
+
+    Raises:
+        ValueError: ``name`` is not in ``RUBRICS`` (the message lists the known names).
+    """
+    if name not in RUBRICS:
+        raise ValueError(f"unknown rubric {name!r}; known: {', '.join(sorted(RUBRICS))}")
+    return name
+
+
 def _as_rubric(rubric: Rubric | str) -> Rubric:
     return get_rubric(rubric) if isinstance(rubric, str) else rubric
 
@@ -762,6 +778,14 @@ def rubric_result(
     notes: Sequence[str] = (),
 ) -> RubricResult:
     """A scored result from complete, in-range ``scores`` (weighted score and pass computed).
+
+    Args:
+        rubric: a ``Rubric`` or the name of a built-in one.
+        scores: one score per dimension.
+        extras: extra output fields to keep (``reason``, ``confidence``, ...).
+        raw: the judge's text, if any.
+        parse_method: how the scores were found.
+        notes: non-fatal problems to record.
 
     Raises:
         ValueError: a dimension is missing, unknown or out of range (all listed).
@@ -1133,7 +1157,7 @@ class OrderResolution(Record):
     """Both orders name the same winner (or both a tie); ``None`` if either is unscored."""
     final: ModelSide | None
     """The verdict used: ``x``, ``y`` or ``tie``; ``None`` when dropped or unscored."""
-    outcome: Literal["consistent", "inconsistent_tie", "inconsistent_dropped", "unscored"]
+    outcome: OrderOutcome
     """What happened, for reporting."""
     policy: InconsistentPolicy
     """The policy applied to inconsistent pairs."""
@@ -1148,38 +1172,57 @@ def position_to_model(verdict: PairwiseVerdict, x_shown_as: Literal["A", "B"]) -
     return "x" if verdict.winner == x_shown_as else "y"
 
 
+def combine_orders(
+    one: str | None, two: str | None, policy: InconsistentPolicy = "tie"
+) -> tuple[str | None, OrderOutcome]:
+    """The verdict of a pair judged in both presentation orders, and what happened.
+
+    ``one`` and ``two`` are the two orders' verdicts about the *models* (any labels, with
+    ``"tie"`` for a tie; ``None`` = unscored). The pair is consistent when both name the
+    same model (or both a tie); a win against a tie is inconsistent, as in MT-Bench's
+    agreement analysis. Inconsistent pairs become a tie (``policy="tie"``, the MT-Bench
+    convention) or are dropped (``policy="drop"``, final ``None``).
+
+    Args:
+        one: the verdict of the order showing model x first.
+        two: the verdict of the order showing model y first.
+        policy: ``tie`` or ``drop``.
+
+    Returns:
+        ``(final, outcome)``: ``consistent``, ``inconsistent_tie``, ``inconsistent_dropped``
+        or ``unscored``.
+    """
+    if policy not in ("tie", "drop"):
+        raise ValueError(f"policy must be 'tie' or 'drop', got {policy!r}")
+    if one is None or two is None:
+        return None, "unscored"
+    if one == two:
+        return one, "consistent"
+    return ("tie", "inconsistent_tie") if policy == "tie" else (None, "inconsistent_dropped")
+
+
 def resolve_order(
     first: PairwiseVerdict, second: PairwiseVerdict, *, policy: InconsistentPolicy = "tie"
 ) -> OrderResolution:
     """Combine the two presentation orders of one pair into a model-level verdict.
 
-    Order 1 shows model x as A; order 2 shows model y as A. The pair is consistent when both
-    orders name the same model (or both a tie); a win against a tie is inconsistent, as in
-    MT-Bench's agreement analysis. Inconsistent pairs become a tie (``policy="tie"``, the
-    MT-Bench convention) or are dropped (``policy="drop"``).
+    Order 1 shows model x as A; order 2 shows model y as A. Consistency and the policy for
+    inconsistent pairs are those of :func:`combine_orders`.
 
     Args:
         first: the parsed verdict of order 1.
         second: the parsed verdict of order 2.
         policy: ``tie`` or ``drop``.
     """
-    if policy not in ("tie", "drop"):
-        raise ValueError(f"policy must be 'tie' or 'drop', got {policy!r}")
     one, two = position_to_model(first, "A"), position_to_model(second, "B")
-    if one is None or two is None:
-        return OrderResolution(
-            first=one, second=two, consistent=None, final=None, outcome="unscored", policy=policy
-        )
-    if one == two:
-        return OrderResolution(
-            first=one, second=two, consistent=True, final=one, outcome="consistent", policy=policy
-        )
-    final: ModelSide | None = "tie" if policy == "tie" else None
-    outcome: Literal["inconsistent_tie", "inconsistent_dropped"] = (
-        "inconsistent_tie" if policy == "tie" else "inconsistent_dropped"
-    )
+    final, outcome = combine_orders(one, two, policy)
     return OrderResolution(
-        first=one, second=two, consistent=False, final=final, outcome=outcome, policy=policy
+        first=one,
+        second=two,
+        consistent=None if outcome == "unscored" else outcome == "consistent",
+        final=cast(ModelSide | None, final),
+        outcome=outcome,
+        policy=policy,
     )
 
 
@@ -1199,11 +1242,29 @@ def _check_panel_frame(frame: pd.DataFrame, columns: Sequence[str]) -> None:
         raise ValueError(f"panel frame has several rows for ({keys[0]}, {keys[1]}) = {first}")
 
 
-def _scored_mask(frame: pd.DataFrame, value: str, status: str) -> pd.Series:
-    mask = frame[value].notna()
+def _panel(
+    frame: pd.DataFrame,
+    columns: tuple[str, str, str, str],
+    summarise: Callable[[pd.DataFrame], dict[str, Any]],
+    summary_columns: Sequence[str],
+) -> pd.DataFrame:
+    """One row per item: judge counts, then ``summarise`` of the item's scored rows.
+
+    ``columns`` are the item, judge, value and status column names; a row is scored when
+    its value is present and (if the frame has the status column) its status is ``scored``.
+    """
+    item, judge, value, status = columns
+    _check_panel_frame(frame, [item, judge, value])
+    scored = frame[value].notna()
     if status in frame.columns:
-        mask &= frame[status] == "scored"
-    return mask
+        scored &= frame[status] == "scored"
+    rows = []
+    for key, group in frame.groupby(item, sort=True):
+        ok = group[scored.loc[group.index]]
+        counts = {"n_judges": len(group), "n_scored": len(ok), "n_unscored": len(group) - len(ok)}
+        rows.append({item: key, **counts, **summarise(ok)})
+    header = [item, "n_judges", "n_scored", "n_unscored", *summary_columns]
+    return pd.DataFrame(rows, columns=header).set_index(item)
 
 
 def aggregate_panel_scores(
@@ -1241,37 +1302,14 @@ def aggregate_panel_scores(
         raise ValueError(f"method must be 'mean' or 'median', got {method!r}")
     if not outlier_distance >= 0:
         raise ValueError(f"outlier_distance must be >= 0, got {outlier_distance}")
-    _check_panel_frame(frame, [item, judge, score])
-    scored = _scored_mask(frame, score, status)
-    rows = []
-    for key, group in frame.groupby(item, sort=True):
-        ok = scored.loc[group.index]
-        values = group.loc[ok, score].astype(float).to_numpy()
-        judges = group.loc[ok, judge].tolist()
-        rows.append(
-            {
-                item: key,
-                "n_judges": len(group),
-                "n_scored": len(values),
-                "n_unscored": len(group) - len(values),
-                **_score_summary(values, method),
-                "outliers": _outliers(values, judges, outlier_distance),
-            }
-        )
-    return pd.DataFrame(rows, columns=[item, *_SCORE_PANEL_COLUMNS]).set_index(item)
 
+    def summarise(scored: pd.DataFrame) -> dict[str, Any]:
+        values = scored[score].astype(float).to_numpy()
+        outliers = _outliers(values, scored[judge].tolist(), outlier_distance)
+        return {**_score_summary(values, method), "outliers": outliers}
 
-_SCORE_PANEL_COLUMNS = (
-    "n_judges",
-    "n_scored",
-    "n_unscored",
-    "consensus",
-    "min",
-    "max",
-    "range",
-    "std",
-    "outliers",
-)
+    columns = ("consensus", "min", "max", "range", "std", "outliers")
+    return _panel(frame, (item, judge, score, status), summarise, columns)
 
 
 def _score_summary(values: np.ndarray, method: str) -> dict[str, float]:
@@ -1322,44 +1360,20 @@ def aggregate_panel_verdicts(
         (how many different labels: 1 = unanimous), ``votes`` (label → count) and
         ``dissenters`` (judges not voting the majority).
     """
-    _check_panel_frame(frame, [item, judge, verdict])
-    scored = _scored_mask(frame, verdict, status)
-    rows = []
-    for key, group in frame.groupby(item, sort=True):
-        ok = scored.loc[group.index]
-        votes = dict(zip(group.loc[ok, judge], group.loc[ok, verdict], strict=True))
-        rows.append(
-            {
-                item: key,
-                "n_judges": len(group),
-                "n_scored": len(votes),
-                "n_unscored": len(group) - len(votes),
-                **_vote_summary(votes),
-            }
-        )
-    return pd.DataFrame(rows, columns=[item, *_VERDICT_PANEL_COLUMNS]).set_index(item)
 
+    def summarise(scored: pd.DataFrame) -> dict[str, Any]:
+        return _vote_summary(dict(zip(scored[judge], scored[verdict], strict=True)))
 
-_VERDICT_PANEL_COLUMNS = (
-    "n_judges",
-    "n_scored",
-    "n_unscored",
-    "majority",
-    "top_share",
-    "n_distinct",
-    "votes",
-    "dissenters",
-)
+    columns = ("majority", "top_share", "n_distinct", "votes", "dissenters")
+    return _panel(frame, (item, judge, verdict, status), summarise, columns)
 
 
 def _vote_summary(votes: Mapping[Hashable, Hashable]) -> dict[str, Any]:
     counts = Counter(votes.values())
-    ranked = counts.most_common()
-    unique_top = len(ranked) == 1 or (len(ranked) > 1 and ranked[0][1] > ranked[1][1])
-    majority = ranked[0][0] if ranked and unique_top else None
+    majority = majority_vote([list(votes.values())])[0]  # None unless one label leads
     return {
         "majority": majority,
-        "top_share": ranked[0][1] / len(votes) if ranked else float("nan"),
+        "top_share": max(counts.values()) / len(votes) if votes else float("nan"),
         "n_distinct": len(counts),
         "votes": dict(counts),
         "dissenters": sorted(
@@ -1466,6 +1480,17 @@ def sim_rubric_output(
     weighted score (clipped to its range), other number fields the middle of their range.
 
     Each call draws, in order: one normal per dimension, one uniform, one integer.
+
+    Args:
+        rubric: a ``Rubric`` or a built-in name.
+        true_scores: the true score per dimension, or one number for every dimension.
+        rng: the random generator.
+        noise: as :func:`sim_rubric_scores`.
+        leniency: as :func:`sim_rubric_scores`.
+        length_bias: as :func:`sim_rubric_scores`.
+        answer_length: as :func:`sim_rubric_scores`.
+        reference_length: as :func:`sim_rubric_scores`.
+        malformed_rate: probability of a malformed (unscored) text, in [0, 1].
     """
     rubric = _as_rubric(rubric)
     _check_sim_args(noise, malformed_rate)
@@ -1528,6 +1553,14 @@ def sim_pairwise_latent(
 
     ``Δ = quality_a − quality_b + position_bias + length_bias·sign(len_a − len_b)``: position
     A gets ``position_bias`` and the longer answer gets ``length_bias`` (none when equal).
+
+    Args:
+        quality_a: latent quality (log-odds) of the answer shown first.
+        quality_b: latent quality of the answer shown second.
+        position_bias: log-odds added for position A.
+        length_bias: log-odds added for the longer answer.
+        len_a: length of answer A (any unit, > 0).
+        len_b: length of answer B (same unit, > 0).
     """
     _check_sim_args(0.0, 0.0, len_a=len_a, len_b=len_b)
     return quality_a - quality_b + position_bias + length_bias * float(np.sign(len_a - len_b))
@@ -1551,6 +1584,16 @@ def sim_pairwise_probabilities(
     with ``t = tie_margin`` — Bradley–Terry (``P(A) = σ(qa − qb)`` at ``noise=1``, ``t=0``,
     no biases) extended with a tie band, in the spirit of Rao & Kupper (1967). With
     ``noise = 0`` the outcome is deterministic.
+
+    Args:
+        quality_a: as :func:`sim_pairwise_latent`.
+        quality_b: as :func:`sim_pairwise_latent`.
+        noise: scale of the logistic noise (0 = deterministic).
+        position_bias: as :func:`sim_pairwise_latent`.
+        length_bias: as :func:`sim_pairwise_latent`.
+        len_a: as :func:`sim_pairwise_latent`.
+        len_b: as :func:`sim_pairwise_latent`.
+        tie_margin: half-width ``t`` of the tie band.
     """
     delta = sim_pairwise_latent(
         quality_a,
@@ -1563,12 +1606,9 @@ def sim_pairwise_probabilities(
     if noise == 0:
         p_a, p_b = float(delta > tie_margin), float(delta < -tie_margin)
     else:
-        p_a, p_b = _sigmoid((delta - tie_margin) / noise), _sigmoid((-delta - tie_margin) / noise)
+        p_a = float(expit((delta - tie_margin) / noise))
+        p_b = float(expit((-delta - tie_margin) / noise))
     return p_a, 1.0 - p_a - p_b, p_b
-
-
-def _sigmoid(x: float) -> float:
-    return float(0.5 * (1.0 + math.tanh(x / 2.0)))
 
 
 def sim_pairwise_output(
@@ -1597,6 +1637,20 @@ def sim_pairwise_output(
     With probability ``malformed_rate`` the text is one of three failures chosen uniformly
     (prose with no verdict, two conflicting verdicts, a verdict cut off before ``]]``), all
     of which parse as unscored. Each call draws one logistic, one uniform, one integer.
+
+    Args:
+        quality_a: as :func:`sim_pairwise_latent`.
+        quality_b: as :func:`sim_pairwise_latent`.
+        rng: the random generator.
+        noise: scale of the logistic noise.
+        position_bias: as :func:`sim_pairwise_latent`.
+        length_bias: as :func:`sim_pairwise_latent`.
+        len_a: as :func:`sim_pairwise_latent`.
+        len_b: as :func:`sim_pairwise_latent`.
+        malformed_rate: probability of a malformed (unscored) text, in [0, 1].
+        style: ``mt_bench`` or ``arena_hard`` verdict labels.
+        tie_margin: half-width ``t`` of the tie band.
+        strong_margin: ``|d|`` beyond which an ``arena_hard`` win is strong.
     """
     _check_sim_args(noise, malformed_rate)
     if not 0 <= tie_margin <= strong_margin:
@@ -1720,6 +1774,14 @@ def judge_rubric(
 
     A failed call is an **unscored** row (``unscored_kind="call_error"``) with the error,
     never a score.
+
+    Args:
+        run: the open :class:`evalbench.runs.Run` (its ``ask`` caches and checkpoints).
+        judge: the judge model.
+        rubric: a ``Rubric`` or the name of a built-in one.
+        tasks: what to judge.
+        store: the run's response store (``records/<store>.jsonl``).
+        typical_length: as :func:`rubric_jobs`.
 
     Returns:
         :func:`results_frame` columns plus ``judge, case_id, replicate, error``.
@@ -1851,6 +1913,15 @@ def judge_pairs(
     store: str = "judgments",
 ) -> pd.DataFrame:
     """Ask ``judge`` to compare every pair (both orders by default) and resolve the orders.
+
+    Args:
+        run: the open :class:`evalbench.runs.Run` (its ``ask`` caches and checkpoints).
+        judge: the judge model.
+        tasks: the pairs to compare.
+        verdict_format: ``mt_bench`` or ``arena_hard`` labels.
+        both_orders: also ask with the answers swapped (needed for position consistency).
+        policy: what an inconsistent pair becomes (:func:`combine_orders`).
+        store: the run's response store (``records/<store>.jsonl``).
 
     Returns:
         One row per pair: ``judge, pair_id, model_x, model_y, len_x, len_y, label_1,

@@ -53,13 +53,13 @@ from evalbench import judge as J
 from evalbench import sources
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
+from evalbench.records import read_jsonl
 from evalbench.stats import Interval, bootstrap, wilson_interval
 
 VERDICTS = ("a", "b", "tie")
 """Model-level verdict labels: model x wins, model y wins, tie."""
 VERDICT_NAMES = {"a": "x wins", "b": "y wins", "tie": "tie"}
 """How verdict labels are shown in tables and heatmaps."""
-_SIDE_TO_VERDICT = {"x": "a", "y": "b", "tie": "tie"}
 Section = Literal["prd", "pandalm", "mtbench"]
 _SECTIONS: tuple[Section, ...] = ("prd", "pandalm", "mtbench")
 
@@ -82,6 +82,12 @@ def _present_pairs(*columns: Any) -> list[np.ndarray]:
     return [a[keep] for a in arrays]
 
 
+def _equal_share(a: Any, b: Any, level: float, name: str) -> dict[str, float]:
+    """Wilson interval of the share of pairs (both sides present) on which ``a == b``."""
+    x, y = _present_pairs(a, b)
+    return _wilson(int((x == y).sum()), x.size, level, name)
+
+
 def verdict_agreement(
     judge: ag.Values,
     human: ag.Values,
@@ -98,6 +104,13 @@ def verdict_agreement(
     percentile bootstrap over items. Items with a missing side (unscored, dropped, no human
     majority) are left out.
 
+    Args:
+        judge: the judge's verdicts (a/b/tie), one per item.
+        human: the human verdicts, same items in the same order.
+        rng: the source of randomness of the kappa bootstrap.
+        rounds: bootstrap rounds.
+        level: confidence level of every interval.
+
     Returns:
         ``n, with_ties(+_low/_high), n_decisive, without_ties(+…), kappa(+…)``.
     """
@@ -106,9 +119,9 @@ def verdict_agreement(
     kappa = ag.kappa_interval(j, h, VERDICTS, rng=rng, rounds=rounds, level=level)
     return {
         "n": int(j.size),
-        **_wilson(int((j == h).sum()), j.size, level, "with_ties"),
+        **_equal_share(j, h, level, "with_ties"),
         "n_decisive": int(decisive.sum()),
-        **_wilson(int((j == h)[decisive].sum()), int(decisive.sum()), level, "without_ties"),
+        **_equal_share(j[decisive], h[decisive], level, "without_ties"),
         **_interval(kappa, "kappa"),
     }
 
@@ -122,8 +135,7 @@ def position_summary(first: ag.Values, second: ag.Values, level: float) -> dict[
     intervals; the win-rate interval treats the 2n verdicts as independent, which they are
     not quite (two per pair), so it is a little narrow.
     """
-    a, b = _present_pairs(first, second)
-    bias = ag.position_bias(a, b)
+    bias = ag.position_bias(first, second)
     wins = round(bias.first_position_win_rate * 2 * bias.n) if bias.n else 0
     return {
         "n_pairs": bias.n,
@@ -138,35 +150,30 @@ def longer_summary(
     verdicts: ag.Values, len_x: ag.Values, len_y: ag.Values, level: float
 ) -> dict[str, float]:
     """P(the longer answer wins) among decisive verdicts, Wilson interval (``prefers_longer``)."""
-    v, lx, ly = _present_pairs(verdicts, len_x, len_y)
-    iv, n = ag.prefers_longer(v, lx, ly, level)
+    iv, n = ag.prefers_longer(verdicts, len_x, len_y, level)
     return {"n_longer": n, **_interval(iv, "p_longer")}
 
 
 def resolve_verdicts(
     first: ag.Values, second: ag.Values, policy: J.InconsistentPolicy = "tie"
 ) -> list[str | None]:
-    """Combine the two orders' model-level verdicts, as :func:`evalbench.judge.resolve_order`.
+    """Combine the two orders' model-level verdicts with :func:`evalbench.judge.combine_orders`.
 
     Equal verdicts stand; different ones (a win against a tie included) become ``"tie"``
     (``policy="tie"``, MT-Bench's convention) or ``None`` (``policy="drop"``); a missing
     side gives ``None``.
     """
-    if policy not in ("tie", "drop"):
-        raise ValueError(f"policy must be 'tie' or 'drop', got {policy!r}")
-    out: list[str | None] = []
-    for one, two in zip(first, second, strict=True):
-        if pd.isna(one) or pd.isna(two):
-            out.append(None)
-        else:
-            out.append(one if one == two else ("tie" if policy == "tie" else None))
-    return out
+    pairs = zip(_none_if_missing(first), _none_if_missing(second), strict=True)
+    return [J.combine_orders(one, two, policy)[0] for one, two in pairs]
+
+
+def _none_if_missing(values: ag.Values) -> list[Any]:
+    return [None if pd.isna(v) else v for v in values]
 
 
 def verdict_confusion(judge: ag.Values, human: ag.Values) -> pd.DataFrame:
     """Row-normalised confusion of verdicts: rows = human verdict, columns = judge verdict."""
-    j, h = _present_pairs(judge, human)
-    table = ag.confusion_matrix(j, h, VERDICTS).astype(float)
+    table = ag.confusion_matrix(judge, human, VERDICTS).astype(float)
     shares = table.div(table.sum(axis=1).where(lambda s: s > 0), axis=0)
     names = [VERDICT_NAMES[v] for v in VERDICTS]
     shares.index = pd.Index(names, name="human")
@@ -295,19 +302,17 @@ def prd_files(reviewer: str) -> list[PrdFile]:
 
 
 def _prd_rows(file: PrdFile) -> Iterator[tuple[Any, ...]]:
-    text = sources.fetch(file.name, progress=False).read_text(encoding="utf-8")
+    path = sources.fetch(file.name, progress=False)
     seen: Counter[int] = Counter()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for number, row in enumerate(read_jsonl(path), start=1):
         qid, score = row.get("question_id"), row.get("score")
         if score not in PRD_SCORE or not isinstance(qid, int):
             raise ValueError(
-                f"{file.name}:{number}: need an int question_id and score 1, 2 or 3, "
+                f"{path}: vote {number}: need an int question_id and score 1, 2 or 3, "
                 f"got question_id={qid!r}, score={score!r}"
             )
-        yield (file.reviewer, file.run, qid, file.first, file.second, seen[qid], PRD_SCORE[score])
+        position = PRD_SCORE[score]
+        yield (file.reviewer, file.run, qid, file.first, file.second, seen[qid], score, position)
         seen[qid] += 1
 
 
@@ -315,12 +320,17 @@ def load_prd_ratings(reviewer: str) -> pd.DataFrame:
     """All verdicts of one PRD reviewer (``human`` or an LLM), oriented to the models.
 
     Returns:
-        One row per verdict: ``reviewer, run, question_id, first, second`` (the order shown),
-        ``rater`` (0, 1, 2 for the three MTurk votes; 0 for LLMs), ``position`` (a = the
-        answer shown first won), ``model_x, model_y`` (the pair sorted by name), ``x_first``
-        and ``verdict`` (a = model x won).
+        One row per verdict, in file order: ``reviewer, run, question_id, first, second``
+        (the order shown), ``rater`` (0, 1, 2 for the three MTurk votes; 0 for LLMs),
+        ``score`` (PRD's code, :data:`PRD_SCORE`), ``position`` (a = the answer shown first
+        won), ``model_x, model_y`` (the pair sorted by name), ``x_first`` and ``verdict``
+        (a = model x won).
+
+    Raises:
+        ValueError: no registered file for ``reviewer``, an unrecognised file name, or a
+            vote without an int ``question_id`` and a score 1, 2 or 3.
     """
-    columns = ["reviewer", "run", "question_id", "first", "second", "rater", "position"]
+    columns = ["reviewer", "run", "question_id", "first", "second", "rater", "score", "position"]
     frame = pd.DataFrame(
         [row for file in prd_files(reviewer) for row in _prd_rows(file)], columns=columns
     )
@@ -334,13 +344,11 @@ def load_prd_ratings(reviewer: str) -> pd.DataFrame:
 
 def load_prd_lengths(models: Sequence[str] = PRD_REVIEWERS) -> pd.DataFrame:
     """Answer lengths (characters) of PRD's generations: ``model, question_id, chars``."""
-    rows = []
-    for model in models:
-        path = sources.fetch(f"prd/generations/answer_{model}", progress=False)
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                rows.append((model, int(row["question_id"]), len(row["text"])))
+    rows = [
+        (model, int(row["question_id"]), len(row["text"]))
+        for model in models
+        for row in read_jsonl(sources.fetch(f"prd/generations/answer_{model}", progress=False))
+    ]
     return pd.DataFrame(rows, columns=["model", "question_id", "chars"])
 
 
@@ -414,13 +422,20 @@ def prd_reviewer_table(
     (each order's verdict scored on its own, both counted; Wilson), position consistency
     (:func:`position_summary`), P(longer wins) (:func:`longer_summary`), and ``n_dropped``
     (items whose resolved verdict is missing: inconsistent under ``policy="drop"``).
+
+    Args:
+        orders: :func:`prd_orders` of the reviewers, with ``len_x``/``len_y``
+            (:func:`with_lengths`).
+        items: :func:`prd_human_items`.
+        rng: the source of randomness of the kappa bootstraps.
+        rounds: bootstrap rounds.
+        level: confidence level of every interval.
     """
     merged = prd_merged(orders, items)
     rows = []
     for reviewer, part in merged.groupby("reviewer", sort=False):
         both = np.concatenate([part["x_first"], part["y_first"]])
         human2 = np.concatenate([part["human"], part["human"]])
-        b, h = _present_pairs(both, human2)
         rows.append(
             {
                 "reviewer": reviewer,
@@ -429,7 +444,7 @@ def prd_reviewer_table(
                 **verdict_agreement(
                     part["resolved"], part["human"], rng=rng, rounds=rounds, level=level
                 ),
-                **_wilson(int((b == h).sum()), b.size, level, "single_order"),
+                **_equal_share(both, human2, level, "single_order"),
                 **position_summary(part["x_first"], part["y_first"], level),
                 **longer_summary(part["resolved"], part["len_x"], part["len_y"], level),
             }
@@ -487,7 +502,7 @@ def prd_rerun(
         "reviewer": ", ".join(sorted(set(index["reviewer"]))),
         "pair": ", ".join(sorted(set(index["model_x"] + " vs " + index["model_y"]))),
         "n": int(first.size),
-        **_wilson(int((first == second).sum()), first.size, level, "exact"),
+        **_equal_share(first, second, level, "exact"),
         **_interval(kappa, "kappa"),
     }
 
@@ -515,6 +530,7 @@ PANDALM_PUBLISHED_KAPPA = {
 PANDALM_PUBLISHED_LABELS = {"tie": 105, "a": 422, "b": 472}
 """Label distribution of the test set (README: 0 → 105, 1 → 422, 2 → 472)."""
 ANNOTATORS = ("annotator1", "annotator2", "annotator3")
+# The test set codes 0 = tie, 1/2 = response 1/2 better; GPT-3.5's file writes "Tie".
 _PANDALM_CODES: dict[Any, str] = {0: "tie", 1: "a", 2: "b", "0": "tie", "1": "a", "2": "b"}
 _PANDALM_CODES["Tie"] = "tie"
 
@@ -573,7 +589,7 @@ def pandalm_judge_table(
     """
     rows = []
     for judge in PANDALM_JUDGES:
-        pred, gold = _present_pairs(frame[judge], frame["human"])
+        pred, gold = frame[judge], frame["human"]
         report = ag.classification_report(pred, gold, VERDICTS)
         agree = verdict_agreement(pred, gold, rng=rng, rounds=rounds, level=level)
         rows.append(
@@ -581,7 +597,7 @@ def pandalm_judge_table(
                 "judge": judge,
                 "n": report["n"],
                 "garbage": int(frame[f"{judge}_garbage"].sum()),
-                **_wilson(int((pred == gold).sum()), pred.size, level, "accuracy"),
+                **_equal_share(pred, gold, level, "accuracy"),
                 "precision": report["precision"],
                 "recall": report["recall"],
                 "f1": report["f1"],
@@ -669,8 +685,7 @@ def judged_answer(prompt: str, side: Literal["", "A", "B"] = "") -> str | None:
 
 
 def _jsonl(name: str) -> list[dict[str, Any]]:
-    text = sources.fetch(name, progress=False).read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return read_jsonl(sources.fetch(name, progress=False))
 
 
 def load_mtbench_single() -> pd.DataFrame:
@@ -783,10 +798,10 @@ def load_mtbench_pairs(policy: J.InconsistentPolicy = "tie") -> pd.DataFrame:
                 "category": categories.get(row["question_id"]),
                 "model_1": row["model_1"],
                 "model_2": row["model_2"],
-                "first": _SIDE_TO_VERDICT.get(res.first or ""),
-                "second": _SIDE_TO_VERDICT.get(res.second or ""),
+                "first": J.SIDE_TO_VERDICT.get(res.first or ""),
+                "second": J.SIDE_TO_VERDICT.get(res.second or ""),
                 "consistent": res.consistent,
-                "resolved": _SIDE_TO_VERDICT.get(res.final or ""),
+                "resolved": J.SIDE_TO_VERDICT.get(res.final or ""),
                 "outcome": res.outcome,
                 "len_1": math.nan if answers[0] is None else len(answers[0]),
                 "len_2": math.nan if answers[1] is None else len(answers[1]),
@@ -880,17 +895,23 @@ def demo_golden_path() -> Path:
 
 def _golden_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if path.suffix.lower() == ".csv":
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            for row in reader:
-                if None in row:
-                    raise GoldenSetError(
-                        f"{path}:{reader.line_num}: more cells than header columns"
-                    )
-                yield reader.line_num, dict(row)
-        return
+        return _golden_csv(path)
     if path.suffix.lower() not in (".jsonl", ".json"):
         raise GoldenSetError(f"{path}: a golden set must be .csv or .jsonl (got {path.suffix!r})")
+    return _golden_jsonl(path)
+
+
+def _golden_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        for row in reader:
+            if None in row:
+                raise GoldenSetError(f"{path}:{reader.line_num}: more cells than header columns")
+            yield reader.line_num, dict(row)
+
+
+def _golden_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Not records.read_jsonl: each row's line number is kept for the errors that follow.
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
@@ -1070,12 +1091,6 @@ def _golden_source(value: str, info: ValidationInfo) -> str:
     return value if value == "demo" else str(data_path(value, info))
 
 
-def _known_rubric(name: str) -> str:
-    if name not in J.RUBRICS:
-        raise ValueError(f"unknown rubric {name!r}; known: {', '.join(sorted(J.RUBRICS))}")
-    return name
-
-
 class JudgeGoldenParams(StudyParams):
     """Parameters of a golden-set judge-agreement study (``study: judge_golden``)."""
 
@@ -1083,7 +1098,7 @@ class JudgeGoldenParams(StudyParams):
     golden: Annotated[str, AfterValidator(_golden_source)] = "demo"
     """``demo`` (the shipped synthetic demo set, not human data) or a ``.csv``/``.jsonl`` golden
     set (relative to the params file); schema in :func:`load_golden`."""
-    rubric: Annotated[str, AfterValidator(_known_rubric)] = "fine_grained"
+    rubric: Annotated[str, AfterValidator(J.known_rubric)] = "fine_grained"
     """Built-in rubric the human scores and the judges use (``evalbench.judge.RUBRICS``)."""
     judges: list[ModelSpec] = Field(min_length=1)
     """Rubric judges; the first is the primary judge (confusion, worst cases, retest), all of
@@ -1191,7 +1206,7 @@ def run_golden_pairs(run: Any, golden: pd.DataFrame) -> pd.DataFrame | None:
         ("verdict", "final"),
     ):
         pairs[column] = [
-            _SIDE_TO_VERDICT.get(v) if isinstance(v, str) else None for v in pairs[source]
+            J.SIDE_TO_VERDICT.get(v) if isinstance(v, str) else None for v in pairs[source]
         ]
     run.write_records("golden_pairs", json_rows(pairs))
     return pairs
@@ -1245,7 +1260,7 @@ def _agreement_row(
 ) -> dict[str, Any]:
     scored = part.dropna(subset=["judge_score"])
     j, h = scored["judge_score"].to_numpy(), scored["human"].to_numpy()
-    hits = int((np.abs(j - h) <= k + 1e-9).sum())
+    hits = int((np.abs(j - h) <= k + ag.DISTANCE_SLACK).sum())
     integer = labels is not None and bool(np.all(np.mod(np.concatenate([j, h]), 1) == 0))
     qwk = (
         ag.kappa_interval(j, h, labels, weights="quadratic", rng=rng, rounds=rounds, level=level)
@@ -1281,6 +1296,14 @@ def golden_agreement(
     ``within_k_strict`` counting unscored items as misses; ``exact`` agreement; MAE and bias
     (mean judge − human; positive = lenient) with bootstrap intervals; quadratic weighted
     kappa (integer scales; bootstrap) and Spearman's rho.
+
+    Args:
+        long: :func:`golden_long`.
+        rubric: the rubric (its integer scales are the kappa labels).
+        tolerance: k of the ±k agreement.
+        rng: the source of randomness of the bootstraps.
+        rounds: bootstrap rounds.
+        level: confidence level of every interval.
     """
     first = long[long["replicate"] == 0]
     rows = []
@@ -1311,6 +1334,13 @@ def worst_disagreements(
     """The ``n`` scored items where ``judge`` is furthest from the human score on ``dimension``.
 
     Ties in |difference| are broken by item id, so the selection is deterministic.
+
+    Args:
+        judgments: :func:`run_golden`.
+        golden: :func:`load_golden`.
+        judge: the judge to show.
+        dimension: a rubric dimension or ``weighted``.
+        n: how many items.
     """
     col = _score_column(dimension)
     rows = judgments[(judgments["judge"] == judge) & (judgments["replicate"] == 0)]
@@ -1346,6 +1376,14 @@ def golden_panel(
 
     Uses :func:`evalbench.judge.aggregate_panel_scores` on the first replicate; adds
     ``human``, ``consensus_diff`` and ``within_k`` (|consensus − human| <= k).
+
+    Args:
+        judgments: :func:`run_golden`.
+        golden: :func:`load_golden`.
+        dimension: a rubric dimension or ``weighted``.
+        method: the consensus, ``mean`` or ``median``.
+        outlier_distance: as :func:`evalbench.judge.aggregate_panel_scores`.
+        tolerance: k of the ±k agreement with the human score.
     """
     frame = judgments[judgments["replicate"] == 0].rename(columns={"item": "item_id"})
     panel = J.aggregate_panel_scores(
@@ -1353,7 +1391,7 @@ def golden_panel(
     )
     panel["human"] = golden.set_index("item")[f"human_{dimension}"].loc[panel.index].to_numpy()
     panel["consensus_diff"] = panel["consensus"] - panel["human"]
-    panel["within_k"] = (panel["consensus_diff"].abs() <= tolerance + 1e-9).where(
+    panel["within_k"] = (panel["consensus_diff"].abs() <= tolerance + ag.DISTANCE_SLACK).where(
         panel["consensus"].notna()
     )
     return panel
@@ -1397,7 +1435,20 @@ def golden_retest(
     rounds: int,
     level: float,
 ) -> ag.RetestAgreement:
-    """Test–retest of ``judge`` on ``dimension``: replicate 0 against replicate 1."""
+    """Test–retest of ``judge`` on ``dimension``: replicate 0 against replicate 1.
+
+    Args:
+        long: :func:`golden_long` (with replicate 1 of ``judge``).
+        rubric: the rubric (the dimension's integer scale is the kappa labels).
+        judge: the judge asked twice.
+        dimension: a rubric dimension or ``weighted``.
+        rng: the source of randomness of the bootstraps.
+        rounds: bootstrap rounds.
+        level: confidence level of every interval.
+
+    Raises:
+        ValueError: ``judge`` has no replicate 1.
+    """
     part = long[(long["judge"] == judge) & (long["dimension"] == dimension)]
     wide = part.pivot(index="item", columns="replicate", values="judge_score")
     if 1 not in wide:
@@ -1426,6 +1477,15 @@ def length_slope(
 
     The sim judge adds ``length_bias · ln(length / typical)`` to every score, so the slope
     estimates its ``length_bias`` knob (attenuated by rounding and the scale's ends).
+
+    Args:
+        long: :func:`golden_long`.
+        judge: the judge.
+        dimension: a rubric dimension or ``weighted``.
+        typical: the reference length (characters), e.g. :func:`typical_length`.
+        rng: the source of randomness of the bootstrap.
+        rounds: bootstrap rounds.
+        level: confidence level.
     """
     part = long[
         (long["judge"] == judge) & (long["dimension"] == dimension) & (long["replicate"] == 0)
@@ -1471,6 +1531,13 @@ def sim_score_distribution(
     ``clip(rint(t + leniency + length_bias·ln(len/typical) + noise·z))``, so
     ``P(s) = Φ((s + ½ − μ)/σ) − Φ((s − ½ − μ)/σ)`` with the outer cells open-ended.
 
+    Args:
+        golden: :func:`load_golden` (the human scores are the sim judge's truth).
+        rubric: the rubric.
+        spec: the sim judge (its ``sim`` knobs).
+        dimension: a dimension with an integer scale.
+        typical: the length-bias reference length (:func:`typical_length`).
+
     Returns:
         ``(scale, probabilities)``: the integer scale and an items × scale matrix.
     """
@@ -1505,6 +1572,14 @@ def sim_expectations(
     agreement (two independent draws: ``Σ_s P(s)²``), averaged over items; NaN for a
     dimension without an integer scale (e.g. ``weighted``). Unscored (malformed) outputs are
     independent of the score, so they do not change these expectations.
+
+    Args:
+        golden: :func:`load_golden` (the human scores are the sim judge's truth).
+        rubric: the rubric.
+        spec: the sim judge (its ``sim`` knobs).
+        dimension: a rubric dimension or ``weighted``.
+        tolerance: k of the ±k agreement.
+        typical: the length-bias reference length (:func:`typical_length`).
     """
     if scale_labels(rubric, dimension) is None:
         return dict.fromkeys(("within_k", "bias", "retest_exact"), math.nan)
@@ -1512,7 +1587,7 @@ def sim_expectations(
         golden, rubric, spec, dimension=dimension, typical=typical
     )
     truth = golden[f"human_{dimension}"].to_numpy(float)
-    near = np.abs(scale[None, :] - truth[:, None]) <= tolerance + 1e-9
+    near = np.abs(scale[None, :] - truth[:, None]) <= tolerance + ag.DISTANCE_SLACK
     return {
         "within_k": float((probs * near).sum(axis=1).mean()),
         "bias": float((probs @ scale - truth).mean()),

@@ -59,6 +59,15 @@ def percentile_interval(
 
     NaN replicates (a resample where the statistic is undefined) are ignored; if all are
     NaN the interval is NaN.
+
+    Args:
+        estimate: the statistic on the full data (returned as the interval's estimate).
+        replicates: the statistic on each bootstrap resample.
+        level: confidence level in (0, 1).
+
+    Returns:
+        ``estimate`` with the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
+        finite replicates.
     """
     finite = replicates[np.isfinite(replicates)]
     if finite.size == 0:
@@ -107,21 +116,63 @@ def bootstrap_mean(
     rounds: int = DEFAULT_ROUNDS,
     level: float = DEFAULT_LEVEL,
 ) -> Interval:
-    """Percentile bootstrap interval of a mean (vectorised: one matrix product)."""
+    """Percentile bootstrap interval of a mean (vectorised, see :func:`mean_replicates`).
+
+    Args:
+        values: the sample (booleans count as 0/1).
+        rng: the source of randomness.
+        rounds: number of bootstrap resamples.
+        level: confidence level.
+
+    Returns:
+        The sample mean with its percentile interval (all NaN for an empty sample).
+    """
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return Interval(float("nan"), float("nan"), float("nan"), level)
-    idx = rng.integers(0, x.size, size=(rounds, x.size))
-    return percentile_interval(float(x.mean()), x[idx].mean(axis=1), level)
+    return percentile_interval(float(x.mean()), mean_replicates(x, rng=rng, rounds=rounds), level)
+
+
+def mean_replicates(
+    values: Sequence[float] | np.ndarray,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+) -> np.ndarray:
+    """The means of ``rounds`` resamples of ``values`` drawn with replacement.
+
+    One ``rng.integers(0, n, size=(rounds, n))`` draw, so callers that need the replicates
+    themselves (a ratio of two bootstrapped accuracies, a transformed mean) consume the
+    generator exactly as :func:`bootstrap_mean` does.
+
+    Args:
+        values: the sample (booleans count as 0/1).
+        rng: the source of randomness (not used for an empty sample).
+        rounds: number of bootstrap resamples.
+
+    Returns:
+        ``rounds`` means; all NaN for an empty sample.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return np.full(rounds, np.nan)
+    return x[rng.integers(0, x.size, size=(rounds, x.size))].mean(axis=1)
 
 
 def mcnemar_exact(b: int, c: int) -> float:
     """Exact (binomial) two-sided McNemar p-value from the discordant counts.
 
-    ``b`` = items only system A got right, ``c`` = items only system B got right. Under
+    Under
     H0 each discordant item is a fair coin, so ``p = min(1, 2·P[Binom(b+c, 1/2) <= min(b,c)])``
     (McNemar, 1947; the exact form as in statsmodels' ``mcnemar(exact=True)``).
     With no discordant pairs there is no evidence of a difference: p = 1.
+
+    Args:
+        b: items only system A got right.
+        c: items only system B got right.
+
+    Returns:
+        The two-sided p-value.
     """
     n = b + c
     if n == 0:
@@ -151,8 +202,20 @@ def paired_comparison(
 ) -> PairedComparison:
     """Compare two systems' per-item correctness on the same items.
 
-    Returns the exact McNemar p-value and a paired bootstrap interval of
-    ``accuracy_a - accuracy_b`` (items resampled, each keeping both verdicts).
+    Args:
+        correct_a: per-item correctness of system A.
+        correct_b: per-item correctness of system B, same items in the same order.
+        rng: the source of randomness of the bootstrap.
+        rounds: number of bootstrap resamples.
+        level: confidence level.
+
+    Returns:
+        Both accuracies, the discordant counts, the exact McNemar p-value and a paired
+        bootstrap interval of ``accuracy_a - accuracy_b`` (items resampled, each keeping
+        both verdicts).
+
+    Raises:
+        ValueError: the two sequences differ in length.
     """
     a = np.asarray(correct_a, dtype=bool)
     b = np.asarray(correct_b, dtype=bool)

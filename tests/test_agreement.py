@@ -634,3 +634,13 @@ def test_non_numeric_score_names_its_position():
 def test_a_bare_string_is_not_a_sequence_of_labels():
     with pytest.raises(ValueError, match="must be a 1-D sequence"):
         ag.exact_agreement("abc", ["a", "b", "c"])
+
+
+def test_within_k_counts_an_exact_k_despite_float_noise():
+    # weighted scores 0.5/0.3/0.2 of (2, 2, 4) and (1, 1, 3): exactly one point apart on
+    # paper (2.4 - 1.4), one point and a hair in floating point
+    judge = sum([0.5 * 2, 0.3 * 2, 0.2 * 4])
+    human = sum([0.5 * 1, 0.3 * 1, 0.2 * 3])
+    assert judge - human > 1
+    assert ag.within_k_agreement([judge], [human], k=1).estimate == 1.0
+    assert ag.within_k_agreement([judge + 0.01], [human], k=1).estimate == 0.0

@@ -571,6 +571,24 @@ def test_prefer_longer_shares_by_hand():
     np.testing.assert_allclose(shares, [0.8, 0.7, 0.1])
 
 
+def test_prefer_longer_shares_clean_preferences_like_the_win_rate():
+    # output 2 longer everywhere: 0 is AlpacaEval's old draw (1.5 -> share 1.5 - 1 = 0.5),
+    # 2.5 and NaN are unusable and left out (unclean, 0 and 2.5 gave shares -1 and 1.5)
+    shares = arena.prefer_longer_shares([0.0, 1.8, 2.5, np.nan], [10] * 4, [20] * 4)
+    np.testing.assert_allclose(shares, [1.5 - 1, 1.8 - 1])
+
+
+def test_alpaca_length_bias_counts_only_items_it_averages():
+    annotations = pd.DataFrame(
+        {"instruction": ["q1", "q2", "q3"], "preference": [1.9, np.nan, 1.2]}
+    )
+    model = pd.Series({"q1": 30, "q2": 30, "q3": 5})  # output 2 (the model's)
+    base = pd.Series({"q1": 10, "q2": 10, "q3": 5})  # q3: equal lengths
+    bias = arena.alpaca_eval_length_bias(annotations, model, base)
+    # q2's preference is missing: only q1 counts (output 2 longer, share 1.9 - 1)
+    assert bias.n_compared == 1 and bias.prefer_longer == pytest.approx(1.9 - 1)
+
+
 def test_star_bootstrap_closed_form_equals_bt_on_soft_battles():
     prefs = [2.0, 1.5, 1.75, 1.0, 0.0]  # 0 is an old draw (1.5)
     boot = arena.star_bootstrap({"m": prefs}, "base", rng=np.random.default_rng(0), rounds=300)
@@ -987,3 +1005,11 @@ def test_alpaca_eval_study_matches_the_leaderboard(alpaca_leaderboard):
     assert ratings["alpaca-7b"] == pytest.approx(1000 + 400 * math.log10(w / (1 - w)))
     assert ratings["gpt4_1106_preview"] == 1000.0
     assert set(study.battles["model_b"]) == set(ALPACA_MODELS) - {"gpt4_1106_preview"}
+
+
+def test_online_elo_with_only_ties_dropped_is_a_clear_error():
+    ties = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["tie", "tie"]})
+    with pytest.raises(arena.ArenaError, match="every battle is a tie"):
+        arena.online_elo(ties, ties="drop")
+    # kept as half wins, the two ties cancel: both stay at the initial rating
+    assert arena.online_elo(ties).to_dict() == {"x": 1000.0, "y": 1000.0}

@@ -473,6 +473,22 @@ def test_resolve_order_unscored_and_bad_policy() -> None:
         J.resolve_order(_v("[[A]]"), _v("[[B]]"), policy="coin")  # type: ignore[arg-type]
 
 
+def test_combine_orders_is_label_agnostic() -> None:
+    # the rule resolve_order applies to x/y and judge_study applies to a/b verdicts
+    assert J.combine_orders("a", "a") == ("a", "consistent")
+    assert J.combine_orders("a", "tie") == ("tie", "inconsistent_tie")  # win vs tie
+    assert J.combine_orders("y", "x", "drop") == (None, "inconsistent_dropped")
+    assert J.combine_orders(None, "b") == (None, "unscored")
+    with pytest.raises(ValueError, match="policy must be 'tie' or 'drop'"):
+        J.combine_orders("a", "a", "coin")  # type: ignore[arg-type]
+
+
+def test_known_rubric_validates_names() -> None:
+    assert J.known_rubric("hle") == "hle"
+    with pytest.raises(ValueError, match="unknown rubric 'hl'; known: aime_quality, fine_grained"):
+        J.known_rubric("hl")
+
+
 # --------------------------------------------------------------------------- panels
 
 

@@ -12,6 +12,7 @@ from evalbench.stats import (
     bootstrap,
     bootstrap_mean,
     mcnemar_exact,
+    mean_replicates,
     paired_comparison,
     wilson_interval,
 )
@@ -75,3 +76,15 @@ def test_bootstrap_resamples_rows_jointly_and_rejects_ragged_columns():
     assert (diff.low, diff.high) == (0.0, 0.0)  # pairs kept together: every difference is 0
     with pytest.raises(ValueError, match="differ in length"):
         bootstrap(np.mean, [1, 2], [1], rng=np.random.default_rng(0))
+
+
+def test_mean_replicates_are_the_draws_of_bootstrap_mean():
+    x = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    reps = mean_replicates(x, rng=np.random.default_rng(3), rounds=4)
+    idx = np.random.default_rng(3).integers(0, 5, size=(4, 5))  # the same single draw
+    assert reps.tolist() == [x[row].sum() / 5 for row in idx]
+    one = bootstrap_mean(x, rng=np.random.default_rng(3), rounds=400)
+    reps = mean_replicates(x, rng=np.random.default_rng(3), rounds=400)
+    assert (one.low, one.high) == tuple(np.quantile(reps, [0.025, 0.975]))
+    empty = mean_replicates([], rng=np.random.default_rng(0), rounds=3)
+    assert empty.shape == (3,) and np.isnan(empty).all()
