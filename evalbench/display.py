@@ -8,7 +8,7 @@ these helpers instead of ``Styler`` (which does not escape) or raw ``HTML(...)``
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -150,6 +150,26 @@ def usage(run: Run) -> None:
         "latency percentiles in seconds, cost in USD",
         digits=4,
     )
+
+
+def fold_intervals(frame: pd.DataFrame, names: Sequence[str], *, digits: int = 3) -> pd.DataFrame:
+    """For display: fold each ``name, name_low, name_high`` triple into one text column.
+
+    ``0.929 [0.830, 0.972]``; a missing bound prints as ``—``, a missing estimate as ``—``
+    alone. Other columns are unchanged.
+    """
+    out = frame.copy()
+
+    def show(value: Any) -> str:
+        return "—" if pd.isna(value) else f"{value:.{digits}f}"
+
+    for name in names:
+        out[name] = [
+            "—" if pd.isna(e) else f"{show(e)} [{show(lo)}, {show(hi)}]"
+            for e, lo, hi in zip(out[name], out[f"{name}_low"], out[f"{name}_high"], strict=True)
+        ]
+        out = out.drop(columns=[f"{name}_low", f"{name}_high"])
+    return out
 
 
 def text(template: str, **values: Any) -> None:

@@ -194,26 +194,6 @@ def stack_confusions(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts)
 
 
-def compact(frame: pd.DataFrame, names: Sequence[str], *, digits: int = 3) -> pd.DataFrame:
-    """For display: fold each ``name, name_low, name_high`` triple into one text column.
-
-    ``0.929 [0.830, 0.972]``; a missing bound prints as ``—``, a missing estimate as ``—``
-    alone. Other columns are unchanged.
-    """
-    out = frame.copy()
-
-    def show(value: Any) -> str:
-        return "—" if pd.isna(value) else f"{value:.{digits}f}"
-
-    for name in names:
-        out[name] = [
-            "—" if pd.isna(e) else f"{show(e)} [{show(lo)}, {show(hi)}]"
-            for e, lo, hi in zip(out[name], out[f"{name}_low"], out[f"{name}_high"], strict=True)
-        ]
-        out = out.drop(columns=[f"{name}_low", f"{name}_high"])
-    return out
-
-
 def json_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows of ``frame`` as plain JSON values (NaN → null, numpy scalars → Python)."""
     return json.loads(frame.to_json(orient="records", force_ascii=False))

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 import yaml
 
+from evalbench import display, sources
 from evalbench import judge as J
 from evalbench import judge_study as S
-from evalbench import sources
 from evalbench.models import ModelSpec, SimSpec
 from evalbench.params import ParamsError, load_params
 from evalbench.stats import wilson_interval
@@ -85,9 +85,11 @@ def test_resolve_verdicts_matches_resolve_order(policy: str) -> None:
             assert S.resolve_verdicts([v1], [v2], policy) == [expected], (one, two)  # type: ignore[arg-type]
 
 
-def test_compact_folds_interval_columns() -> None:
+def test_fold_intervals_folds_interval_columns() -> None:
     frame = pd.DataFrame({"x": [0.5, math.nan], "x_low": [0.25, 0.1], "x_high": [0.75, math.nan]})
-    assert S.compact(frame, ["x"]).to_dict("list") == {"x": ["0.500 [0.250, 0.750]", "—"]}
+    assert display.fold_intervals(frame, ["x"]).to_dict("list") == {
+        "x": ["0.500 [0.250, 0.750]", "—"]
+    }
 
 
 # --------------------------------------------------------------------------- PRD file names
