@@ -75,4 +75,9 @@ def _timed(fn):
 
 
 if __name__ == "__main__":
-    main()
+    from evalbench.sources import DataUnavailable
+
+    try:
+        main()
+    except DataUnavailable as exc:  # the public result files are not reachable here
+        print(f"bench_bfcl skipped: {exc}", file=sys.stderr)
