@@ -7,11 +7,14 @@ wait for another instead of failing. The key covers everything that changes the 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +76,24 @@ def cache_key(
 class ResponseCache:
     """A SQLite file of successful responses.
 
+    Writes are grouped: a response is visible to :meth:`get` at once, and committed with
+    the next ones (every ``batch`` responses or ``max_delay_s`` seconds, at the end of
+    every batch of calls, on :meth:`flush` and at exit), so a busy batch does not pay a
+    commit per response. A crash loses at most the uncommitted group; a study's own
+    records are written per response, so a resumed study re-pays nothing it recorded.
+
     Args:
         path: the database file (created with its folder).
+        batch: responses per commit.
+        max_delay_s: longest time a response waits for its commit.
     """
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, batch: int = 64, max_delay_s: float = 1.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._pending: dict[str, tuple[str, str, str, float]] = {}
+        self._batch, self._max_delay, self._last_commit = batch, max_delay_s, time.monotonic()
         self._conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
@@ -88,11 +101,19 @@ class ResponseCache:
             self._conn.execute("PRAGMA busy_timeout=60000")
             self._conn.execute(_SCHEMA)
             self._conn.commit()
+        _OPEN.add(self)
 
     def get(self, key: str) -> ChatResponse | None:
         """The cached response for ``key``, or ``None``."""
         with self._lock:
-            row = self._conn.execute("SELECT value FROM responses WHERE key=?", (key,)).fetchone()
+            pending = self._pending.get(key)
+            row = (
+                (pending[2],)
+                if pending
+                else self._conn.execute(
+                    "SELECT value FROM responses WHERE key=?", (key,)
+                ).fetchone()
+            )
         return ChatResponse.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, response: ChatResponse) -> None:
@@ -101,14 +122,29 @@ class ResponseCache:
             return
         value = response.model_dump_json(exclude={"cached", "attempts"})
         with self._lock:
-            self._conn.execute(
+            self._pending[key] = (key, response.system, value, time.time())
+            due = time.monotonic() - self._last_commit >= self._max_delay
+            if len(self._pending) >= self._batch or due:
+                self._commit_locked()
+
+    def flush(self) -> None:
+        """Commit every pending response now."""
+        with self._lock:
+            self._commit_locked()
+
+    def _commit_locked(self) -> None:
+        if self._pending:
+            self._conn.executemany(
                 "INSERT OR REPLACE INTO responses(key, system, value, created) VALUES (?,?,?,?)",
-                (key, response.system, value, time.time()),
+                list(self._pending.values()),
             )
             self._conn.commit()
+            self._pending.clear()
+        self._last_commit = time.monotonic()
 
     def stats(self) -> dict[str, Any]:
         """Entries per system and the file size."""
+        self.flush()
         with self._lock:
             rows = self._conn.execute(
                 "SELECT system, COUNT(*) FROM responses GROUP BY system ORDER BY system"
@@ -118,6 +154,7 @@ class ResponseCache:
 
     def clear(self, system: str | None = None) -> int:
         """Delete all entries (or one system's); returns how many were deleted."""
+        self.flush()
         with self._lock:
             if system is None:
                 cur = self._conn.execute("DELETE FROM responses")
@@ -127,6 +164,18 @@ class ResponseCache:
         return cur.rowcount
 
     def close(self) -> None:
-        """Close the connection."""
+        """Commit what is pending and close the connection."""
+        self.flush()
         with self._lock:
             self._conn.close()
+        _OPEN.discard(self)
+
+
+_OPEN: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for cache in list(_OPEN):
+        with contextlib.suppress(sqlite3.Error):
+            cache.flush()

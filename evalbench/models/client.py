@@ -119,6 +119,7 @@ class ModelClient:
         self._provider = SimProvider(spec) if spec.simulated else OpenAIProvider(spec)
         self._base_url = None if spec.simulated else resolve_base_url(spec)
         self._runtime: _Runtime | None = None
+        self._batches = 0
         self._jitter = random.Random(self.seed)
 
     def resolve(self, request: ChatRequest) -> ChatRequest:
@@ -153,6 +154,8 @@ class ModelClient:
             if self._caching and self.cache_mode != "off":
                 assert self.cache is not None
                 self.cache.put(key, response)
+                if not self._batches:  # a single call commits now; a batch at its end
+                    self.cache.flush()
         self.ledger.record(self.spec, response)
         return response
 
@@ -295,6 +298,7 @@ async def agenerate(
         for index, job in pending:
             finish(index, await client.chat(job.request, sim=job.sim))
 
+    client._batches += 1
     try:
         if use_shards(client, jobs):
             await run_shards(client, jobs, finish)
@@ -302,8 +306,11 @@ async def agenerate(
             workers = min(len(jobs), client.spec.max_concurrency)
             await _gather_or_cancel([worker() for _ in range(workers)])
     finally:
+        client._batches -= 1
         bar.close()
         await client.aclose()
+        if client.cache is not None:
+            client.cache.flush()
     return [r for r in results if r is not None]
 
 
@@ -314,6 +321,8 @@ def _advance(
     response: ChatResponse,
     extra: dict[str, Any],
 ) -> None:
+    if bar.disable:  # nothing to show: skip the per-response formatting
+        return
     totals["errors"] += int(not response.ok)
     if not response.cached:
         totals["tokens"] += (response.usage.prompt_tokens or 0) + (
