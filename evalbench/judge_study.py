@@ -53,7 +53,7 @@ from evalbench import judge as J
 from evalbench import sources
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
-from evalbench.records import read_jsonl
+from evalbench.records import iter_jsonl, read_jsonl
 from evalbench.stats import Interval, bootstrap, wilson_interval
 
 VERDICTS = ("a", "b", "tie")
@@ -891,18 +891,7 @@ def _golden_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _golden_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    # Not records.read_jsonl: each row's line number is kept for the errors that follow.
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GoldenSetError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise GoldenSetError(f"{path}:{number}: expected a JSON object per line")
-            yield number, row
+    return iter_jsonl(path, error=GoldenSetError)
 
 
 def _golden_text(value: Any, where: str, *, required: bool) -> str | None:

@@ -10,7 +10,7 @@ skips the keys already written.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -186,10 +186,15 @@ def write_jsonl(path: Path | str, rows: Iterable[dict[str, Any] | Record]) -> Pa
     return path
 
 
-def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
-    """Read a JSON Lines file; a bad line is an error naming the file and line."""
+def iter_jsonl(
+    path: Path | str, *, error: type[Exception] = CorruptRecords
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSON Lines file.
+
+    Raises:
+        error: a line that is not JSON, or not a JSON object (the message names file and line).
+    """
     path = Path(path)
-    rows = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
@@ -197,11 +202,15 @@ def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise CorruptRecords(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                raise error(f"{path}:{number}: not JSON ({exc.msg})") from exc
             if not isinstance(row, dict):
-                raise CorruptRecords(f"{path}:{number}: expected a JSON object")
-            rows.append(row)
-    return rows
+                raise error(f"{path}:{number}: expected a JSON object")
+            yield number, row
+
+
+def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
+    """Read a JSON Lines file; a bad line is an error naming the file and line."""
+    return [row for _, row in iter_jsonl(path)]
 
 
 def _hashable(value: Any) -> Any:
