@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalbench.report import build_index, run_study, summary_lines
 
-    result = run_study(args.params, args.overrides)
+    result = run_study(args.params, args.overrides, progress=True)
     build_index()
     print("\n".join(summary_lines([result])))
     if result.run_dir is not None and result.status == "ok":

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 import multiprocessing
+import os
+import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -21,6 +23,8 @@ from typing import Any, Literal, NamedTuple
 from evalbench.params import ParamsError, load_params, notebook_for
 from evalbench.runs import now_iso, read_manifest, run_dir_for, update_manifest
 from evalbench.settings import get_settings
+
+PROGRESS_ENV = "EVALBENCH_PROGRESS"
 
 Status = Literal["ok", "failed", "skipped"]
 SKIP_ERRORS = {"DataUnavailable", "MissingSecret"}
@@ -37,11 +41,15 @@ class StudyResult(NamedTuple):
     reason: str = ""
 
 
-def run_study(params_file: Path, overrides: list[str] | None = None) -> StudyResult:
+def run_study(
+    params_file: Path, overrides: list[str] | None = None, *, progress: bool = False
+) -> StudyResult:
     """Validate params, execute the study's notebook into its run folder, export the report.
 
     Params errors are raised (nothing is written); a notebook failure marks the run
     ``failed``; a study whose data or secret is unavailable is ``skipped`` with the reason.
+    With ``progress``, the study's progress bars (model calls: items, errors, tokens, cost,
+    ETA) are shown on this process's stderr as the notebook runs.
 
     Raises:
         ParamsError: the params file or an override is invalid.
@@ -54,7 +62,7 @@ def run_study(params_file: Path, overrides: list[str] | None = None) -> StudyRes
     started = time.perf_counter()
     update_manifest(run_dir, status="running", started_at=now_iso(), report=None, reason=None)
     try:
-        _execute(notebook, run_dir / "notebook.ipynb", params_file, overrides)
+        _execute(notebook, run_dir / "notebook.ipynb", params_file, overrides, progress)
         _require_finished(run_dir)
         export_html(run_dir / "notebook.ipynb", run_dir / "report.html")
     except Exception as exc:  # every failure is recorded in the manifest, then reported
@@ -85,8 +93,13 @@ def _run_or_fail(path: Path) -> StudyResult:
         return failure_result(path, exc)
 
 
-def _execute(notebook: Path, output: Path, params_file: Path, overrides: list[str]) -> None:
+def _execute(
+    notebook: Path, output: Path, params_file: Path, overrides: list[str], progress: bool
+) -> None:
     import papermill as pm
+
+    if progress:  # the kernel (started below) draws text bars; its stderr is relayed here
+        os.environ[PROGRESS_ENV] = "text"
 
     pm.execute_notebook(
         str(notebook),
@@ -99,6 +112,7 @@ def _execute(notebook: Path, output: Path, params_file: Path, overrides: list[st
         log_output=False,
         # the kernel's own log (TCP notice, shutdown chatter) is not the study's output
         extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+        stderr_file=sys.stderr if progress else None,
     )
 
 

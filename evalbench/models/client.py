@@ -10,6 +10,7 @@ back as a :class:`ChatResponse` with ``error`` set: an error record, never a sco
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -280,7 +281,7 @@ async def agenerate(
     Raises:
         CacheMiss: replay mode met an uncached request (other jobs are cancelled).
     """
-    bar = tqdm(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
+    bar = _progress_bar()(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
     totals = {"errors": 0, "tokens": 0, "cost": 0.0}
     results: list[ChatResponse | None] = [None] * len(jobs)
     pending = iter(enumerate(jobs))
@@ -312,6 +313,16 @@ async def agenerate(
         if client.cache is not None:
             client.cache.flush()
     return [r for r in results if r is not None]
+
+
+def _progress_bar() -> Any:
+    """tqdm.auto (a widget in JupyterLab), or plain text when ``EVALBENCH_PROGRESS=text``
+    (``evalbench run`` relays a study kernel's text bars to the terminal)."""
+    if os.environ.get("EVALBENCH_PROGRESS") == "text":
+        from tqdm import tqdm as text_bar
+
+        return text_bar
+    return tqdm
 
 
 def _advance(
