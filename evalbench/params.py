@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -231,15 +231,3 @@ def _index(target: list[Any], part: str, where: str, override: str, path: Path) 
 def discover_params(folder: Path) -> list[Path]:
     """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name."""
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
-
-
-def validate_all(paths: Iterable[Path]) -> dict[Path, str | None]:
-    """Validate several params files: path -> error line (``None`` when valid)."""
-    out: dict[Path, str | None] = {}
-    for path in paths:
-        try:
-            load_params(path)
-            out[path] = None
-        except ParamsError as exc:
-            out[path] = str(exc)
-    return out

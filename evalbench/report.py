@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import sys
 import time
-import traceback
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -285,11 +284,6 @@ def summary_lines(results: list[StudyResult]) -> list[str]:
 def failure_result(params_file: Path, exc: ParamsError) -> StudyResult:
     """A params error as a failed study (nothing was run)."""
     return StudyResult(params_file, "failed", None, 0.0, str(exc))
-
-
-def format_exception(exc: BaseException) -> str:
-    """Last line of a traceback, for one-line console errors."""
-    return traceback.format_exception_only(type(exc), exc)[-1].strip()
 
 
 _INDEX_PAGE = """<!DOCTYPE html>
