@@ -6,6 +6,7 @@ interrupted batch, usage/cost arithmetic, and the simulated provider.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import numpy as np
@@ -158,13 +159,42 @@ def test_cache_key_ignores_the_api_key_but_not_settings(loopback, tmp_path, monk
     assert client.key_for(req.model_copy(update={"seed": 1})) != key
 
 
-def test_two_clients_write_the_same_cache_concurrently(loopback, tmp_path):
-    a, b = client_for(loopback, tmp_path), client_for(loopback, tmp_path)
-    jobs = [
-        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(40)
+KERNEL = """
+import pathlib, sys
+from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, ResponseCache, generate
+name, base_url, cache_path, go = sys.argv[1:5]
+cache = ResponseCache(cache_path, batch=1)  # a commit per response: the most contention
+spec = ModelSpec(name=name, provider="openai", model="m", base_url=base_url,
+                 api_key_env="EVALBENCH_TEST_KEY", max_concurrency=8)
+jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": f"{name}-{i}"}]))
+        for i in range(150)]
+print("ready", flush=True)
+while not pathlib.Path(go).exists():
+    pass
+responses = generate(ModelClient(spec, cache=cache), jobs, progress=False)
+print(sum(r.ok for r in responses), flush=True)
+"""
+
+
+def test_two_kernels_write_the_same_cache_at_once(loopback, tmp_path):
+    # Two processes (as two notebook kernels would be), released together, each committing
+    # every response to one SQLite file: none fails, every response is stored.
+    import subprocess
+    import sys
+
+    path, go = tmp_path / "c.sqlite", tmp_path / "go"
+    argv = [sys.executable, "-c", KERNEL]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    kernels = [
+        subprocess.Popen([*argv, name, loopback.base_url, str(path), str(go)], **pipes)
+        for name in ("a", "b")
     ]
-    generate(a, jobs[:20], progress=False), generate(b, jobs[20:], progress=False)
-    assert sum(ResponseCache(tmp_path / "c.sqlite").stats()["entries"].values()) == 40
+    assert [k.stdout.readline().strip() for k in kernels] == ["ready", "ready"]
+    go.touch()
+    outputs = [k.communicate(timeout=120) for k in kernels]
+    assert [k.returncode for k in kernels] == [0, 0], [err for _, err in outputs]
+    assert [out.strip() for out, _ in outputs] == ["150", "150"]
+    assert ResponseCache(path).stats()["entries"] == {"a": 150, "b": 150}
 
 
 def test_concurrency_never_exceeds_the_limit(loopback):
@@ -312,3 +342,54 @@ def test_a_batch_sharded_over_processes_streams_every_result_back(loopback, tmp_
         client_for(loopback, tmp_path, processes=2, max_concurrency=8), jobs, progress=False
     )
     assert all(r.cached for r in again) and loopback.count == 160  # workers wrote the cache
+
+
+def test_pacer_spaces_request_starts_by_its_interval():
+    from evalbench.models.client import Pacer
+
+    async def starts() -> list[float]:
+        pacer, loop, stamps = Pacer(0.02), asyncio.get_running_loop(), []
+
+        async def one() -> None:
+            await pacer.wait()
+            stamps.append(loop.time())
+
+        await asyncio.gather(*(one() for _ in range(6)))
+        return stamps
+
+    stamps = asyncio.run(starts())
+    gaps = np.diff(stamps)
+    # Six starts at 0, 20, ..., 100 ms: the loop's timer may fire late, never early.
+    assert len(gaps) == 5 and gaps.min() >= 0.02 - 0.002 and stamps[-1] - stamps[0] >= 0.098
+
+
+def test_pacer_auto_interval_is_a_moving_average_of_loop_cpu_per_request(monkeypatch):
+    from evalbench.models import client as client_module
+
+    clock = iter([0.0, 0.002, 0.004, 1.004])
+    monkeypatch.setattr(client_module.time, "thread_time", lambda: next(clock))
+    pacer = client_module.Pacer(None)
+    assert pacer.interval == 0.001  # the starting guess
+    pacer.finished()  # first mark: nothing measured yet
+    assert pacer.interval == 0.001
+    pacer.finished()  # 2 ms of CPU for this request: 1 ms + (2 - 1) / 32 ms
+    assert pacer.interval == pytest.approx(0.001 + 0.001 / 32)
+    expected = 0.001 + 0.001 / 32
+    pacer.finished()
+    expected += (0.002 - expected) / 32
+    assert pacer.interval == pytest.approx(expected)
+    pacer.finished()  # a one-second pause counts as 50 ms, not as one second
+    expected += (0.05 - expected) / 32
+    assert pacer.interval == pytest.approx(expected)
+
+
+def test_pacing_spaces_real_requests_and_can_be_switched_off(loopback):
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(6)
+    ]
+    started = time.perf_counter()
+    generate(client_for(loopback, pacing_ms=40, max_concurrency=6), jobs, progress=False)
+    assert time.perf_counter() - started >= 5 * 0.040 * 0.95  # six starts 40 ms apart
+    started = time.perf_counter()
+    generate(client_for(loopback, pacing_ms=0, max_concurrency=6), jobs, progress=False)
+    assert time.perf_counter() - started < 5 * 0.040  # six requests at once

@@ -86,6 +86,10 @@ class ModelSpec(BaseModel):
     processes: int = Field(default=1, ge=1, le=32)
     """Worker processes for large batches (fast endpoints where the client CPU is the
     bottleneck; see ``evalbench.models.shards``); 1 = in-process."""
+    pacing_ms: float | None = Field(default=None, ge=0, le=1000)
+    """Least spacing between request starts in one process, in ms: ``None`` (default) =
+    the client's own measured CPU time per request, ``0`` = no pacing (see
+    ``evalbench.models.client.Pacer``)."""
     requests_per_minute: float | None = Field(default=None, gt=0)
     """Optional request rate limit."""
     tokens_per_minute: float | None = Field(default=None, gt=0)
