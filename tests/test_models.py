@@ -65,6 +65,38 @@ def test_plain_completion_has_text_usage_latency_and_key(loopback):
     assert sent["temperature"] == 0.0 and sent["max_tokens"] == 1024  # spec defaults filled in
 
 
+def test_reasoning_model_settings_reach_the_endpoint(loopback):
+    # OpenAI's reasoning models reject max_tokens and any non-default temperature.
+    client = client_for(
+        loopback, temperature=None, max_tokens=2048, max_tokens_field="max_completion_tokens",
+        extra_body={"reasoning_effort": "low"},
+    )  # fmt: skip
+    assert ask(client).ok
+    sent = loopback.requests[0]
+    assert "temperature" not in sent and "max_tokens" not in sent
+    assert sent["max_completion_tokens"] == 2048 and sent["reasoning_effort"] == "low"
+
+
+def test_extra_body_and_token_field_enter_the_cache_key_only_when_set(loopback):
+    req = ChatRequest(messages=[{"role": "user", "content": "q"}])
+    plain = client_for(loopback).key_for(req)
+    effort = {"extra_body": {"reasoning_effort": "low"}}
+    keys = {
+        plain,
+        client_for(loopback, **effort).key_for(req),
+        client_for(loopback, extra_body={"reasoning_effort": "high"}).key_for(req),
+        client_for(loopback, max_tokens_field="max_completion_tokens").key_for(req),
+    }
+    assert len(keys) == 4
+    # An empty extra_body sends nothing more, so it is the same request as none at all.
+    assert client_for(loopback, extra_body={}).key_for(req) == plain
+
+
+def test_extra_body_may_not_override_the_request(loopback):
+    with pytest.raises(ValueError, match=r"extra_body may not set \['max_tokens', 'model'\]"):
+        spec_for(loopback, extra_body={"model": "other", "max_tokens": 5, "top_k": 3})
+
+
 def test_tool_calls_and_tools_are_passed_through(loopback):
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
     loopback.enqueue(

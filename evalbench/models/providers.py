@@ -67,8 +67,12 @@ def resolve_base_url(spec: ModelSpec) -> str | None:
 
 
 def payload_for(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` (``None`` fields omitted)."""
-    return {"model": spec.model, **request.model_dump(exclude_none=True)}
+    """The JSON body of a chat completion (``None`` fields omitted; the token limit under
+    ``spec.max_tokens_field``; ``spec.extra_body`` merged in)."""
+    body = {"model": spec.model, **request.model_dump(exclude_none=True)}
+    if spec.max_tokens_field != "max_tokens" and "max_tokens" in body:
+        body[spec.max_tokens_field] = body.pop("max_tokens")
+    return {**body, **(spec.extra_body or {})}
 
 
 class OpenAIProvider:

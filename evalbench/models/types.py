@@ -73,10 +73,17 @@ class ModelSpec(BaseModel):
     """Environment variable holding the base URL (alternative to ``base_url``)."""
     api_key_env: str = "OPENAI_API_KEY"
     """Environment variable holding the API key."""
-    temperature: float = 0.0
-    """Sampling temperature."""
+    temperature: float | None = 0.0
+    """Sampling temperature (``None``: not sent, the endpoint's default; reasoning models
+    such as OpenAI's o-series accept only their default)."""
     max_tokens: int | None = 1024
     """Completion token limit (``None``: the endpoint's default)."""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    """The request field that carries ``max_tokens``: OpenAI's reasoning models reject
+    ``max_tokens`` and take ``max_completion_tokens``."""
+    extra_body: dict[str, Any] | None = None
+    """More JSON fields sent with every request, e.g. ``{"reasoning_effort": "low"}`` or a
+    server's own sampling options (``top_k``); they enter the cache key."""
     seed: int | None = None
     """Sampling seed sent to the endpoint; seeds ``sim`` systems (default: the study seed)."""
     stop: list[str] | None = None
@@ -111,6 +118,11 @@ class ModelSpec(BaseModel):
             raise ValueError("provider 'openai' needs 'model'")
         if self.base_url and self.base_url_env:
             raise ValueError("give either 'base_url' or 'base_url_env', not both")
+        clash = sorted(set(self.extra_body or {}) & _REQUEST_FIELDS)
+        if clash:
+            raise ValueError(
+                f"extra_body may not set {clash}: use the system's own settings for them"
+            )
         return self
 
     @property
@@ -137,6 +149,10 @@ class ChatRequest(BaseModel):
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     """e.g. ``{"type": "json_object"}`` where the endpoint supports it."""
+
+
+# Fields a system's ``extra_body`` may not override: the request's own and the model id.
+_REQUEST_FIELDS = frozenset(ChatRequest.model_fields) | {"model", "max_completion_tokens"}
 
 
 class ToolCall(BaseModel):
