@@ -47,6 +47,7 @@ class LoopbackServer:
     def __init__(self, latency: float = 0.0):
         self.latency = latency
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in order
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -77,6 +78,7 @@ class LoopbackServer:
         """Forget requests, script and the in-flight maximum."""
         with self._lock:
             self.requests.clear()
+            self.arrivals.clear()
             self.headers.clear()
             self._script.clear()
             self.max_in_flight = 0
@@ -138,6 +140,7 @@ class LoopbackServer:
         with self._lock:
             payload = json.loads(body or b"{}")
             self.requests.append(payload)
+            self.arrivals.append(time.monotonic())
             self.headers.append(headers)
             step = self._script.popleft() if self._script else None
             self.in_flight += 1

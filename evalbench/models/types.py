@@ -6,10 +6,14 @@ from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 Provider = Literal["openai", "sim"]
 CacheMode = Literal["use", "refresh", "off", "replay"]
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
 
 
 class SimSpec(BaseModel):
@@ -78,10 +82,12 @@ class ModelSpec(BaseModel):
     such as OpenAI's o-series accept only their default)."""
     max_tokens: int | None = 1024
     """Completion token limit (``None``: the endpoint's default)."""
-    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = Field(
+        default="max_tokens", exclude_if=lambda v: v == "max_tokens"
+    )
     """The request field that carries ``max_tokens``: OpenAI's reasoning models reject
     ``max_tokens`` and take ``max_completion_tokens``."""
-    extra_body: dict[str, Any] | None = None
+    extra_body: dict[str, JsonValue] | None = Field(default=None, exclude_if=_is_none)
     """More JSON fields sent with every request, e.g. ``{"reasoning_effort": "low"}`` or a
     server's own sampling options (``top_k``); they enter the cache key."""
     seed: int | None = None
@@ -93,7 +99,9 @@ class ModelSpec(BaseModel):
     processes: int = Field(default=1, ge=1, le=32)
     """Worker processes for large batches (fast endpoints where the client CPU is the
     bottleneck; see ``evalbench.models.shards``); 1 = in-process."""
-    pacing_ms: float | None = Field(default=None, ge=0, le=1000)
+    # Fields added after the first release are left out of dumps at their defaults, so the
+    # params hash (the run folder's name) of existing studies does not change with them.
+    pacing_ms: float | None = Field(default=None, ge=0, le=1000, exclude_if=_is_none)
     """Least spacing between request starts in one process, in ms: ``None`` (default) =
     the client's own measured CPU time per request, ``0`` = no pacing (see
     ``evalbench.models.client.Pacer``)."""
@@ -121,7 +129,8 @@ class ModelSpec(BaseModel):
         clash = sorted(set(self.extra_body or {}) & _REQUEST_FIELDS)
         if clash:
             raise ValueError(
-                f"extra_body may not set {clash}: use the system's own settings for them"
+                f"extra_body may not set {clash}: the model and the request fields come from "
+                "the system's settings, and evalbench reads one complete, unstreamed choice"
             )
         return self
 
@@ -151,8 +160,12 @@ class ChatRequest(BaseModel):
     """e.g. ``{"type": "json_object"}`` where the endpoint supports it."""
 
 
-# Fields a system's ``extra_body`` may not override: the request's own and the model id.
-_REQUEST_FIELDS = frozenset(ChatRequest.model_fields) | {"model", "max_completion_tokens"}
+# Fields a system's ``extra_body`` may not set: the request's own, the model id, and those
+# that change the response's shape (a stream, several choices) which evalbench reads as one
+# complete message.
+_REQUEST_FIELDS = frozenset(ChatRequest.model_fields) | {
+    "model", "max_completion_tokens", "stream", "stream_options", "n"
+}  # fmt: skip
 
 
 class ToolCall(BaseModel):
