@@ -11,8 +11,8 @@ as in-process; workers write the same response cache (SQLite WAL is multi-proces
 Workers start from a ``forkserver`` that has imported the client once, so a batch starts in
 milliseconds, without forking a Jupyter kernel's threads. Each worker still pays its own
 client set-up and connections, so sharding only pays where one loop's CPU is the limit
-(``make bench``: at concurrency 256 against a 100 ms server, one process ≈ 900 requests/s,
-two ≈ 1,100; at concurrency 64, where one paced loop keeps up, two are slightly slower).
+(``make bench``: at concurrency 256 against a 100 ms server, one process 740-960 requests/s,
+two 1,060-1,400; at concurrency 64, where one paced loop keeps up, two are slightly slower).
 """
 
 from __future__ import annotations
