@@ -62,11 +62,9 @@ def cache_key(
         "model": spec.model,
         "request": request.model_dump(mode="json"),
     }
-    # Only when set, so that keys of requests without them stay what they always were.
-    if spec.max_tokens_field != "max_tokens":
-        payload["max_tokens_field"] = spec.max_tokens_field
-    if spec.extra_body:
-        payload["extra_body"] = spec.extra_body
+    # Request-shaping fields added later: the spec's dump leaves them out at their defaults,
+    # so keys of requests that do not use them stay what they always were.
+    payload.update(spec.model_dump(mode="json", include={"max_tokens_field", "extra_body"}))
     if spec.simulated:
         payload["sim"] = {
             "system": spec.name,

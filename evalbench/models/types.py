@@ -16,6 +16,10 @@ def _is_none(value: Any) -> bool:
     return value is None
 
 
+def _is_empty(value: Any) -> bool:
+    return not value
+
+
 class SimSpec(BaseModel):
     """Knobs of a simulated (``provider: sim``) system, judge or generator.
 
@@ -87,9 +91,9 @@ class ModelSpec(BaseModel):
     )
     """The request field that carries ``max_tokens``: OpenAI's reasoning models reject
     ``max_tokens`` and take ``max_completion_tokens``."""
-    extra_body: dict[str, JsonValue] | None = Field(default=None, exclude_if=_is_none)
+    extra_body: dict[str, JsonValue] | None = Field(default=None, exclude_if=_is_empty)
     """More JSON fields sent with every request, e.g. ``{"reasoning_effort": "low"}`` or a
-    server's own sampling options (``top_k``); they enter the cache key."""
+    server's own sampling options (``top_k``); they enter the cache key. Empty = ``None``."""
     seed: int | None = None
     """Sampling seed sent to the endpoint; seeds ``sim`` systems (default: the study seed)."""
     stop: list[str] | None = None
