@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from scipy.stats import rankdata
 
-from evalbench.ratings_fast import group_cells, parse_battles, resampled
+from evalbench.ratings_fast import group_cells, parse_battles, ratio_gradient, resampled
 from evalbench.stats import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,
@@ -408,9 +408,10 @@ def _refit(wins: np.ndarray, theta0: np.ndarray, h_inv: np.ndarray) -> np.ndarra
     """
     theta = np.repeat(theta0[None, :], len(wins), axis=0)
     total = wins + wins.transpose(0, 2, 1)
+    won = wins.sum(axis=2)
     done = np.zeros(len(wins), dtype=bool)
     for _ in range(_CHORD_MAX_ITER):
-        step = _gradient(wins, total, theta)[0] @ h_inv
+        step = ratio_gradient(won, total, theta) @ h_inv
         step[done] = 0.0
         theta += step
         done |= np.abs(step).max(axis=1) < _NEWTON_TOL
@@ -457,11 +458,13 @@ def bootstrap_bt(
 
     Each round draws how many copies of every distinct (pair, outcome, weight) battle it
     holds from ``Multinomial(N, count/N)`` (N = number of battles), which is exactly a
-    resample of N rows with replacement, then refits from the point estimate (Newton steps
-    with the point estimate's Hessian, full Newton for rounds that do not settle). A round
-    whose maximum likelihood does not exist (e.g. a model that never loses in that
-    resample, with ``prior = 0``) is a NaN row; :func:`ratings_table` reports how many (if
-    there are many, the intervals are too narrow: add battles or set ``prior``).
+    resample of N rows with replacement (drawn by ``ratings_fast.multinomial_rounds`` in two
+    seeded streams beside the refits; the numbers depend on ``rng`` only), then refits from
+    the point estimate (Newton steps with the point estimate's Hessian, full Newton for
+    rounds that do not settle). A round whose maximum likelihood does not exist (e.g. a
+    model that never loses in that resample, with ``prior = 0``) is a NaN row;
+    :func:`ratings_table` reports how many (if there are many, the intervals are too
+    narrow: add battles or set ``prior``).
 
     Args:
         battles: a battles table.

@@ -2,10 +2,12 @@
 
 * :func:`parse_battles`: the battle checks on integer codes instead of a million strings;
 * :func:`group_cells`: the distinct (pair, outcome, weight) cells by one integer key;
-* :func:`resampled`: the bootstrap's multinomial draws in a thread beside the refits.
+* :func:`multinomial_rounds`: exact ``Multinomial(N, count/N)`` draws, Poisson-split;
+* :func:`resampled`: those draws in two threads beside the refits;
+* :func:`ratio_gradient`: the refits' gradient by a division per pair.
 
 ``make bench`` (``tests/bench_arena.py``) measures them; ``tests/ratings`` checks that the
-results equal the plain implementations' exactly.
+results equal the plain implementations' exactly, and the draws' distribution.
 """
 
 from __future__ import annotations
@@ -68,40 +70,113 @@ def group_cells(
     return tuple(grouped[c].to_numpy() for c in ("i", "j", "kind", "w", "n"))
 
 
-def resampled(
-    cell_counts: np.ndarray, sizes: list[int], rng: np.random.Generator
-) -> Generator[np.ndarray, None, None]:
-    """The bootstrap's cell counts chunk by chunk, drawn in a thread beside the refits.
+_SPLIT_MARGIN = 3.0  # Poisson total sits this many sd below N (P(total > N) ~ 0.13%)
+_SPLIT_TRIES = 100
+_STREAMS = 2  # draw threads; fixed (not the machine's core count) so numbers never depend on it
 
-    ``Multinomial(N, count/N)`` over the cells is the one sequential part of the bootstrap
-    (each draw continues the generator's stream) and about half its time; numpy draws it
-    without the GIL. The same calls on the same generator in the same order as a plain
-    loop: every number is the same. At most two chunks wait.
+
+def multinomial_rounds(
+    cell_counts: np.ndarray, size: int, rng: np.random.Generator, margin: float = _SPLIT_MARGIN
+) -> np.ndarray:
+    """``size`` draws ``(size, cells)`` of ``Multinomial(N, count/N)``, N = total count.
+
+    Exact, and about 1.5 times as fast as ``rng.multinomial`` on many cells, which draws a
+    binomial per cell one after another. Independent ``Poisson(t·count)`` per cell, given
+    their total ``S``, are ``Multinomial(S, count/N)``; rows with ``S > N`` are drawn again
+    (which conditions on ``S`` alone), and the ``N - S`` battles still missing are drawn one
+    by one (uniform integers below N mapped to cells by cumulative count). ``t`` puts the
+    expected ``S`` ``margin`` standard deviations below N (``t = 0`` for small N: every
+    battle drawn one by one). A row still over N after the tries is drawn by
+    ``rng.multinomial``, also exact.
     """
-    n_total = int(cell_counts.sum())
-    ready: queue.Queue[np.ndarray | BaseException] = queue.Queue(maxsize=2)
+    counts = np.asarray(cell_counts, dtype=np.int64)
+    n_total = int(counts.sum())
+    k = len(counts)
+    if n_total == 0:
+        return np.zeros((size, k), dtype=np.int64)
+    t = max(0.0, 1.0 - margin / np.sqrt(n_total))
+    if t > 0:
+        draws = rng.poisson(counts * t, size=(size, k))
+        for _ in range(_SPLIT_TRIES):
+            over = np.flatnonzero(draws.sum(axis=1) > n_total)
+            if len(over) == 0:
+                break
+            draws[over] = rng.poisson(counts * t, size=(len(over), k))
+        over = np.flatnonzero(draws.sum(axis=1) > n_total)
+        if len(over):
+            draws[over] = rng.multinomial(n_total, counts / n_total, size=len(over))
+    else:
+        draws = np.zeros((size, k), dtype=np.int64)
+    missing = n_total - draws.sum(axis=1)
+    rows = np.repeat(np.arange(size), missing)
+    cells = np.searchsorted(np.cumsum(counts), rng.integers(0, n_total, len(rows)), side="right")
+    draws += np.bincount(rows * k + cells, minlength=size * k).reshape(size, k)
+    return draws
+
+
+def ratio_gradient(won: np.ndarray, total: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """The BT log-likelihood's gradient as ``won_i - a_i Σ_j N_ij / (a_i + a_j)``, a = e^θ.
+
+    One division per pair instead of a logistic function: about 8 times as fast. A row
+    whose ratings span more than ~700 log-odds under- or overflows to NaN, which
+    the refit hands to full Newton.
+    """
+    a = np.exp(theta - theta.max(axis=1, keepdims=True))
+    den = a[:, :, None] + a[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(total, den, out=den)
+        return won - a * den.sum(axis=2)
+
+
+def resampled(
+    cell_counts: np.ndarray,
+    sizes: list[int],
+    rng: np.random.Generator,
+    streams: int | None = None,
+) -> Generator[np.ndarray, None, None]:
+    """The bootstrap's cell counts chunk by chunk, drawn in threads beside the refits.
+
+    :func:`multinomial_rounds` is most of the bootstrap's time and numpy draws without the
+    GIL, so ``streams`` threads draw while the caller refits: chunk ``k`` comes from stream
+    ``k % streams``, a generator seeded by :func:`stream_generators`. The numbers depend on
+    ``rng`` and ``streams`` only (not on the machine or timing): the same as a plain loop
+    over the chunks in order. At most two chunks per stream wait. ``streams`` defaults to 2.
+    """
+    gens = stream_generators(rng, _STREAMS if streams is None else streams)
+    ready = [queue.Queue[np.ndarray | BaseException](maxsize=2) for _ in gens]
     stop = threading.Event()
 
-    def offer(item: np.ndarray | BaseException) -> None:
+    def offer(slot: queue.Queue[np.ndarray | BaseException], item: object) -> None:
         while not stop.is_set():
             with contextlib.suppress(queue.Full):
-                return ready.put(item, timeout=0.05)
+                return slot.put(item, timeout=0.05)  # type: ignore[arg-type]
 
-    def draw() -> None:
+    def draw(s: int) -> None:
         try:
-            for size in sizes:
-                offer(rng.multinomial(n_total, cell_counts / n_total, size=size))
+            for size in sizes[s :: len(gens)]:
+                offer(ready[s], multinomial_rounds(cell_counts, size, gens[s]))
         except BaseException as exc:  # raised by the consumer
-            offer(exc)
+            offer(ready[s], exc)
 
-    thread = threading.Thread(target=draw, daemon=True)
-    thread.start()
+    threads = [threading.Thread(target=draw, args=(s,), daemon=True) for s in range(len(gens))]
+    for thread in threads:
+        thread.start()
     try:
-        for _ in sizes:
-            item = ready.get()
+        for k in range(len(sizes)):
+            item = ready[k % len(gens)].get()
             if isinstance(item, BaseException):
                 raise item
             yield item
     finally:
         stop.set()
-        thread.join()
+        for thread in threads:
+            thread.join()
+
+
+def stream_generators(rng: np.random.Generator, streams: int) -> list[np.random.Generator]:
+    """``rng`` itself for one stream; else that many generators seeded from ``rng``."""
+    if streams < 1:
+        raise ValueError(f"streams must be >= 1, got {streams}")
+    if streams == 1:
+        return [rng]
+    return [np.random.default_rng(int(seed)) for seed in rng.integers(0, 2**63, size=streams)]
