@@ -35,7 +35,8 @@ from evalbench.settings import get_settings
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalbench`` command."""
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     from evalbench.report import OutputsUnwritable
     from evalbench.settings import MissingSecret
@@ -50,7 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _parser() -> argparse.ArgumentParser:
+_LAZY = ("label", "compare", "history")  # their parsers import heavy packages
+
+
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line; ``label``/``compare``/``history`` in full only when ``argv`` asks
+    for one of them or for the overall help (an unchanged ``make report`` stays fast)."""
     parser = argparse.ArgumentParser(prog="evalbench", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -86,6 +92,12 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("action", nargs="?", choices=["stats", "clear"], default="stats")
     cache.add_argument("--system", help="clear only this system's entries")
     cache.set_defaults(handler=_cmd_cache)
+
+    command = argv[0] if argv else None
+    if command is not None and not command.startswith("-") and command not in _LAZY:
+        for name in _LAZY:  # named in usage messages; never parsed
+            sub.add_parser(name)
+        return parser
 
     from evalbench.labels.cli import add_label_parser  # label init|serve|status|export
 

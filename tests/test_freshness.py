@@ -81,3 +81,32 @@ def test_a_warm_kernel_renders_what_a_fresh_one_renders(tmp_path, monkeypatch):
         assert read_jsonl(fresh.run_dir / "records" / "gaia.jsonl") == warm_a
     finally:
         kernels.shutdown()
+
+
+def test_the_report_command_does_not_import_the_label_or_history_commands():
+    # an unchanged `make report` is a few file reads; building the parser used to import
+    # evalbench.labels and evalbench.history (scipy.stats and pandas: ~1 s of the ≤ 2 s)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from evalbench import cli; cli._parser(['report']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('evalbench.labels', "
+        "'evalbench.history', 'scipy.stats'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_label_compare_and_history_still_parse_and_list_in_help(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in ("label", "compare", "history"))
+    for argv in (["label", "--help"], ["compare", "--help"], ["history", "--help"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 0
+        assert "usage: evalbench " + argv[0] in capsys.readouterr().out
