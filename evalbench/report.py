@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import multiprocessing
 import os
 import signal
@@ -541,12 +542,19 @@ def timing_lines(results: list[StudyResult]) -> list[str]:
             read_manifest(r.run_dir).get("timing") if r.run_dir and r.status != "current" else None
         )
         if timing:
-            cells = "".join(f"{timing.get(c, float('nan')):>10.2f}" for c in TIMING_COLUMNS)
+            cells = "".join(_timing_cell(timing.get(c)) for c in TIMING_COLUMNS)
             rows.append(f"{r.params_file.name:32s}{cells}{r.wall_s:>10.2f}")
     if not rows:
         return []
     head = "".join(f"{c.removesuffix('_s'):>10s}" for c in (*TIMING_COLUMNS, "total_s"))
     return [f"{'timing (s)':32s}{head}", *rows]
+
+
+def _timing_cell(seconds: object) -> str:
+    """Seconds right-aligned, or a dash for a phase the study never reached."""
+    if isinstance(seconds, int | float) and math.isfinite(seconds):
+        return f"{seconds:>10.2f}"
+    return f"{'—':>10s}"
 
 
 def failure_result(params_file: Path, exc: Exception) -> StudyResult:

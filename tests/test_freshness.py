@@ -110,3 +110,19 @@ def test_label_compare_and_history_still_parse_and_list_in_help(capsys):
             main(argv)
         assert exit_info.value.code == 0
         assert "usage: evalbench " + argv[0] in capsys.readouterr().out
+
+
+def test_the_timing_table_shows_a_dash_for_a_phase_a_skipped_study_never_reached(tmp_path):
+    from pathlib import Path
+
+    from evalbench.report import StudyResult, timing_lines
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "manifest.json").write_text(
+        json.dumps({"timing": {"kernel_start_s": 0.64, "data_load_s": 0.37, "compute_s": 0.0}})
+    )
+    head, row = timing_lines([StudyResult(Path("bfcl_public.yaml"), "skipped", run_dir, 0.96)])
+    assert head.split() == ["timing", "(s)", "kernel_start", "data_load", "compute", "export",
+                            "fixed", "total"]  # fmt: skip
+    assert row.split() == ["bfcl_public.yaml", "0.64", "0.37", "0.00", "—", "—", "0.96"]
