@@ -213,8 +213,9 @@ def data_sentence(result: HleResult) -> str:
         how = f"sample: {params.sample}" if params.sample is not None else f"tier {params.tier}"
         text += display.fill("Subsample ({h}), stratified by category. ", h=how)
     return text + display.fill(
-        "At this size an accuracy near 50% has a 95% half-width of about ±{hw:.1%}.</p>",
-        hw=expected_half_width(len(result.items)),
+        "At this size an accuracy near 50% has a {lvl:.0%} half-width of about ±{hw:.1%}.</p>",
+        lvl=params.confidence_level,
+        hw=expected_half_width(len(result.items), params.confidence_level),
     )
 
 

@@ -36,6 +36,14 @@ def test_the_key_result_quotes_the_tables_and_escapes_names(result):
     assert "(simulated)" in text
 
 
+def test_the_size_sentence_uses_the_studys_confidence_level(result):
+    # it said "95%" (and used z = 1.96) whatever confidence_level was
+    params = result.params.model_copy(update={"confidence_level": 0.9})
+    data = report.data_sentence(result._replace(params=params))
+    # 1.645·√(0.25/30) = 0.1502
+    assert "a 90% half-width of about ±15.0%" in data and "95%" not in data
+
+
 def test_official_calibration_text_for_each_case():
     base = {"n_calibration_official": 250, "calib_official_note": None}
     assert (
