@@ -9,7 +9,8 @@ results stay comparable across tiers and runs:
   ``ceil(fraction × size)`` items, so a larger fraction keeps a superset:
   quick ⊂ standard ⊂ full, and each stratum keeps its share (at least one item).
 
-:func:`expected_half_width` states how precise an accuracy is at that size.
+:func:`expected_half_width` states how precise an accuracy is at that size, and
+:func:`subset_label` how reports name the subsample.
 """
 
 from __future__ import annotations
@@ -66,6 +67,12 @@ def subsample(
         ordered = sorted(group, key=lambda i: rank_key(item_id(items[i]), key, seed))
         keep.update(ordered[: math.ceil(fraction * len(group))])
     return [item for index, item in enumerate(items) if index in keep]
+
+
+def subset_label(tier: str, sample: int | None) -> str:
+    """How reports name a study's items: ``sample of about N`` (each stratum rounds its
+    share up) or ``tier quick|standard|full``."""
+    return f"sample of about {sample}" if sample is not None else f"tier {tier}"
 
 
 def expected_half_width(n: int, level: float = 0.95, p: float = 0.5) -> float:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from evalbench import tiers
 from evalbench.tiers import apply_tier, expected_half_width, fraction_for, subsample
 
 # 3 levels of 50, 30 and 20 items
@@ -62,3 +63,8 @@ def test_expected_half_width_arithmetic():
 def test_a_bad_fraction_is_refused():
     with pytest.raises(ValueError, match=r"fraction must be in \(0, 1\]"):
         _sample(0)
+
+
+def test_reports_name_the_subset_one_way():
+    assert tiers.subset_label("quick", None) == "tier quick"
+    assert tiers.subset_label("full", 40) == "sample of about 40"  # strata round their share up

@@ -263,7 +263,7 @@ def headlines(result: ArenaResult) -> dict[str, Any]:
 def size_sentence(result: ArenaResult) -> str:
     """How many prompts were studied (tier or sample) and what that size can resolve."""
     p, n = result.params, len(result.prompts)
-    how = f"sample of about {p.sample}" if p.sample else f"tier {p.tier}"
+    how = tiers.subset_label(p.tier, p.sample)
     return display.fill(
         "<p>{n} prompts ({how}). At this size a win rate near 50% between two systems is known "
         "to about ±{hw:.1%} ({lvl:.0%}, normal approximation, one battle per prompt).</p>",

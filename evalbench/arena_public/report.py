@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from evalbench import display, plots
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from .data import PUBLIC_DATASETS
 from .metrics import winner_counts
@@ -91,7 +91,7 @@ def tier_note(result: PublicResult) -> str:
             "{name}: {b:,} battles, median {k} per model pair (±{hw:.3f})", name=name,
             b=len(frame), k=per_pair, hw=expected_half_width(per_pair, p.confidence_level),
         ))  # fmt: skip
-    size = f"sample: {p.sample}" if p.sample is not None else f"tier {p.tier}"
+    size = subset_label(p.tier, p.sample)
     return display.banner(
         f"SUBSAMPLE — {size} (seeded by sample_seed {p.sample_seed}; items = question × model "
         "pair, strata = model pairs; AlpacaEval: instructions, strata = its source datasets; "

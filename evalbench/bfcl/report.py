@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from evalbench import display
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
 from .schema import CALL_FAILED
@@ -101,7 +101,7 @@ def subset_notice(result: BfclResult) -> str:
         return "<p>Every item of each studied category is scored, as on the leaderboard.</p>"
     parts = [f"only the first {limit} items of each category"] if limit else []
     if tiered:
-        size = f"sample: {params.sample}" if params.sample is not None else f"tier {params.tier}"
+        size = subset_label(params.tier, params.sample)
         parts.append(
             f"a seeded subsample stratified by category ({size}, sample_seed "
             f"{params.sample_seed}; nested: quick ⊂ standard ⊂ full)"

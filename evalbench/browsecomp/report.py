@@ -14,7 +14,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
 from .data import LEVEL_NAMES
@@ -197,7 +197,7 @@ def tasks_caption(result: BrowseCompResult) -> str:
     if p.tier != "full" or p.sample is not None:
         width = expected_half_width(n, p.confidence_level)
         caption += (
-            f"; {p.tier if p.sample is None else f'sample {p.sample}'}: a seeded "
+            f"; {subset_label(p.tier, p.sample)}: a seeded "
             f"subsample stratified by level; a rate near 50% over {n} tasks has a "
             f"{p.confidence_level:.0%} interval of about ±{width:.1%}"
         )

@@ -464,7 +464,7 @@ def reviewers_table(result: DatagenResult) -> tuple[pd.DataFrame, str] | None:
 def size_sentence(result: DatagenResult) -> str:
     """How many problem slots the study used (tier or sample) and what that size resolves."""
     p, n = result.params, len(result.generation.slots)
-    how = f"sample of about {p.sample}" if p.sample else f"tier {p.tier}"
+    how = tiers.subset_label(p.tier, p.sample)
     return display.fill(
         "<p>{n} problem slots ({how}; stratified by topic). At this size a share near 50% is "
         "known to about ±{hw:.1%} ({lvl:.0%}, normal approximation).</p>",

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
 
@@ -107,7 +107,7 @@ def items_caption(result: GaiaResult) -> str:
     p = result.params
     caption = f"Items per level (dataset: {p.dataset}, split: {p.split}"
     if p.tier != "full" or p.sample is not None:
-        size = f"sample {p.sample}" if p.sample is not None else f"tier {p.tier}"
+        size = subset_label(p.tier, p.sample)
         width = expected_half_width(len(result.items), p.confidence_level)
         caption += (
             f"; {size}: a seeded stratified subsample by level, nested across tiers "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from evalbench import display
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from .data import ANSWER_TYPES, DEMO_NOTE, DIMENSIONS, OFFICIAL_COMMIT, OFFICIAL_REPO
 
@@ -210,7 +210,7 @@ def data_sentence(result: HleResult) -> str:
             w=with_image,
         )
     if params.sample is not None or params.tier != "full":
-        how = f"sample: {params.sample}" if params.sample is not None else f"tier {params.tier}"
+        how = subset_label(params.tier, params.sample)
         text += display.fill("Subsample ({h}), stratified by category. ", h=how)
     return text + display.fill(
         "At this size an accuracy near 50% has a {lvl:.0%} half-width of about ±{hw:.1%}.</p>",

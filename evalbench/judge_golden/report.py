@@ -443,7 +443,7 @@ def agreement_tables(result: JudgeGoldenResult) -> tuple[pd.DataFrame, pd.DataFr
 def tier_sentence(result: JudgeGoldenResult) -> str:
     """How many items were studied (tier or sample) and how precise a share is at that size."""
     p, n = result.params, len(result.golden)
-    how = f"sample of about {p.sample}" if p.sample else f"tier {p.tier}"
+    how = tiers.subset_label(p.tier, p.sample)
     return display.fill(
         "<p>{n} golden items studied ({how}). At this size a share near 50% is known to about "
         "±{hw:.1%} ({lvl:.0%}, normal approximation); shares near 0 or 1 more tightly.</p>",

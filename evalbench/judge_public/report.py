@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench import display, plots
-from evalbench.tiers import expected_half_width
+from evalbench.tiers import expected_half_width, subset_label
 
 from .metrics import position_lean, reproduces_published
 
@@ -139,7 +139,7 @@ def tier_note(result: JudgeAgreementResult) -> str:
         )
         for what, n in sizes
     )
-    size = f"sample: {p.sample}" if p.sample is not None else f"tier {p.tier}"
+    size = subset_label(p.tier, p.sample)
     return (
         display.banner(
             f"SUBSAMPLE — {size} (seeded by sample_seed {p.sample_seed}, stratified, nested): the "
