@@ -8,7 +8,7 @@ these helpers instead of ``Styler`` (which does not escape) or raw ``HTML(...)``
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -193,6 +193,14 @@ def text(template: str, **values: Any) -> None:
 def show(fragment: str) -> None:
     """Show HTML already escaped where it was made (a ``report.py`` sentence, a table)."""
     _display(fragment)
+
+
+def system_kind(name: str, simulated: Collection[str], agent_provider: str | None = None) -> str:
+    """How every report labels a system: ``simulated``, ``simulated agent``, ``agent
+    (<provider>)`` or ``real model`` (``agent_provider``: the provider of an agent system)."""
+    if name in simulated:
+        return "simulated agent" if agent_provider else "simulated"
+    return f"agent ({agent_provider})" if agent_provider else "real model"
 
 
 def failed_calls(usage: pd.DataFrame, system: str) -> str:

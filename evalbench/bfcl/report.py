@@ -56,7 +56,7 @@ def system_kind(result: BfclResult, name: str) -> str:
     """``result files`` (a result set), ``simulated`` or ``real model`` (asked live)."""
     if name in {rs.name for rs in result.params.result_sets}:
         return "result files"
-    return "simulated" if name in result.simulated else "real model"
+    return display.system_kind(name, result.simulated)
 
 
 def _system_sentence(row: dict[str, Any], result: BfclResult) -> str:

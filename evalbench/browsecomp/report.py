@@ -34,9 +34,7 @@ def _pct(value: float) -> str:
 def system_kind(result: BrowseCompResult, name: str) -> str:
     """``simulated agent``, ``simulated``, ``agent (<provider>)`` or ``real model``."""
     spec = next(s for s in result.params.systems if s.name == name)
-    if name in result.simulated:
-        return "simulated agent" if spec.is_agent else "simulated"
-    return f"agent ({spec.provider})" if spec.is_agent else "real model"
+    return display.system_kind(name, result.simulated, spec.provider if spec.is_agent else None)
 
 
 def headlines(result: BrowseCompResult) -> dict[str, str]:

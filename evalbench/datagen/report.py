@@ -49,8 +49,9 @@ def headlines(result: DatagenResult) -> dict[str, float]:
 
 def system_label(name: str, simulated: frozenset[str] | set[str]) -> str:
     """``"<b>name</b> (simulated)"`` or ``"<b>name</b> (real model)"``, escaped."""
-    kind = "simulated" if name in simulated else "real model"
-    return display.fill("<b>{name}</b> ({kind})", name=name, kind=kind)
+    return display.fill(
+        "<b>{name}</b> ({kind})", name=name, kind=display.system_kind(name, simulated)
+    )
 
 
 def _failed(result: DatagenResult, name: str) -> str:

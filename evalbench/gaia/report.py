@@ -43,14 +43,8 @@ def headlines(result: GaiaResult) -> dict[str, float]:
 def system_kind(result: GaiaResult, name: str) -> str:
     """``simulated``, ``simulated agent``, ``real model`` or ``agent``: each system labelled
     on its own."""
-    agent = any(s.name == name and s.is_agent for s in result.params.systems)
-    if name in result.simulated:
-        return "simulated agent" if agent else "simulated"
-    return f"agent ({_provider(result, name)})" if agent else "real model"
-
-
-def _provider(result: GaiaResult, name: str) -> str:
-    return next(s.provider for s in result.params.systems if s.name == name)
+    agent = next((s.provider for s in result.params.systems if s.name == name and s.is_agent), None)
+    return display.system_kind(name, result.simulated, agent)
 
 
 def key_result(result: GaiaResult) -> str:

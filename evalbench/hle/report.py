@@ -78,7 +78,7 @@ def system_kind(result: HleResult, name: str) -> str:
     """``simulated``, ``imported predictions`` or ``real model``: each system on its own."""
     if name in result.imported:
         return "imported predictions"
-    return "simulated" if name in result.simulated else "real model"
+    return display.system_kind(name, result.simulated)
 
 
 def headlines(result: HleResult) -> dict[str, Any]:

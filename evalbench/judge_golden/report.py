@@ -40,7 +40,7 @@ def headlines(result: JudgeGoldenResult) -> dict[str, Any]:
 
 def judge_kind(result: JudgeGoldenResult, name: str) -> str:
     """``simulated`` or ``real model``, for one judge."""
-    return "simulated" if name in result.simulated else "real model"
+    return display.system_kind(name, result.simulated)
 
 
 def is_demo(result: JudgeGoldenResult) -> bool:
