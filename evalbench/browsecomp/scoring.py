@@ -40,7 +40,6 @@ failure — so ``85.5%`` and ``**85%**`` become 0; ``run_acc_calibration_error.p
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any, Literal, NamedTuple
@@ -136,11 +135,6 @@ GRADE_SCHEMA: dict[str, Any] = {
 }
 """``response_format`` of a structured-output grader (the template's four fields; the
 official BrowseComp grader is free text)."""
-
-
-def prompt_sha256(text: str) -> str:
-    """SHA-256 of a template string (UTF-8)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def query_messages(style: Style, question: str) -> list[dict[str, str]]:

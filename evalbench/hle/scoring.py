@@ -28,7 +28,6 @@ Parsing (:func:`parse_judgment`), stated rules:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -88,11 +87,6 @@ EXPERT_SYSTEM_PROMPT = (
     "refers to."
 )
 """evalbench's prompt for answers to the expert-grading questions (not an official prompt)."""
-
-
-def prompt_sha256(text: str) -> str:
-    """SHA-256 (hex) of a template string, UTF-8."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ---------------------------------------------------------------------------- messages

@@ -3,6 +3,7 @@ BrowseComp-ZH's own reading."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -18,7 +19,7 @@ confidence: 85"""
 
 def test_the_official_templates_are_byte_exact():
     for name, digest in sc.PROMPT_SHA256.items():
-        assert sc.prompt_sha256(getattr(sc, name)) == digest, name
+        assert hashlib.sha256(getattr(sc, name).encode()).hexdigest() == digest, name
     assert "0|\\%| and 100|\\%|" in sc.GRADER_TEMPLATE  # the literal backslash, kept
     assert "if there if there" in sc.GRADER_TEMPLATE
 
