@@ -300,23 +300,29 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-_INDEX_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>evalbench — study runs</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+_STYLE = """body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
   vertical-align: top; }}
 th {{ background: #f4f4f4; }}
 .id {{ color: #888; font-size: 0.8em; }}
-.st.ok {{ color: #17692b; font-weight: 600; }}
+.sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 4px;
+  padding: 1px 6px; font-size: 0.85em; }}
+"""
+"""What the index and the system pages share (``str.format`` braces doubled)."""
+
+_INDEX_PAGE = (
+    """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>evalbench — study runs</title>
+<style>
+"""
+    + _STYLE
+    + """.st.ok {{ color: #17692b; font-weight: 600; }}
 .st.failed, .st.interrupted, .st.busy {{ color: #b00020; font-weight: 600; }}
 .st.skipped, .st.running, .st.executed, .st.degraded, .st.pending {{ color: #8a6100;
   font-weight: 600; }}
 .warn {{ color: #b00020; }}
 .reason {{ color: #555; font-weight: normal; font-size: 0.85em; max-width: 40em; }}
-.sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 4px;
-  padding: 1px 6px; font-size: 0.85em; }}
 .good {{ color: #17692b; }}
 .pin {{ color: #1f4e99; font-weight: 600; }}
 </style></head><body>
@@ -335,19 +341,15 @@ regression).</p>
 </tbody></table>
 <div id="scorecard">{scorecard}</div></body></html>
 """
+)
 
-_SYSTEM_PAGE = """<!DOCTYPE html>
+_SYSTEM_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>evalbench — {name}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; width: 100%; }}
-th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
-  vertical-align: top; }}
-th {{ background: #f4f4f4; }}
-.id {{ color: #888; font-size: 0.8em; }}
-.sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 4px;
-  padding: 1px 6px; font-size: 0.85em; }}
-</style></head><body>
+"""
+    + _STYLE
+    + """</style></head><body>
 <p><a href="../index.html">← all studies</a></p>
 <h1>{name}{badge}</h1>
 <p>{why}</p>
@@ -365,3 +367,4 @@ value (battles for ratings), unscored = items without one, errors = failed calls
 <th>overrides</th><th>estimate [95% interval]</th><th>n</th></tr></thead>
 <tbody>{history}</tbody></table></body></html>
 """
+)
