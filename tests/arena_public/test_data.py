@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from evalbench import arena_public, ratings
 from evalbench.published import alpaca_eval, arena_hard
+from evalbench.published.alpaca_eval import ALPACA_MODELS
 from evalbench.ratings import ArenaError
 
 
@@ -92,20 +91,6 @@ def test_alpaca_eval_win_rate_by_hand():
     assert (result.n_wins, result.n_wins_base, result.n_draws, result.n_total) == (1, 2, 2, 5)
     # discrete: 1.25 -> 1 (a loss); draws stay half
     assert result.discrete_win_rate == pytest.approx((0 + 1 + 0.5 + 0 + 0.5) / 5 * 100)
-
-
-ALPACA_MODELS = [
-    "FuseChat-Gemma-2-9B-Instruct",
-    "alpaca-7b",
-    "gpt-3.5-turbo-1106",
-    "gpt4_1106_preview",
-    "vicuna-13b",
-]
-
-
-@pytest.fixture
-def alpaca_leaderboard(mirror: Path) -> pd.DataFrame:
-    return alpaca_eval.load_alpaca_eval_leaderboard()
 
 
 @pytest.mark.parametrize("model", ALPACA_MODELS)

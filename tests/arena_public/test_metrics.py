@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,19 +10,7 @@ import pytest
 
 from evalbench import arena_public, ratings
 from evalbench.published import alpaca_eval
-
-ALPACA_MODELS = [
-    "FuseChat-Gemma-2-9B-Instruct",
-    "alpaca-7b",
-    "gpt-3.5-turbo-1106",
-    "gpt4_1106_preview",
-    "vicuna-13b",
-]
-
-
-@pytest.fixture
-def alpaca_leaderboard(mirror: Path) -> pd.DataFrame:
-    return alpaca_eval.load_alpaca_eval_leaderboard()
+from evalbench.published.alpaca_eval import ALPACA_MODELS
 
 
 @pytest.mark.parametrize("model", ALPACA_MODELS)
@@ -83,7 +70,7 @@ def test_alpaca_eval_study_matches_the_leaderboard(alpaca_leaderboard):
     study = arena_public.alpaca_eval_study(ALPACA_MODELS, rng=np.random.default_rng(0), rounds=200)
     table = study.table.set_index("model")
     assert (table["difference"] == 0).all()  # bit-for-bit equal win rates
-    official = alpaca_leaderboard.loc[ALPACA_MODELS, "win_rate"]
+    official = alpaca_leaderboard.loc[list(ALPACA_MODELS), "win_rate"]
     assert table["leaderboard_win_rate"].tolist() == official.tolist()
     assert (table["avg_length"].astype(int) == table["leaderboard_avg_length"]).all()
     others = table.drop(index="gpt4_1106_preview")
