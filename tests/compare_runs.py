@@ -6,8 +6,8 @@
 For every study in BEFORE (its latest run), the study of the same name in AFTER (or the
 one ``--map`` names) must have the same headline values and, for every
 ``records/*.jsonl`` of the BEFORE run, the same multiset of records, field by field,
-ignoring only fields that measure time (``latency_s``, ``latency``). A record file may be renamed with
-``--records old=new``. Prints one line per study and exits 1 on any difference.
+ignoring only fields that measure time (``latency_s``, ``latency``, ``wall_s``). A record
+file may be renamed with ``--records old=new``. Prints one line per study and exits 1 on any difference.
 
 Used to show that a restructure changed no number (issue 13).
 """
@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-VOLATILE = frozenset({"latency_s", "latency"})
+VOLATILE = frozenset({"latency_s", "latency", "wall_s"})
 
 
 def latest_run(study_dir: Path) -> Path:
