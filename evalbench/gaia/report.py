@@ -91,7 +91,7 @@ def demo_notice(result: GaiaResult) -> str:
         return ""
     return display.banner(
         "DEMO SUITE — the questions are evalbench's own GAIA-format demo, not GAIA. "
-        "Point `dataset:` at `hf` (gated, needs HF_TOKEN) or a local copy for real GAIA."
+        "Set dataset: hf in params (gated, needs HF_TOKEN) or a local copy for real GAIA."
     )
 
 

@@ -172,7 +172,7 @@ def demo_notice(result: HleResult) -> str:
     )
     return display.banner(
         f"{DEMO_NOTE} — the questions are evalbench's own HLE-format demo suite, not Humanity's "
-        "Last Exam. Point `dataset:` at `hf` (gated cais/hle, needs HF_TOKEN) or a local copy "
+        "Last Exam. Set dataset: hf in params (gated cais/hle, needs HF_TOKEN) or a local copy "
         "for real HLE." + imported
     )
 
