@@ -1,5 +1,7 @@
 """Calibration error of stated confidences: HLE's official ``calib_err`` (quirks kept)
-and a corrected variant, shared by every study that reports it (HLE, BrowseComp).
+and a corrected variant, shared by every study that reports it (HLE, BrowseComp), and the
+reliability-diagram table (:func:`reliability_table`; drawn by
+:func:`evalbench.plots.reliability_diagram`).
 
 The official function is ``calib_err`` of ``hle_eval/run_judge_results.py`` in
 centerforaisafety/hle @ 26dca2e253b405105b4c3d8c2f5af06f86f90c66 (itself
@@ -22,6 +24,9 @@ from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import pandas as pd
+
+from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 BIN_SIZE = 100
 Norm = Literal["1", "2", "infty"]
@@ -130,3 +135,41 @@ def _binned_error(
         else:
             total = max(total, gap)
     return math.sqrt(total) if p == "2" else total
+
+
+RELIABILITY_COLUMNS = ["system", "bin", "lower", "upper", "n", "mean_confidence", "accuracy",
+                       "ci_low", "ci_high", "gap"]  # fmt: skip
+
+
+def reliability_table(
+    frame: pd.DataFrame, *, bins: int = 10, level: float = DEFAULT_LEVEL
+) -> pd.DataFrame:
+    """Reliability diagram data: fixed-width confidence bins per system.
+
+    Args:
+        frame: one row per judged item with a stated confidence: ``system``, ``confidence``
+            (a fraction, 0-1) and ``correct`` (bool).
+        bins: equal-width bins over [0, 1]; bin ``i`` is ``[i/bins, (i+1)/bins)``, 1.0 in the
+            last.
+        level: the Wilson interval's level.
+
+    Returns:
+        :data:`RELIABILITY_COLUMNS`: ``bin`` as percent edges (``"80-90"``), ``lower, upper``
+        as fractions, ``accuracy`` with its Wilson interval, ``gap`` = mean confidence −
+        accuracy (above 0: overconfident there). Empty bins are left out.
+    """
+    rows = []
+    width = 100 / bins
+    for system, part in frame.groupby("system", sort=False):
+        conf = part["confidence"].to_numpy(float)
+        # rounded first, so 0.3 (30.000000000000004 %) falls in the bin its percent names
+        index = np.minimum(np.floor(np.round(conf * bins, 9)).astype(int), bins - 1)
+        hits = part["correct"].to_numpy(bool)
+        for b in np.unique(index):
+            inside = index == b
+            wilson = wilson_interval(int(hits[inside].sum()), int(inside.sum()), level)
+            mean_conf = float(conf[inside].mean())
+            rows.append([system, f"{b * width:g}-{(b + 1) * width:g}", b / bins, (b + 1) / bins,
+                         int(inside.sum()), mean_conf, wilson.estimate, wilson.low, wilson.high,
+                         mean_conf - wilson.estimate])  # fmt: skip
+    return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS)

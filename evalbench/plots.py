@@ -304,3 +304,31 @@ def rating_panels(
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def reliability_diagram(
+    table: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    ylabel: str = "accuracy",
+) -> Axes:
+    """Accuracy against mean stated confidence per bin and system, with the bins' intervals
+    and the diagonal of perfect calibration; both axes are fractions (0-1).
+
+    Args:
+        table: :func:`evalbench.calibration.reliability_table`.
+    """
+    ax = _axes(ax, figsize=(6, 6))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
+    for system, part in table.groupby("system", sort=False):
+        est = part["accuracy"].to_numpy(float)
+        err = np.vstack(
+            [est - part["ci_low"].to_numpy(float), part["ci_high"].to_numpy(float) - est]
+        )
+        ax.errorbar(part["mean_confidence"], est, yerr=err, marker="o", capsize=3, label=system)
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean stated confidence", ylabel=ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize="small")
+    return ax
