@@ -9,8 +9,9 @@ results stay comparable across tiers and runs:
   ``ceil(fraction × size)`` items, so a larger fraction keeps a superset:
   quick ⊂ standard ⊂ full, and each stratum keeps its share (at least one item).
 
-:func:`expected_half_width` states how precise an accuracy is at that size, and
-:func:`subset_label` how reports name the subsample.
+:func:`expected_half_width` states how precise an accuracy is at that size,
+:func:`subset_label` how reports name the subsample and :func:`size_sentence` both in one
+sentence.
 """
 
 from __future__ import annotations
@@ -82,6 +83,34 @@ def expected_half_width(n: int, level: float = 0.95, p: float = 0.5) -> float:
         return math.nan
     z = float(sps.norm.ppf(0.5 + level / 2))
     return z * math.sqrt(p * (1 - p) / n)
+
+
+def size_sentence(
+    n: int,
+    unit: str,
+    params: object,
+    *,
+    quantity: str = "a share",
+    detail: str = "",
+    caveat: str = "",
+) -> str:
+    """What a study's size resolves, in plain text (reports escape it), e.g. ``"40 prompts
+    (tier quick). At this size a share near 50% is known to about ±15.5% (95%, normal
+    approximation)."``
+
+    Args:
+        n: items studied; unit: what they are (``"prompts"``).
+        params: the study's params (``tier``, ``sample``, ``confidence_level``).
+        quantity: what is near 50% (``"a win rate between two systems"``).
+        detail: added inside the parentheses after the subset label.
+        caveat: added inside the last parentheses.
+    """
+    level = float(getattr(params, "confidence_level", 0.95))
+    how = subset_label(getattr(params, "tier", "full"), getattr(params, "sample", None))
+    return (
+        f"{n} {unit} ({how}{detail}). At this size {quantity} near 50% is known to about "
+        f"±{expected_half_width(n, level):.1%} ({level:.0%}, normal approximation{caveat})."
+    )  # fmt: skip
 
 
 def apply_tier(

@@ -68,3 +68,20 @@ def test_a_bad_fraction_is_refused():
 def test_reports_name_the_subset_one_way():
     assert tiers.subset_label("quick", None) == "tier quick"
     assert tiers.subset_label("full", 40) == "sample of about 40"  # strata round their share up
+
+
+def test_size_sentence_states_n_label_and_half_width_by_hand():
+    from types import SimpleNamespace
+
+    p = SimpleNamespace(tier="quick", sample=None, confidence_level=0.95)
+    # z = 1.959964, sqrt(0.25 / 100) = 0.05 -> ±9.8%
+    assert tiers.size_sentence(100, "prompts", p, quantity="a win rate", caveat=", one battle") == (
+        "100 prompts (tier quick). At this size a win rate near 50% is known to about ±9.8% "
+        "(95%, normal approximation, one battle)."
+    )
+    p90 = SimpleNamespace(tier="full", sample=40, confidence_level=0.9)
+    # z = 1.644854, sqrt(0.25 / 40) = 0.0790569 -> ±13.0%
+    assert tiers.size_sentence(40, "slots", p90, detail="; by topic") == (
+        "40 slots (sample of about 40; by topic). At this size a share near 50% is known to "
+        "about ±13.0% (90%, normal approximation)."
+    )
