@@ -44,7 +44,15 @@ Conventions and sources:
 
 from __future__ import annotations
 
-from .ask import PairTask, RubricTask, judge_pairs, judge_rubric, pairwise_jobs, rubric_jobs
+from .ask import (
+    PairTask,
+    RubricJudgment,
+    RubricTask,
+    judge_pairs,
+    judge_rubric,
+    pairwise_jobs,
+    rubric_jobs,
+)
 from .pairwise import (
     SIDE_TO_VERDICT,
     InconsistentPolicy,
@@ -129,6 +137,7 @@ __all__ = [
     "Position",
     "PromptTemplate",
     "Rubric",
+    "RubricJudgment",
     "RubricPrompt",
     "RubricResult",
     "RubricTask",

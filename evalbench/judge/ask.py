@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
+from evalbench.records import Record
 
 from .pairwise import (
     InconsistentPolicy,
@@ -131,6 +132,30 @@ def judge_rubric(
     frame.insert(2, "replicate", [t.replicate for t in tasks])
     frame["error"] = [answers[job.key].error for job in jobs]
     return frame
+
+
+class RubricJudgment(Record):
+    """The fields every study records for one rubric judgment (a row of
+    :func:`judge_rubric`); studies subclass it with their item ids and score columns."""
+
+    judge: str
+    replicate: int
+    """0 for every judge; 1 for a retest of the same case."""
+    rubric: str
+    status: Literal["scored", "unscored"]
+    """Never a default score: an unreadable or failed judgment is ``unscored``."""
+    weighted_score: float | None = None
+    """``sum(w·s) / sum(w)`` of the judge's scores (``None`` when unscored)."""
+    passed: bool | None = None
+    excellent: bool | None = None
+    parse_method: str | None = None
+    unscored_kind: str | None = None
+    """Short cause when unscored (``call_error`` for a failed call)."""
+    unscored_reason: str | None = None
+    raw: str = ""
+    """The judge's text, verbatim."""
+    error: str | None = None
+    """Why the judge call failed (an unscored row, never a score)."""
 
 
 def _rubric_from_answer(rubric: Rubric, answer: Any) -> RubricResult:

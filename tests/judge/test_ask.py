@@ -85,3 +85,17 @@ def test_judge_rubric_prompt_fences_an_injection(tmp_path: Path) -> None:
     run = _sim_run(tmp_path, noise=0.0)
     frame = J.judge_rubric(run, run.params.judges[0], "fine_grained", [task])
     assert frame["score_accuracy"].tolist() == [2.0]  # the sim judge follows its truth
+
+
+def test_every_judge_rubric_row_is_a_rubric_judgment_record(tmp_path: Path) -> None:
+    """The shared record type studies subclass: scored, unscored and failed rows all validate
+    and keep their state (a failed call is unscored with its error, never a score)."""
+    run = _sim_run(tmp_path, malformed_rate=0.3, error_rate=0.1, noise=0.0)
+    frame = J.judge_rubric(run, run.params.judges[0], "fine_grained", _tasks(60))
+    shared = list(J.RubricJudgment.model_fields)
+    assert not set(shared) - set(frame.columns)  # judge_rubric gives every shared field
+    rows = frame[shared].astype(object).where(frame[shared].notna(), None)
+    records = [J.RubricJudgment.model_validate(row) for row in rows.to_dict(orient="records")]
+    states = Counter((r.status, r.error is not None) for r in records)
+    assert set(states) == {("scored", False), ("unscored", False), ("unscored", True)}
+    assert all(r.weighted_score is None for r in records if r.status == "unscored")
