@@ -137,7 +137,8 @@ def exit_status(statuses: Sequence[str]) -> int:
 
 
 def check_secrets(params: Any) -> None:
-    """Before an explicit run: every real system's key (and base-URL variable) is set.
+    """Before an explicit run: the key (and base-URL variable) of every system or judge whose
+    requests evalbench sends to an endpoint is set (a user's own agent needs none).
 
     Raises:
         MissingSecret: naming the variable and the system (replay needs no key).
@@ -148,7 +149,7 @@ def check_secrets(params: Any) -> None:
     if params.cache == "replay":
         return
     for spec in params.model_specs():
-        if not spec.simulated:
+        if spec.calls_endpoint:
             secret(spec.api_key_env, purpose=f"system {spec.name!r}")
             resolve_base_url(spec)
 

@@ -106,6 +106,30 @@ def test_a_missing_api_key_is_one_line_and_exit_code_2(tmp_path, loopback, monke
     assert loopback.count == 0
 
 
+_AGENTS = {
+    "python": {"entrypoint": "tests.agents.example_agent:answer"},
+    "command": {"argv": ["python3", "agent.py"]},
+    "agent": {"model": "m"},  # the reference agent calls its model's endpoint
+    "openai": {"model": "m"},
+}
+
+
+@pytest.mark.parametrize("provider", sorted(_AGENTS))
+def test_only_systems_that_call_an_endpoint_need_a_key(tmp_path, monkeypatch, provider):
+    from evalbench.cli import check_secrets
+    from evalbench.params import load_params
+    from evalbench.settings import MissingSecret
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    system = {"name": "my-agent", "provider": provider, **_AGENTS[provider]}
+    params = load_params(gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [system]))
+    if provider in ("python", "command"):
+        check_secrets(params)  # a user's own agent: evalbench calls no endpoint for it
+        return
+    with pytest.raises(MissingSecret, match=r"system 'my-agent' needs .* OPENAI_API_KEY"):
+        check_secrets(params)
+
+
 # --- 2. reruns heal ------------------------------------------------------------------------
 
 

@@ -9,6 +9,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 Provider = Literal["openai", "sim"]
+ENDPOINT_PROVIDERS: frozenset[str] = frozenset({"openai", "agent"})
+"""Providers whose calls go to an endpoint (the reference ``agent`` calls its model's): only
+these need ``api_key_env`` set. A user's own ``python``/``command`` agent brings its own."""
 CacheMode = Literal["use", "refresh", "off", "replay"]
 
 
@@ -189,6 +192,11 @@ class ModelSpec(BaseModel):
     def simulated(self) -> bool:
         """Whether this system's outputs are simulated."""
         return self.provider == "sim"
+
+    @property
+    def calls_endpoint(self) -> bool:
+        """Whether evalbench sends this system's requests to an endpoint (needs its key)."""
+        return self.provider in ENDPOINT_PROVIDERS
 
     def identity(self) -> dict[str, Any]:
         """What the manifest records about this system (no secret values, ever)."""
