@@ -92,21 +92,13 @@ def prd_reviewer_table(
     rounds: int,
     level: float,
 ) -> pd.DataFrame:
-    """Each LLM reviewer (run ``a``) against the human majority, plus its position and length bias.
+    """Each LLM reviewer (run ``a``) of ``orders`` (:func:`~.scoring.prd_orders` with
+    lengths) against the human majority of ``items`` (:func:`~.scoring.prd_human_items`).
 
-    Columns: agreement of the resolved verdict (:func:`verdict_agreement`), ``single_order``
-    (each order's verdict scored on its own, both counted; Wilson), position consistency
-    (:func:`position_summary`), P(longer wins) (:func:`longer_summary`), ``n_dropped``
-    (items whose resolved verdict is missing: inconsistent under ``policy="drop"``) and
-    ``with_ties_all`` (:func:`share_over_all_items`: dropped items counted as misses).
-
-    Args:
-        orders: :func:`~evalbench.judge_public.scoring.prd_orders` of the reviewers, with
-            ``len_x``/``len_y`` (:func:`~evalbench.judge_public.scoring.with_lengths`).
-        items: :func:`~evalbench.judge_public.scoring.prd_human_items`.
-        rng: the source of randomness of the kappa bootstraps (used reviewer by reviewer).
-        rounds: bootstrap rounds.
-        level: confidence level of every interval.
+    Columns: :func:`verdict_agreement` of the resolved verdict (kappa bootstrapped with
+    ``rng``), ``single_order`` (each order scored on its own), :func:`position_summary`,
+    :func:`longer_summary`, ``n_dropped`` (no resolved verdict) and ``with_ties_all``
+    (:func:`share_over_all_items`).
     """
     merged = prd_merged(orders, items)
     rows = [
@@ -197,14 +189,9 @@ def _pandalm_row(
 def pandalm_judge_table(
     frame: pd.DataFrame, *, rng: np.random.Generator, rounds: int, level: float
 ) -> pd.DataFrame:
-    """Each judge against the human majority, PandaLM's protocol, next to the published numbers.
-
-    Accuracy (Wilson interval) and macro precision/recall/F1
-    (:func:`evalbench.agreement.classification_report`), Cohen's kappa (bootstrap interval),
-    agreement without ties, ``published_*`` from
-    :data:`~evalbench.published.pandalm.PANDALM_PUBLISHED`, and ``accuracy_all``
-    (:func:`share_over_all_items`: unscored verdicts counted as misses).
-    """
+    """Each judge against the human majority by PandaLM's protocol: accuracy, macro P/R/F1,
+    kappa (bootstrap), agreement without ties, ``accuracy_all`` (unscored = miss) and the
+    ``published_*`` numbers beside them."""
     rows = [_pandalm_row(frame, judge, rng, rounds, level) for judge in PANDALM_JUDGES]
     return pd.DataFrame(rows)
 

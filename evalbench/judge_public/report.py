@@ -1,25 +1,24 @@
-"""What the public judge-agreement notebook says: sentences with numbers, tables, figures.
+"""What the public judge-agreement notebook says: sentences with numbers and tables.
 
 Every sentence is escaped HTML built with :func:`evalbench.display.fill`; tables come with
-their captions (:func:`evalbench.display.table_html`). The judges are published ones: no
-model is asked, so nothing here is simulated and no call can fail. Functions of a section
-take a result whose section is present (the notebook checks ``result.prd is not None``).
+their captions (:func:`evalbench.display.table_html`); the figures are :mod:`~.figures`'.
+The judges are published ones: no model is asked, so nothing here is simulated and no call
+can fail. Functions of a section take a result whose section is present (the notebook
+checks ``result.prd is not None``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from evalbench import display, plots
+from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from .metrics import position_lean, reproduces_published
-
-if TYPE_CHECKING:
-    from .study import JudgeAgreementResult, MtBenchResult, PandalmResult, PrdResult
+from .records import JudgeAgreementResult, PandalmResult, PrdResult
 
 
 def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
@@ -30,26 +29,8 @@ def _level(result: JudgeAgreementResult) -> float:
     return result.params.confidence_level
 
 
-def _prd(result: JudgeAgreementResult) -> PrdResult:
-    if result.prd is None:
-        raise ValueError("prd is not in this run's sections")
-    return result.prd
-
-
-def _pandalm(result: JudgeAgreementResult) -> PandalmResult:
-    if result.pandalm is None:
-        raise ValueError("pandalm is not in this run's sections")
-    return result.pandalm
-
-
-def _mtbench(result: JudgeAgreementResult) -> MtBenchResult:
-    if result.mtbench is None:
-        raise ValueError("mtbench is not in this run's sections")
-    return result.mtbench
-
-
 def _all_pairs(result: JudgeAgreementResult) -> pd.Series:
-    return _mtbench(result).table.iloc[0]
+    return result.mtbench_part().table.iloc[0]
 
 
 # --------------------------------------------------------------------------- key result
@@ -164,7 +145,7 @@ def sources_table(result: JudgeAgreementResult) -> str:
 
 def prd_humans(result: JudgeAgreementResult) -> str:
     """How many reviewer items lack a human majority, and how far two MTurk workers agree."""
-    prd, p = _prd(result), result.params
+    prd, p = result.prd_part(), result.params
     raters = prd.raters
     return display.fill(
         "<p>{nm} of the {n} reviewer items have three different votes (no majority) and are "
@@ -178,30 +159,6 @@ def prd_humans(result: JudgeAgreementResult) -> str:
         ni=raters["n_items"], wt=raters["with_ties"], wo=raters["without_ties"],
         fk=raters["fleiss_kappa"], ka=raters["krippendorff_alpha"],
     )  # fmt: skip
-
-
-def prd_agreement_figure(result: JudgeAgreementResult) -> Any:
-    """Each reviewer's agreement with the human majority, with and without ties (Wilson),
-    and human–human agreement as dotted lines."""
-    prd = _prd(result)
-    table = prd.table
-    both = pd.concat(
-        [
-            table.assign(
-                setting=setting, est=table[col], lo=table[f"{col}_low"], hi=table[f"{col}_high"]
-            )
-            for setting, col in (("with ties", "with_ties"), ("without ties", "without_ties"))
-        ]
-    )
-    ax = plots.interval_bars(
-        both, x="reviewer", y="est", low="lo", high="hi", hue="setting",
-        ylabel="agreement with the human majority",
-        title=f"PRD: reviewer vs human majority ({_level(result):.0%} Wilson)",
-    )  # fmt: skip
-    ax.axhline(prd.raters["with_ties"], color="C0", linestyle=":", linewidth=1.5)
-    ax.axhline(prd.raters["without_ties"], color="C1", linestyle=":", linewidth=1.5)
-    ax.legend(title="setting", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    return ax.figure
 
 
 PRD_AGREEMENT_COLUMNS = [
@@ -222,7 +179,7 @@ def prd_agreement_table(result: JudgeAgreementResult) -> str:
         pol="inconsistent → tie" if p.inconsistent_policy == "tie" else "inconsistent → dropped",
     )  # fmt: skip
     folded = display.fold_intervals(
-        _prd(result).table, ["with_ties", "without_ties", "kappa", "single_order"]
+        result.prd_part().table, ["with_ties", "without_ties", "kappa", "single_order"]
     )
     caption = (
         f"PRD reviewers vs human majority: agreement (Wilson) and Cohen's kappa over x/y/tie "
@@ -230,44 +187,6 @@ def prd_agreement_table(result: JudgeAgreementResult) -> str:
         "agreement with ties over every item with a human majority"
     )
     return note + _table(folded[PRD_AGREEMENT_COLUMNS], caption)
-
-
-def prd_confusion_figure(result: JudgeAgreementResult) -> Any:
-    """How each human verdict was judged by each reviewer (row shares)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 7))
-    plots.heatmap(
-        _prd(result).confusions, ax=ax, vmin=0, vmax=1, cmap="Blues",
-        xlabel="reviewer verdict", title="PRD: how each human verdict was judged (row shares)",
-    )  # fmt: skip
-    return fig
-
-
-def _with_humans(prd: PrdResult) -> pd.DataFrame:
-    humans = pd.DataFrame([{"reviewer": "humans", **prd.human_longer}])
-    return pd.concat([prd.table, humans], ignore_index=True)
-
-
-def prd_bias_figure(result: JudgeAgreementResult) -> Any:
-    """Position consistency per reviewer, and P(longer wins) per reviewer and for the humans."""
-    import matplotlib.pyplot as plt
-
-    prd, level = _prd(result), _level(result)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
-    plots.interval_bars(
-        prd.table, x="reviewer", y="consistency", low="consistency_low",
-        high="consistency_high", ax=axes[0], ylabel="same verdict in both orders",
-        title=f"PRD: position consistency ({level:.0%} Wilson)",
-    )  # fmt: skip
-    plots.interval_bars(
-        _with_humans(prd), x="reviewer", y="p_longer", low="p_longer_low", high="p_longer_high",
-        ax=axes[1], ylabel="P(longer answer wins)",
-        title=f"PRD: length preference ({level:.0%} Wilson)",
-    )  # fmt: skip
-    axes[1].axhline(0.5, color="grey", linestyle="--", linewidth=1)
-    fig.tight_layout()
-    return fig
 
 
 PRD_BIAS_COLUMNS = [
@@ -279,7 +198,7 @@ PRD_BIAS_COLUMNS = [
 
 def prd_bias_table(result: JudgeAgreementResult) -> str:
     """Position consistency, first-position preference and P(longer wins) per reviewer."""
-    prd, level = _prd(result), _level(result)
+    prd, level = result.prd_part(), _level(result)
     folded = display.fold_intervals(prd.table, ["consistency", "first_win_rate", "p_longer"])
     h = prd.human_longer
     caption = (
@@ -294,7 +213,7 @@ def prd_bias_table(result: JudgeAgreementResult) -> str:
 
 def prd_rerun(result: JudgeAgreementResult) -> str:
     """The sentence on a reviewer's second run (``""`` when PRD ships none)."""
-    rerun = _prd(result).rerun
+    rerun = result.prd_part().rerun
     if rerun is None:
         return ""
     return display.fill(
@@ -309,7 +228,7 @@ def prd_rerun(result: JudgeAgreementResult) -> str:
 
 def prd_against_papers(result: JudgeAgreementResult) -> str:
     """GPT-4 here beside MT-Bench's published agreement (``""`` when GPT-4 is not reviewed)."""
-    prd = _prd(result)
+    prd = result.prd_part()
     if "gpt4" not in set(prd.table["reviewer"]):
         return ""
     gpt4 = prd.table.set_index("reviewer").loc["gpt4"]
@@ -329,7 +248,7 @@ def prd_against_papers(result: JudgeAgreementResult) -> str:
 
 def pandalm_setup(result: JudgeAgreementResult) -> str:
     """Pairs, items without a majority, GPT-3.5's unusable verdicts, and the paper check."""
-    panda, p = _pandalm(result), result.params
+    panda, p = result.pandalm_part(), result.params
     same = reproduces_published(panda.comparison)
     verdict = (
         "our accuracy, precision, recall and F1 reproduce PandaLM's published numbers to four "
@@ -359,7 +278,7 @@ PANDALM_COLUMNS = [
 
 def pandalm_judges_table(result: JudgeAgreementResult) -> str:
     """Accuracy (answered and all items), macro P/R/F1, kappa and agreement without ties."""
-    folded = display.fold_intervals(_pandalm(result).judges, ["accuracy", "kappa"])
+    folded = display.fold_intervals(result.pandalm_part().judges, ["accuracy", "kappa"])
     caption = (
         "PandaLM judges vs the human majority: accuracy (Wilson) over the n pairs with a "
         "verdict, accuracy_all over every pair with a human majority (an unscored verdict "
@@ -371,7 +290,7 @@ def pandalm_judges_table(result: JudgeAgreementResult) -> str:
 
 def pandalm_published_tables(result: JudgeAgreementResult) -> str:
     """Ours vs the paper's metrics, the README's annotator kappas and label counts."""
-    panda = _pandalm(result)
+    panda = result.pandalm_part()
     published = panda.comparison.assign(difference=panda.comparison["difference"].round(4) + 0.0)
     return (
         _table(
@@ -385,18 +304,9 @@ def pandalm_published_tables(result: JudgeAgreementResult) -> str:
     )
 
 
-def pandalm_confusion_figure(result: JudgeAgreementResult) -> Any:
-    """How each human verdict was judged by each PandaLM judge (row shares)."""
-    ax = plots.heatmap(
-        _pandalm(result).confusions, vmin=0, vmax=1, cmap="Blues", xlabel="judge verdict",
-        title="PandaLM: how each human verdict was judged (row shares)",
-    )  # fmt: skip
-    return ax.figure
-
-
 def pandalm_longer_table(result: JudgeAgreementResult) -> str:
     """P(the longer response wins) per judge and for the humans (Wilson)."""
-    folded = display.fold_intervals(_pandalm(result).longer, ["p_longer"])
+    folded = display.fold_intervals(result.pandalm_part().longer, ["p_longer"])
     caption = (
         f"PandaLM: P(the longer response wins) among decisive verdicts "
         f"({_level(result):.0%} Wilson)"
@@ -413,7 +323,7 @@ def _estimate(by: dict[bool, Any], flag: bool) -> float:
 
 def mtbench_retest(result: JudgeAgreementResult) -> str:
     """GPT-4 grading two generations of the same answers: agreement, drift, length."""
-    mt, level = _mtbench(result), _level(result)
+    mt, level = result.mtbench_part(), _level(result)
     rt = mt.retest
     r, change, by = rt["retest"], rt["mean_change"], rt["mean_change_by_artifact"]
     slope = rt["change_vs_length"]
@@ -437,20 +347,9 @@ def mtbench_retest(result: JudgeAgreementResult) -> str:
     )  # fmt: skip
 
 
-def mtbench_retest_figure(result: JudgeAgreementResult, rng: np.random.Generator) -> Any:
-    """The two grades of each triple against each other (jittered by ``rng``)."""
-    ax = plots.identity_scatter(
-        _mtbench(result).regrades.dropna(subset=["score_1", "score_2"]),
-        x="score_1", y="score_2", jitter=0.2, rng=rng, xlabel="grade of generation 1",
-        ylabel="grade of generation 2",
-        title="MT-Bench: GPT-4 grades of mistral-orpo, two generations (jittered)",
-    )  # fmt: skip
-    return ax.figure
-
-
 def mtbench_pairs(result: JudgeAgreementResult) -> str:
     """GPT-4's position consistency on the pairs, which side it leans to, P(longer wins)."""
-    mt, level = _mtbench(result), _level(result)
+    mt, level = result.mtbench_part(), _level(result)
     row = _all_pairs(result)
     lean = position_lean(row)
     return display.fill(
@@ -477,7 +376,7 @@ MTBENCH_PAIR_COLUMNS = [
 def mtbench_pair_table(result: JudgeAgreementResult) -> str:
     """Position consistency and P(longer wins), all pairs and per category."""
     folded = display.fold_intervals(
-        _mtbench(result).table, ["consistency", "first_win_rate", "p_longer"]
+        result.mtbench_part().table, ["consistency", "first_win_rate", "p_longer"]
     )
     caption = (
         "MT-Bench GPT-4 pair judge: position consistency and P(longer wins) by category "

@@ -13,148 +13,46 @@ call, for each section of ``params.sections``:
   judgments shared in forks of FastChat: single-answer grades with one model graded twice,
   and pair judgments in both orders.
 
-It returns a :class:`JudgeAgreementResult` with everything ``notebooks/judge_public.ipynb``
-shows, and writes no records (the inputs are the pinned published files).
+It returns a :class:`~.records.JudgeAgreementResult` with everything
+``notebooks/judge_public.ipynb`` shows, and writes no records (the inputs are the pinned
+published files).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 import pandas as pd
-from pydantic import Field, model_validator
 
-from evalbench.judge import InconsistentPolicy
 from evalbench.judge.tables import longer_summary, stack_confusions
-from evalbench.params import StudyParams
-from evalbench.published.prd import PRD_REVIEWERS, PrdReviewer
+from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import metrics as M
 from . import report
 from .data import (
-    SECTIONS,
-    Section,
     load_mtbench_pairs,
     load_mtbench_single,
     load_pandalm,
     load_prd,
     public_sources,
 )
+from .records import (
+    JudgeAgreementParams,
+    JudgeAgreementResult,
+    MtBenchResult,
+    PandalmResult,
+    PrdResult,
+)
 from .scoring import prd_human_items, prd_merged, prd_orders, reviewed_items, with_lengths
 
-# --------------------------------------------------------------------------- params
 
-
-class JudgeAgreementParams(StudyParams):
-    """Parameters of the public judge-agreement study (``study: judge_agreement``).
-
-    No model is called: the study re-analyses published judgments against human labels.
-    """
-
-    study: Literal["judge_agreement"] = "judge_agreement"
-    sections: list[Section] = Field(default_factory=lambda: list(SECTIONS))
-    """Which public data sets to analyse (``prd``, ``pandalm``, ``mtbench``)."""
-    prd_reviewers: list[PrdReviewer] = Field(default_factory=lambda: list(PRD_REVIEWERS))
-    """PRD's LLM reviewers to compare with the human majority."""
-    prd_min_human_raters: Literal[1, 3] = 1
-    """1: every PRD item (the four pairs with Claude have a single human vote); 3: only
-    items with three MTurk votes."""
-    human_no_majority: Literal["drop", "tie"] = "drop"
-    """An item whose human votes have no majority (three different votes): left out, or a tie."""
-    inconsistent_policy: InconsistentPolicy = "tie"
-    """A judge's two orders disagree: the pair counts as a tie (MT-Bench) or is dropped."""
-    pandalm_garbage: Literal["tie", "drop"] = "tie"
-    """GPT-3.5's unusable PandaLM verdicts: a tie (PandaLM's convention, reproduces its
-    numbers) or unscored."""
-
-    @model_validator(mode="after")
-    def _check_lists(self) -> JudgeAgreementParams:
-        for name, values in (("sections", self.sections), ("prd_reviewers", self.prd_reviewers)):
-            if len(set(values)) != len(values) or not values:
-                raise ValueError(f"{name}: must be a non-empty list without repeats (got {values})")
-        return self
-
-
-# --------------------------------------------------------------------------- results
-
-
-class PrdResult(NamedTuple):
-    """PRD Vicuna-80: the LLM reviewers against the MTurk majority."""
-
-    human: pd.DataFrame
-    """Every MTurk vote (:func:`evalbench.published.prd.load_prd_ratings`)."""
-    orders: pd.DataFrame
-    """Each reviewer's two orders and resolved verdict, with answer lengths."""
-    items: pd.DataFrame
-    """The human items (:func:`~.scoring.prd_human_items`)."""
-    llm_items: pd.DataFrame
-    """The human items of the pairs the reviewers judged, with lengths."""
-    raters: dict[str, float]
-    """Human–human agreement (:func:`~.metrics.prd_human_agreement`)."""
-    table: pd.DataFrame
-    """One row per reviewer (:func:`~.metrics.prd_reviewer_table`)."""
-    confusions: pd.DataFrame
-    """Row shares of each reviewer's verdict per human verdict, stacked."""
-    human_longer: dict[str, Any]
-    """P(longer wins) of the human majority (:func:`evalbench.judge.tables.longer_summary`)."""
-    rerun: dict[str, Any] | None
-    """A reviewer's second run (:func:`~.metrics.prd_rerun`); None when PRD has none."""
-    lead: str
-    """The reviewer of the key result and the headline (``gpt4`` when it is reviewed)."""
-
-
-class PandalmResult(NamedTuple):
-    """The PandaLM test set: GPT-3.5 and PandaLM-7B against three annotators."""
-
-    frame: pd.DataFrame
-    """:func:`evalbench.published.pandalm.load_pandalm`."""
-    judges: pd.DataFrame
-    """:func:`~.metrics.pandalm_judge_table`."""
-    comparison: pd.DataFrame
-    """Ours vs published (:func:`~.metrics.pandalm_comparison`)."""
-    annotators: pd.DataFrame
-    """Inter-annotator kappas (:func:`~.metrics.pandalm_annotator_table`)."""
-    labels: pd.DataFrame
-    """Label counts (:func:`~.metrics.pandalm_label_table`)."""
-    confusions: pd.DataFrame
-    """Row shares of each judge's verdict per human verdict, stacked."""
-    longer: pd.DataFrame
-    """P(the longer response wins) per judge and for the humans."""
-
-
-class MtBenchResult(NamedTuple):
-    """MT-Bench GPT-4 judgments: one model graded twice, pairs judged in both orders."""
-
-    single: pd.DataFrame
-    """Every single-answer grade (:func:`evalbench.published.mtbench.load_mtbench_single`)."""
-    regrades: pd.DataFrame
-    """Triples graded twice (:func:`~.metrics.mtbench_regrades`)."""
-    retest: dict[str, Any]
-    """:func:`~.metrics.mtbench_retest`."""
-    pairs: pd.DataFrame
-    """Every pair judgment (:func:`evalbench.published.mtbench.load_mtbench_pairs`)."""
-    table: pd.DataFrame
-    """Position consistency and P(longer wins), all pairs then per category."""
-
-
-class JudgeAgreementResult(NamedTuple):
-    """Everything the notebook shows; a section not in ``params.sections`` is None."""
-
-    params: JudgeAgreementParams
-    sources: pd.DataFrame
-    """:func:`~.data.public_sources` of the sections."""
-    prd: PrdResult | None
-    pandalm: PandalmResult | None
-    mtbench: MtBenchResult | None
-    usage: pd.DataFrame
-    """:meth:`evalbench.runs.Run.recorded_usage` (empty: no model is asked)."""
-    simulated: frozenset[str]
-    """Simulated systems (none: every judgment is published)."""
-
-
-# --------------------------------------------------------------------------- the study
+def params_of(run: Run) -> JudgeAgreementParams:
+    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
+    if not isinstance(run.params, JudgeAgreementParams):
+        raise TypeError(f"not a judge_agreement run: {type(run.params).__name__}")
+    return run.params
 
 
 def is_tiered(params: JudgeAgreementParams) -> bool:
@@ -192,10 +90,10 @@ def _same_pairs(frame: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:
     return frame[[k in wanted for k in keys(frame)]]
 
 
-def run_prd(run: Any) -> PrdResult:
+def run_prd(run: Run) -> PrdResult:
     """PRD Vicuna-80: the reviewers' verdicts against the MTurk majority (``run.rng("prd")``,
     the rerun ``run.rng("prd-rerun")``)."""
-    p: JudgeAgreementParams = run.params
+    p = params_of(run)
     rounds, level = p.bootstrap_rounds, p.confidence_level
     files = load_prd(p.prd_reviewers)
     pair = ["model_x", "model_y"]
@@ -221,9 +119,9 @@ def run_prd(run: Any) -> PrdResult:
     )  # fmt: skip
 
 
-def run_pandalm(run: Any) -> PandalmResult:
+def run_pandalm(run: Run) -> PandalmResult:
     """PandaLM: both judges against the annotators' majority (``run.rng("pandalm")``)."""
-    p: JudgeAgreementParams = run.params
+    p = params_of(run)
     frame = tiered(load_pandalm(p.pandalm_garbage), p, ["idx"], ["human"])
     judges = M.pandalm_judge_table(
         frame, rng=run.rng("pandalm"), rounds=p.bootstrap_rounds, level=p.confidence_level
@@ -236,9 +134,9 @@ def run_pandalm(run: Any) -> PandalmResult:
     )  # fmt: skip
 
 
-def run_mtbench(run: Any) -> MtBenchResult:
+def run_mtbench(run: Run) -> MtBenchResult:
     """MT-Bench: GPT-4's pair judgments and its regrades (``run.rng("mtbench-retest")``)."""
-    p: JudgeAgreementParams = run.params
+    p = params_of(run)
     pair_keys = ["question_id", "model_1", "model_2"]
     pairs = tiered(load_mtbench_pairs(p.inconsistent_policy), p, pair_keys, ["category"])
     single = tiered(load_mtbench_single(), p, ["question_id", "model", "turn"], ["model"])
@@ -251,9 +149,9 @@ def run_mtbench(run: Any) -> MtBenchResult:
     return MtBenchResult(single, regrades, retest, pairs, table)
 
 
-def run(run: Any) -> JudgeAgreementResult:
+def run(run: Run) -> JudgeAgreementResult:
     """Analyse every section of ``params.sections`` (no model call, no records written)."""
-    p: JudgeAgreementParams = run.params
+    p = params_of(run)
     return JudgeAgreementResult(
         params=p,
         sources=public_sources(p.sections),

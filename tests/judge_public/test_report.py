@@ -8,7 +8,7 @@ import pytest
 
 from evalbench.judge.tables import longer_summary
 from evalbench.judge_public import metrics, report, scoring
-from evalbench.judge_public.study import (
+from evalbench.judge_public.records import (
     JudgeAgreementParams,
     JudgeAgreementResult,
     MtBenchResult,

@@ -1,0 +1,97 @@
+"""The public judge-agreement notebook's figures: one function per figure, each a new one.
+
+Each takes the study's :class:`~.records.JudgeAgreementResult` (whose section is present)
+and returns the :class:`~matplotlib.figure.Figure`; the notebook shows it with
+``plt.show()``. Intervals are labelled with their level.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from evalbench import plots
+
+from .records import JudgeAgreementResult, PrdResult
+
+
+def prd_agreement(result: JudgeAgreementResult) -> Figure:
+    """Each reviewer's agreement with the human majority, with and without ties (Wilson),
+    and human–human agreement as dotted lines."""
+    prd = result.prd_part()
+    table = prd.table
+    both = pd.concat(
+        [
+            table.assign(
+                setting=setting, est=table[col], lo=table[f"{col}_low"], hi=table[f"{col}_high"]
+            )
+            for setting, col in (("with ties", "with_ties"), ("without ties", "without_ties"))
+        ]
+    )
+    ax = plots.interval_bars(
+        both, x="reviewer", y="est", low="lo", high="hi", hue="setting",
+        ylabel="agreement with the human majority",
+        title=f"PRD: reviewer vs human majority ({result.params.confidence_level:.0%} Wilson)",
+    )  # fmt: skip
+    ax.axhline(prd.raters["with_ties"], color="C0", linestyle=":", linewidth=1.5)
+    ax.axhline(prd.raters["without_ties"], color="C1", linestyle=":", linewidth=1.5)
+    ax.legend(title="setting", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    return cast(Figure, ax.figure)
+
+
+def prd_confusion(result: JudgeAgreementResult) -> Figure:
+    """How each human verdict was judged by each reviewer (row shares)."""
+    fig, ax = plt.subplots(figsize=(6, 7))
+    plots.heatmap(
+        result.prd_part().confusions, ax=ax, vmin=0, vmax=1, cmap="Blues",
+        xlabel="reviewer verdict", title="PRD: how each human verdict was judged (row shares)",
+    )  # fmt: skip
+    return fig
+
+
+def _with_humans(prd: PrdResult) -> pd.DataFrame:
+    humans = pd.DataFrame([{"reviewer": "humans", **prd.human_longer}])
+    return pd.concat([prd.table, humans], ignore_index=True)
+
+
+def prd_bias(result: JudgeAgreementResult) -> Figure:
+    """Position consistency per reviewer, and P(longer wins) per reviewer and for the humans."""
+    prd, level = result.prd_part(), result.params.confidence_level
+    fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
+    plots.interval_bars(
+        prd.table, x="reviewer", y="consistency", low="consistency_low",
+        high="consistency_high", ax=axes[0], ylabel="same verdict in both orders",
+        title=f"PRD: position consistency ({level:.0%} Wilson)",
+    )  # fmt: skip
+    plots.interval_bars(
+        _with_humans(prd), x="reviewer", y="p_longer", low="p_longer_low", high="p_longer_high",
+        ax=axes[1], ylabel="P(longer answer wins)",
+        title=f"PRD: length preference ({level:.0%} Wilson)",
+    )  # fmt: skip
+    axes[1].axhline(0.5, color="grey", linestyle="--", linewidth=1)
+    fig.tight_layout()
+    return fig
+
+
+def pandalm_confusion(result: JudgeAgreementResult) -> Figure:
+    """How each human verdict was judged by each PandaLM judge (row shares)."""
+    ax = plots.heatmap(
+        result.pandalm_part().confusions, vmin=0, vmax=1, cmap="Blues", xlabel="judge verdict",
+        title="PandaLM: how each human verdict was judged (row shares)",
+    )  # fmt: skip
+    return cast(Figure, ax.figure)
+
+
+def mtbench_retest(result: JudgeAgreementResult, rng: np.random.Generator) -> Figure:
+    """The two grades of each triple against each other (jittered by ``rng``)."""
+    ax = plots.identity_scatter(
+        result.mtbench_part().regrades.dropna(subset=["score_1", "score_2"]),
+        x="score_1", y="score_2", jitter=0.2, rng=rng, xlabel="grade of generation 1",
+        ylabel="grade of generation 2",
+        title="MT-Bench: GPT-4 grades of mistral-orpo, two generations (jittered)",
+    )  # fmt: skip
+    return cast(Figure, ax.figure)
