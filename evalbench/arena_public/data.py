@@ -121,16 +121,10 @@ def battles_from_prd_votes(votes: pd.DataFrame, *, source: str = "PRD votes") ->
 
 
 def load_prd_votes(reviewer: str = "human") -> pd.DataFrame:
-    """All registered PRD Vicuna-80 votes of one reviewer, in registry (file-name) order.
-
-    Read by :func:`evalbench.published.prd.load_prd_ratings` (the file name says which
-    models were compared and in which order). Returns ``question_id, model_1, model_2,
-    rating_seq, score`` (``model_1`` was shown first; ``rating_seq`` = the vote's position
-    among the file's votes on that question, one per MTurk rater).
-
-    Raises:
-        ValueError: no registered file for ``reviewer``, or a malformed vote.
-    """
+    """All registered PRD Vicuna-80 votes of one reviewer, in registry (file-name) order:
+    ``question_id, model_1`` (shown first), ``model_2, rating_seq`` (the vote's position among
+    the question's votes) and ``score`` (:func:`evalbench.published.prd.load_prd_ratings`;
+    ValueError without a registered file or on a malformed vote)."""
     ratings = load_prd_ratings(reviewer).rename(
         columns={"first": "model_1", "second": "model_2", "rater": "rating_seq"}
     )

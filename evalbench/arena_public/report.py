@@ -1,23 +1,22 @@
-"""What the published-ratings notebook says: sentences with numbers, captions, figures.
+"""What the published-ratings notebook says: sentences with numbers, tables with captions.
 
-Every sentence is escaped HTML built with :func:`evalbench.display.fill`. The data are
-published votes and judgments: no model is asked, so nothing here is simulated.
+Every sentence is escaped HTML built with :func:`evalbench.display.fill`; the figures are
+:mod:`~.figures`'. The data are published votes and judgments: no model is asked, so
+nothing here is simulated.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from evalbench import display, plots
+from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import PUBLIC_DATASETS
 from .metrics import winner_counts
-
-if TYPE_CHECKING:
-    from .study import PublicResult
+from .records import ArenaPublicResult
 
 ALPACA_COLUMNS = {
     "leaderboard_win_rate": "leaderboard",
@@ -34,7 +33,7 @@ def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
     return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)
 
 
-def _top_two(result: PublicResult, name: str) -> str:
+def _top_two(result: ArenaPublicResult, name: str) -> str:
     p, rated = result.params, result.rated[name]
     table = rated.ratings.table
     top = ", ".join(
@@ -48,14 +47,14 @@ def _top_two(result: PublicResult, name: str) -> str:
     )  # fmt: skip
 
 
-def max_leaderboard_gap(result: PublicResult) -> float:
+def max_leaderboard_gap(result: ArenaPublicResult) -> float:
     """The largest |our AlpacaEval win rate − the leaderboard's| over the models (points)."""
     if result.alpaca is None:
         return float("nan")
     return float(result.alpaca.table["difference"].abs().max())
 
 
-def key_result(result: PublicResult) -> str:
+def key_result(result: ArenaPublicResult) -> str:
     """The key-result sentence: the top two of each rated dataset, AlpacaEval's agreement.
 
     E.g. ``PRD Vicuna-80: human pairwise votes (mean 1000): gpt4 1134 [1118, 1150], ...``.
@@ -74,7 +73,7 @@ def key_result(result: PublicResult) -> str:
     ) + "; ".join(parts) + ".</p>" + tier_note(result)  # fmt: skip
 
 
-def tier_note(result: PublicResult) -> str:
+def tier_note(result: ArenaPublicResult) -> str:
     """With ``tier`` / ``sample``: what was kept and the half-width to expect of a pairwise
     win rate at the median number of battles per model pair ("" for the full data)."""
     p = result.params
@@ -102,7 +101,7 @@ def tier_note(result: PublicResult) -> str:
     ) + "; ".join(parts) + ".</p>"  # fmt: skip
 
 
-def source(result: PublicResult, name: str) -> str:
+def source(result: ArenaPublicResult, name: str) -> str:
     """What the dataset is, the paper, the pinned files and their licenses."""
     info = PUBLIC_DATASETS[name]
     return display.fill(
@@ -120,7 +119,7 @@ def battle_counts(battles: pd.DataFrame) -> str:
     )  # fmt: skip
 
 
-def ratings_table(result: PublicResult, name: str) -> str:
+def ratings_table(result: ArenaPublicResult, name: str) -> str:
     """The dataset's ratings with intervals and online Elo, with a caption that says how."""
     p, table = result.params, result.rated[name].ratings.table
     degenerate = int(table["degenerate_rounds"].max())
@@ -134,7 +133,7 @@ def ratings_table(result: PublicResult, name: str) -> str:
     return _table(shown, caption, digits=1)
 
 
-def dataset_section(result: PublicResult, name: str) -> str:
+def dataset_section(result: ArenaPublicResult, name: str) -> str:
     """A rated dataset's source, battle counts and ratings table (``""`` if not rated)."""
     if name not in result.rated:
         return f"<p>Not rated in this run ({display.escape(name)} is not in params).</p>"
@@ -142,17 +141,7 @@ def dataset_section(result: PublicResult, name: str) -> str:
     return source(result, name) + battle_counts(rated.battles) + ratings_table(result, name)
 
 
-def ratings_figure(result: PublicResult, name: str) -> Any:
-    """The four rating panels of a rated dataset (``None`` if it was not rated)."""
-    if name not in result.rated:
-        return None
-    reference = result.params.anchor_rating
-    return plots.rating_panels(
-        result.rated[name].ratings, title=PUBLIC_DATASETS[name].title, reference=reference
-    )
-
-
-def alpaca_section(result: PublicResult) -> str:
+def alpaca_section(result: ArenaPublicResult) -> str:
     """AlpacaEval's source and the win-rate table (ours vs the leaderboard, lengths)."""
     if result.alpaca is None:
         return (
@@ -171,31 +160,7 @@ def alpaca_section(result: PublicResult) -> str:
     return source(result, "alpaca_eval") + table
 
 
-def alpaca_figure(result: PublicResult) -> Any:
-    """P(prefer longer) per model and the star ratings, with their intervals."""
-    if result.alpaca is None or result.alpaca_ratings is None:
-        return None
-    import matplotlib.pyplot as plt
-
-    p, level = result.params, f"{result.params.confidence_level:.0%}"
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 3.6))
-    table = result.alpaca.table
-    plots.forest(
-        table[table["model"] != p.alpaca_baseline], label="model", estimate="prefer_longer",
-        low="prefer_longer_low", high="prefer_longer_high", reference=0.5, ax=left,
-        xlabel="P(prefer longer)",
-        title=f"Judge's preference for the longer answer, {level} intervals",
-    )  # fmt: skip
-    plots.forest(
-        result.alpaca_ratings, label="model", estimate="rating", low="ci_low", high="ci_high",
-        reference=p.anchor_rating, ax=right, xlabel="Bradley–Terry rating (Elo scale)",
-        title=f"Ratings vs {p.alpaca_baseline} = {p.anchor_rating:g}, {level} intervals",
-    )  # fmt: skip
-    fig.tight_layout()
-    return fig
-
-
-def alpaca_ratings(result: PublicResult) -> str:
+def alpaca_ratings(result: ArenaPublicResult) -> str:
     """The star ratings table (AlpacaEval as Bradley–Terry ratings)."""
     if result.alpaca_ratings is None:
         return ""
@@ -209,7 +174,7 @@ def alpaca_ratings(result: PublicResult) -> str:
     return _table(shown, caption, digits=1)
 
 
-def headlines(result: PublicResult) -> dict[str, Any]:
+def headlines(result: ArenaPublicResult) -> dict[str, Any]:
     """The index's numbers: each rated dataset's top rating, AlpacaEval's largest gap to the
     leaderboard; the first three of these."""
     heads: dict[str, Any] = {}

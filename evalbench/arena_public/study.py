@@ -10,74 +10,36 @@ leaderboard's, answer lengths, P(prefer longer) and star ratings
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from pydantic import AfterValidator, Field, model_validator
 
 from evalbench.params import StudyParams
-from evalbench.published.alpaca_eval import ALPACA_MODELS, registered_models
-from evalbench.ratings import RatingReport, by_dataset, rate_battles, ratings_table
-from evalbench.records import Rating, Record
+from evalbench.ratings import by_dataset, rate_battles, ratings_table
+from evalbench.runs import Run
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import report
-from .data import load_alpaca_inputs, public_battles, public_license
+from .data import AlpacaInputs, load_alpaca_inputs, public_battles, public_license
 from .metrics import AlpacaStudy, alpaca_eval_summary
-
-PublicName = Literal["prd_human", "arena_hard_pr44", "alpaca_eval"]
-
-
-def _unique(values: list[str]) -> list[str]:
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise ValueError(f"listed more than once: {repeated}")
-    return values
+from .records import ArenaPublicParams, ArenaPublicResult, PublicBattle, PublicRating, RatedDataset
 
 
-class ArenaPublicParams(StudyParams):
-    """Parameters of the published-ratings study (``study: arena_public``)."""
-
-    study: Literal["arena_public"] = "arena_public"
-    public: Annotated[list[PublicName], AfterValidator(_unique)] = Field(min_length=1)
-    """Public datasets to rate: ``prd_human``, ``arena_hard_pr44``, ``alpaca_eval``."""
-    alpaca_models: Annotated[list[str], AfterValidator(_unique)] = Field(
-        default_factory=lambda: list(ALPACA_MODELS)
-    )
-    """AlpacaEval 2 models to show (registered annotations and outputs are needed)."""
-    alpaca_baseline: str = "gpt4_1106_preview"
-    """AlpacaEval 2's baseline (``generator_1`` of every annotation)."""
-    anchor_rating: float = 1000.0
-    """PRD / Arena-Hard: the mean rating; AlpacaEval: the baseline's rating."""
-    elo_k: float = Field(default=4.0, gt=0)
-    """Online Elo's K factor (FastChat's ``compute_elo`` uses 4); battles in file order."""
-
-    @model_validator(mode="after")
-    def _check_alpaca(self) -> ArenaPublicParams:
-        if "alpaca_eval" in self.public:
-            _check_alpaca_models(self.alpaca_models, self.alpaca_baseline)
-        return self
+def params_of(run: Run) -> ArenaPublicParams:
+    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
+    if not isinstance(run.params, ArenaPublicParams):
+        raise TypeError(f"not an arena_public run: {type(run.params).__name__}")
+    return run.params
 
 
-def _check_alpaca_models(models: list[str], baseline: str) -> None:
-    registered = registered_models()
-    unknown = [m for m in [*models, baseline] if m not in registered]
-    if unknown:
-        raise ValueError(
-            f"alpaca_models: no registered AlpacaEval annotations for {unknown} "
-            f"(registered: {registered})"
-        )
+def is_tiered(params: StudyParams | None) -> bool:
+    """Whether ``tier`` / ``sample`` asks for a subsample (never without params)."""
+    return params is not None and (params.tier != "full" or params.sample is not None)
 
 
-def is_tiered(params: Any) -> bool:
-    """Whether ``tier`` / ``sample`` asks for a subsample."""
-    return getattr(params, "tier", "full") != "full" or getattr(params, "sample", None) is not None
-
-
-def tiered_battles(battles: pd.DataFrame, params: Any) -> pd.DataFrame:
+def tiered_battles(battles: pd.DataFrame, params: StudyParams) -> pd.DataFrame:
     """The battles on the (question, model pair) items the tier keeps, strata by model pair
     (:func:`evalbench.tiers.apply_tier`: seeded by ``sample_seed``, nested)."""
     if not is_tiered(params):
@@ -91,7 +53,7 @@ def tiered_battles(battles: pd.DataFrame, params: Any) -> pd.DataFrame:
     return battles[[k in wanted for k in keys]]
 
 
-def tiered_alpaca(inputs: Any, params: Any) -> Any:
+def tiered_alpaca(inputs: AlpacaInputs, params: StudyParams | None) -> AlpacaInputs:
     """AlpacaEval inputs on the instructions the tier keeps (strata: AlpacaEval's source
     ``dataset``), the same instructions for every model."""
     if not is_tiered(params):
@@ -114,7 +76,7 @@ def alpaca_eval_study(
     rounds: int = DEFAULT_ROUNDS,
     level: float = DEFAULT_LEVEL,
     anchor_rating: float = 1000.0,
-    tier: Any = None,
+    tier: StudyParams | None = None,
 ) -> AlpacaStudy:
     """Win rates, lengths, P(prefer longer) and ratings of AlpacaEval 2 models.
 
@@ -129,58 +91,9 @@ def alpaca_eval_study(
     )  # fmt: skip
 
 
-# ------------------------------------------------------------------ records
-
-
-class PublicBattle(Record):
-    """One published battle (``records/battles.jsonl``; :class:`evalbench.records.Battle`
-    with the dataset, and question ids that may be integers)."""
-
-    dataset: str
-    """The public dataset (``prd_human``, ``arena_hard_pr44``, ``alpaca_eval``)."""
-    model_a: str
-    model_b: str
-    winner: Literal["a", "b", "tie"]
-    weight: float
-    """AlpacaEval: the preference share of the item's winner (soft battles)."""
-    question_id: str | int
-    """PRD's are integers (1-80); Arena-Hard's ids and AlpacaEval's instructions strings."""
-
-
-PublicRating = Rating
-"""One model's rating in one public dataset (``records/ratings.jsonl``)."""
-
-
-# ------------------------------------------------------------------ the study
-
-
-class RatedDataset(NamedTuple):
-    """One public dataset's battles and ratings."""
-
-    battles: pd.DataFrame
-    ratings: RatingReport
-
-
-class PublicResult(NamedTuple):
-    """Everything the notebook shows."""
-
-    params: ArenaPublicParams
-    rated: dict[str, RatedDataset]
-    """PRD / Arena-Hard by name (those in ``public``)."""
-    alpaca: AlpacaStudy | None
-    """AlpacaEval 2 (when in ``public``)."""
-    alpaca_ratings: pd.DataFrame | None
-    """AlpacaEval 2 star ratings with intervals (:func:`evalbench.ratings.ratings_table`)."""
-    licenses: dict[str, str]
-    """The licenses of each dataset's registered files."""
-    usage: pd.DataFrame
-    """:meth:`evalbench.runs.Run.recorded_usage` (empty: no model is asked)."""
-    simulated: frozenset[str]
-
-
-def run(run: Any) -> PublicResult:
+def run(run: Run) -> ArenaPublicResult:
     """Rate every public dataset in ``public``; writes ``battles`` and ``ratings`` records."""
-    p: ArenaPublicParams = run.params
+    p = params_of(run)
     rated: dict[str, RatedDataset] = {}
     for name in [n for n in p.public if n != "alpaca_eval"]:
         with run.timed("load"):
@@ -199,13 +112,13 @@ def run(run: Any) -> PublicResult:
         )  # fmt: skip
         alpaca_ratings = ratings_table(alpaca.boot, level=p.confidence_level)
     licenses: dict[str, str] = {name: public_license(name) for name in p.public}
-    result = PublicResult(p, rated, alpaca, alpaca_ratings, licenses, run.recorded_usage(),
+    result = ArenaPublicResult(p, rated, alpaca, alpaca_ratings, licenses, run.recorded_usage(),
                           run.simulated_names)  # fmt: skip
     _write_records(run, result)
     return result
 
 
-def _write_records(run: Any, result: PublicResult) -> None:
+def _write_records(run: Run, result: ArenaPublicResult) -> None:
     battles = {name: r.battles for name, r in result.rated.items()}
     tables = {name: r.ratings.table for name, r in result.rated.items()}
     if result.alpaca is not None and result.alpaca_ratings is not None:
@@ -214,7 +127,7 @@ def _write_records(run: Any, result: PublicResult) -> None:
     run.write_records("ratings", by_dataset(tables))
 
 
-def counts(result: PublicResult) -> dict[str, int]:
+def counts(result: ArenaPublicResult) -> dict[str, int]:
     """Battles per rated dataset and the number of AlpacaEval models."""
     out = {f"battles_{name}": len(r.battles) for name, r in result.rated.items()}
     if result.alpaca is not None:

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from evalbench import arena_public, ratings
+from evalbench.arena_public.data import public_license
 from evalbench.published import alpaca_eval, arena_hard
 from evalbench.published.alpaca_eval import ALPACA_MODELS
 from evalbench.ratings import ArenaError
@@ -117,7 +118,7 @@ def test_alpaca_soft_battles_give_the_leaderboard_win_rate(alpaca_leaderboard, m
 
 def test_public_battles_and_license(mirror):
     assert len(arena_public.public_battles("prd_human")) == 7040
-    assert arena_public.public_license("prd_human") == "MIT"
-    assert "model outputs: provider terms" in arena_public.public_license("arena_hard_pr44")
+    assert public_license("prd_human") == "MIT"
+    assert "model outputs: provider terms" in public_license("arena_hard_pr44")
     with pytest.raises(ArenaError, match="unknown dataset 'alpaca_eval'"):
         arena_public.public_battles("alpaca_eval")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from evalbench import arena_public, ratings
+from evalbench.arena_public.metrics import alpaca_eval_length_bias, star_bootstrap
 from evalbench.published import alpaca_eval
 from evalbench.published.alpaca_eval import ALPACA_MODELS
 
@@ -21,7 +22,7 @@ def test_alpaca_lengths_and_prefer_longer(alpaca_leaderboard, model):
     # the outputs files hold the very answers that were judged
     judged = model_len.reindex(annotations["instruction"]).to_numpy()
     np.testing.assert_array_equal(judged, annotations["output_2"].str.len())
-    bias = arena_public.alpaca_eval_length_bias(annotations, model_len, base_len)
+    bias = alpaca_eval_length_bias(annotations, model_len, base_len)
     # the leaderboard's avg_length is the mean character length, truncated
     assert int(bias.avg_length) == alpaca_leaderboard.loc[model, "avg_length"]
     if model == "gpt4_1106_preview":  # the baseline against itself: equal lengths everywhere
@@ -36,16 +37,14 @@ def test_alpaca_length_bias_counts_only_items_it_averages():
     )
     model = pd.Series({"q1": 30, "q2": 30, "q3": 5})  # output 2 (the model's)
     base = pd.Series({"q1": 10, "q2": 10, "q3": 5})  # q3: equal lengths
-    bias = arena_public.alpaca_eval_length_bias(annotations, model, base)
+    bias = alpaca_eval_length_bias(annotations, model, base)
     # q2's preference is missing: only q1 counts (output 2 longer, share 1.9 - 1)
     assert bias.n_compared == 1 and bias.prefer_longer == pytest.approx(1.9 - 1)
 
 
 def test_star_bootstrap_closed_form_equals_bt_on_soft_battles():
     prefs = [2.0, 1.5, 1.75, 1.0, 0.0]  # 0 is an old draw (1.5)
-    boot = arena_public.star_bootstrap(
-        {"m": prefs}, "base", rng=np.random.default_rng(0), rounds=300
-    )
+    boot = star_bootstrap({"m": prefs}, "base", rng=np.random.default_rng(0), rounds=300)
     w = (1 + 0.5 + 0.75 + 0 + 0.5) / 5
     expected = 1000 + 400 * math.log10(w / (1 - w))
     assert boot.models == ["base", "m"]

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbench import arena_public, ratings
+from evalbench import ratings
+from evalbench.arena_public.data import battles_from_prd_votes, load_prd_votes
 from evalbench.published import arena_hard
 
 
@@ -35,7 +36,7 @@ def pr44(mirror: Path) -> pd.DataFrame:
 
 @pytest.fixture
 def prd_human(mirror: Path) -> pd.DataFrame:
-    return arena_public.battles_from_prd_votes(arena_public.load_prd_votes("human"))
+    return battles_from_prd_votes(load_prd_votes("human"))
 
 
 @pytest.mark.parametrize("official", ["arena_hard_compute_mle_elo", "fastchat_compute_bt"])

@@ -10,11 +10,11 @@ import pytest
 
 from evalbench.arena_public import report
 from evalbench.arena_public.metrics import winner_counts
-from evalbench.arena_public.study import ArenaPublicParams, PublicResult, RatedDataset
+from evalbench.arena_public.records import ArenaPublicParams, ArenaPublicResult, RatedDataset
 from evalbench.ratings import rate_battles
 
 
-def result(**changes) -> PublicResult:
+def result(**changes) -> ArenaPublicResult:
     """Arena-Hard-like battles: m beats base 30 times of 40 (10 of them ties split)."""
     rows = [("base", "m", "b")] * 25 + [("base", "m", "a")] * 5 + [("base", "m", "tie")] * 10
     battles = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
@@ -27,7 +27,7 @@ def result(**changes) -> PublicResult:
         }
     )
     rated = rate_battles(battles, rng=np.random.default_rng(0), rounds=50)
-    base = PublicResult(
+    base = ArenaPublicResult(
         params=p, rated={"arena_hard_pr44": RatedDataset(battles, rated)}, alpaca=None,
         alpaca_ratings=None, licenses={"arena_hard_pr44": "<i>MIT</i>"},
         usage=pd.DataFrame(), simulated=frozenset(),

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evalbench import arena_public
+from evalbench.arena_public import report, study
 from evalbench.params import ParamsError, load_params
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,14 +58,14 @@ def test_a_small_run_rates_arena_hard_and_writes_its_records(tmp_path, mirror):
     )
     result = arena_public.run(run)
     assert list(result.rated) == ["arena_hard_pr44"] and result.alpaca is None
-    assert arena_public.study.counts(result) == {"battles_arena_hard_pr44": 1348}
-    heads = arena_public.report.headlines(result)
+    assert study.counts(result) == {"battles_arena_hard_pr44": 1348}
+    heads = report.headlines(result)
     assert list(heads) == ["arena_hard_pr44 top: gpt-4o"]
     rows = [json.loads(line) for line in (run.dir / "records" / "ratings.jsonl").open()]
     assert [r["model"] for r in rows] == list(
         result.rated["arena_hard_pr44"].ratings.table["model"]
     )
     assert all(r["dataset"] == "arena_hard_pr44" and r["rounds"] == 50 for r in rows)
-    for name, record in arena_public.study.STUDY.records.items():
+    for name, record in study.STUDY.records.items():
         for line in (run.dir / "records" / f"{name}.jsonl").open():
             record.model_validate(json.loads(line))
