@@ -18,6 +18,13 @@ Who is labelling:
 
 A submit is a JSON POST (no form posts from other sites: a cross-origin JSON POST needs a
 CORS preflight this app never answers) whose ``Origin``, when sent, must be this server.
+
+Every request body, in every mode, is capped (:data:`MAX_BODY`): a declared
+``Content-Length`` over the cap is refused (413) before a byte is read, a chunked body is
+cut off (413) as soon as it passes the cap, and a body must arrive within
+:data:`BODY_TIMEOUT_S` (408), so no client can make the server hold more than the cap per
+connection, or hold a connection open with a trickle; at most :data:`MAX_UPLOADS` bodies
+are read at once (503 beyond).
 """
 
 from __future__ import annotations
@@ -28,22 +35,24 @@ import ipaddress
 import os
 import secrets
 import socket
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .storage import LabelRecord, LabelStore, current_labels
 from .tasks import Tasks, annotator_order, check_annotator
-from .views import LabelRejected, item_view, parse_label, task_view
+from .views import LabelRejected, decode_body, item_view, parse_label, task_view
 
 SECRET_ENV = "EVALBENCH_LABEL_SECRET"
 """Environment variable holding the token secret (tokens stay valid across restarts)."""
@@ -53,6 +62,12 @@ CSP = (
     "form-action 'none'; frame-ancestors 'none'"
 )
 """No inline or foreign scripts; inline styles only for KaTeX's layout; nothing remote."""
+MAX_BODY = 2**20
+"""Bytes a request body may have (a label is a few KB, a 5,000-character comment included)."""
+BODY_TIMEOUT_S = 10.0
+"""Seconds a request body may take to arrive once its headers are in."""
+MAX_UPLOADS = 32
+"""Request bodies read at once; more get 503 (so bodies never hold more than this x MAX_BODY)."""
 
 
 class ServeRefused(ValueError):
@@ -164,6 +179,80 @@ def _post_refusal(request: Request, access: Access) -> str | None:
     return None
 
 
+class BodyRefused(Exception):
+    """A request body refused: too big (413), too slow (408), too many at once (503)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+    def response(self) -> Response:
+        """The JSON answer; it closes the connection, or the server would read the rest."""
+        return JSONResponse({"error": str(self)}, self.status, headers={"Connection": "close"})
+
+
+def _content_length(scope: Any) -> int:
+    """The declared body size (0 when undeclared)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            if not value.isdigit():  # h11 refuses these first; kept for other servers
+                raise BodyRefused(400, "Content-Length: not a number")
+            return int(value)
+    return 0
+
+
+class _BodyLimit:
+    """Caps every request body at ``limit`` bytes and ``timeout_s`` seconds, and the bodies
+    in flight at ``uploads`` (pure ASGI: a refusal is raised from ``receive`` inside the
+    handler reading the body, so it never holds more than ``limit``)."""
+
+    def __init__(self, app: Any, limit: int, timeout_s: float, uploads: int):
+        self.app, self.limit, self.timeout_s = app, limit, timeout_s
+        self.uploads, self.in_flight = uploads, 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        try:
+            self._admit(_content_length(scope), scope["method"])
+        except BodyRefused as exc:
+            return await exc.response()(scope, receive, send)
+        if scope["method"] in ("GET", "HEAD"):  # no handler reads their bodies
+            return await self.app(scope, receive, send)
+        self.in_flight += 1
+        try:
+            await self.app(scope, self._capped(receive), send)
+        finally:
+            self.in_flight -= 1
+
+    def _admit(self, declared: int, method: str) -> None:
+        if declared > self.limit:
+            raise BodyRefused(
+                413, f"request body over {self.limit:,} bytes (Content-Length: {declared:,})"
+            )
+        if method not in ("GET", "HEAD") and self.in_flight >= self.uploads:
+            raise BodyRefused(503, f"{self.uploads} submits in progress; try again")
+
+    def _capped(self, receive: Any) -> Any:
+        deadline, read, done = time.monotonic() + self.timeout_s, 0, False
+
+        async def capped() -> Any:
+            nonlocal read, done
+            if done:  # the body is in: later receives only wait for a disconnect
+                return await receive()
+            with anyio.move_on_after(deadline - time.monotonic()) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                raise BodyRefused(408, f"request body not received within {self.timeout_s:g} s")
+            read += len(message.get("body", b""))
+            if read > self.limit:
+                raise BodyRefused(413, f"request body over {self.limit:,} bytes")
+            done = not message.get("more_body", False)
+            return message
+
+        return capped
+
+
 class LabelApp:
     """The HTTP handlers over one task, its label store and its access rules."""
 
@@ -204,9 +293,9 @@ class LabelApp:
     async def label(self, request: Request) -> Response:
         name = self._who(request)
         try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "body is not JSON"}, status_code=400)
+            body = decode_body(await request.body())
+        except LabelRejected as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
         order = annotator_order(self.tasks, name)
         position = body.get("position") if isinstance(body, dict) else None
         if not isinstance(position, int) or isinstance(position, bool):
@@ -229,6 +318,9 @@ def create_app(
     port: int = 0,
     require_token: bool = False,
     secret: str | None = None,
+    max_body: int = MAX_BODY,
+    body_timeout_s: float = BODY_TIMEOUT_S,
+    max_uploads: int = MAX_UPLOADS,
 ) -> tuple[Starlette, Access]:
     """The Starlette app for ``tasks`` and its :class:`Access` rules.
 
@@ -238,6 +330,9 @@ def create_app(
         port: the bound port (for the Host check; set ``access.port`` once bound).
         require_token: ask for tokens even on loopback.
         secret: the token secret (default: ``$EVALBENCH_LABEL_SECRET``, else random).
+        max_body: bytes a request body may have (more: 413).
+        body_timeout_s: seconds a request body may take to arrive (more: 408).
+        max_uploads: request bodies read at once (more: 503).
 
     Raises:
         ServeRefused: tokens are needed and the task declares no annotators.
@@ -251,6 +346,13 @@ def create_app(
     async def denied(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=403)
 
+    async def gone(request: Request, exc: Exception) -> Response:
+        return Response(status_code=400)  # the client left mid-body: no one to answer
+
+    async def body_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BodyRefused)  # the handler is registered for it alone
+        return exc.response()
+
     routes = [
         Route("/", handlers.index),
         Route("/api/session", handlers.session),
@@ -261,10 +363,24 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_Guard, access=access)],
-        exception_handlers={PermissionError: denied},
+        middleware=[
+            Middleware(_Guard, access=access),
+            Middleware(_BodyLimit, limit=max_body, timeout_s=body_timeout_s, uploads=max_uploads),
+        ],
+        exception_handlers={
+            PermissionError: denied,
+            BodyRefused: body_refused,
+            ClientDisconnect: gone,
+        },
     )
     return app, access
+
+
+def server_config(app: Starlette) -> Any:
+    """The uvicorn configuration the label app is served with."""
+    import uvicorn  # lazy: only serving needs it
+
+    return uvicorn.Config(app, log_level="warning", access_log=False)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -303,5 +419,4 @@ def serve(
         announce(f"tokens are valid until this server stops (set {SECRET_ENV} to keep them)")
     for name, url in access.urls().items():
         announce(f"  {name:20s} {url}")
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    uvicorn.Server(server_config(app)).run(sockets=[sock])

@@ -9,6 +9,7 @@ scale with a one-line reason.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -133,10 +134,28 @@ def _scores(tasks: Tasks, raw: Any) -> dict[str, float]:
     return out
 
 
+def decode_body(raw: bytes) -> Any:
+    """A submitted body as JSON (UTF-8, as RFC 8259 requires between systems).
+
+    Raises:
+        LabelRejected: not UTF-8, not JSON, or nested too deeply for the parser.
+    """
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise LabelRejected("JSON nested too deeply (a label is a flat object)") from None
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError included
+        raise LabelRejected(f"body is not JSON: {exc}") from None
+
+
 def _comment(tasks: Tasks, raw: Any) -> str:
     text = raw if isinstance(raw, str) else ""
     if raw is not None and not isinstance(raw, str):
         raise LabelRejected("comment: expected text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: valid JSON, not storable as UTF-8
+        raise LabelRejected("comment: not valid Unicode (an unpaired surrogate)") from None
     if len(text) > MAX_COMMENT:
         raise LabelRejected(f"comment: {len(text)} characters (max {MAX_COMMENT})")
     if tasks.spec.reason == "required" and not text.strip():

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from evalbench.labels import Tasks, load_tasks
-from evalbench.labels.app import Access, bind, create_app
+from evalbench.labels.app import Access, bind, create_app, server_config
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -54,7 +54,7 @@ def running(tasks: Tasks, *, host: str = "127.0.0.1", **options: Any) -> Iterato
     app, access = create_app(tasks, host=host, **options)
     sock = bind("127.0.0.1", 0)
     access.port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server = uvicorn.Server(server_config(app))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
