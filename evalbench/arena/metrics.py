@@ -62,12 +62,8 @@ def dimension_means(
     Only scored judgments count (``n`` says how many). Returns ``system, dimension, mean,
     ci_low, ci_high, n, level``.
 
-    Args:
-        scores: :func:`judge_by_rubric` rows (``system, status, score_<dimension>``).
-        rubric: the rubric (or its name).
-        rng: the source of randomness of the bootstraps.
-        rounds: bootstrap rounds.
-        level: confidence level.
+    ``scores`` are :func:`~evalbench.arena.study.judge_by_rubric` rows (``system, status,
+    score_<dimension>``); ``rng`` draws the bootstraps.
     """
     rubric = get_rubric(rubric) if isinstance(rubric, str) else rubric
     scored = scores[scores["status"] == "scored"]

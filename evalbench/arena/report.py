@@ -1,21 +1,20 @@
-"""What the arena notebook says: sentences with numbers, tables with captions, figures.
+"""What the arena notebook says: sentences with numbers, tables with captions.
 
 Every sentence is escaped HTML built with :func:`evalbench.display.fill`; each system is
 labelled simulated or real on its own, and failed calls are stated next to its number.
+The figures are :mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from evalbench import display, plots, tiers
+from evalbench import display, tiers
 
 from . import metrics
-
-if TYPE_CHECKING:
-    from .study import ArenaResult
+from .records import ArenaResult
 
 RATING_COLUMNS = ["model", "rating", "ci_low", "ci_high", "true_rating", "covered", "strength",
                   "online_elo", "n_battles"]  # fmt: skip
@@ -144,17 +143,6 @@ def dimension_table(result: ArenaResult) -> str:
     return _table(result.means.drop(columns="level"), caption)
 
 
-def dimension_figure(result: ArenaResult) -> Any:
-    """Radar chart of the mean judge score per dimension (rubric runs; else ``None``)."""
-    if result.means is None:
-        return None
-    means = result.means
-    wide = means.pivot(index="system", columns="dimension", values="mean")
-    ax = plots.radar(wide[list(dict.fromkeys(means["dimension"]))], scale=(1, 10))
-    ax.set_title(f"Mean judge score per dimension ({result.params.rubric}, 1–10)", y=1.12)
-    return ax.figure
-
-
 def ratings_intro(result: ArenaResult) -> str:
     """What the battles are and how the ratings are pinned."""
     p = result.params
@@ -204,29 +192,6 @@ def truth_note(result: ArenaResult) -> str:
             "no true rating is drawn.</p>"
         )
     return ""
-
-
-def ratings_figure(result: ArenaResult) -> Any:
-    """Four panels (ratings, observed win rates, predicted vs observed, ranks) or, with two
-    systems, the ratings alone."""
-    p = result.params
-    truth = None if result.truth is None else result.truth.set_index("model")["true_rating"]
-    if len(result.table) > 2:
-        title = f"Arena run ({p.judging} judge)"
-        return plots.rating_panels(
-            result.ratings, title=title, truth=truth, reference=p.anchor_rating
-        )
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.5 * len(result.table)))
-    level = f"{p.confidence_level:.0%}"
-    plots.forest(
-        result.table, ax=ax, label="model", estimate="rating", low="ci_low", high="ci_high",
-        reference=p.anchor_rating, truth="true_rating" if truth is not None else None,
-        xlabel="Bradley–Terry rating (Elo scale)",
-        title=f"Arena run ({p.judging} judge): ratings, {level} bootstrap intervals",
-    )  # fmt: skip
-    return fig
 
 
 def versus_table(result: ArenaResult) -> str:

@@ -161,7 +161,7 @@ def battles_from_rubric(
     """Battles from rubric weighted scores: per question the higher score wins (tie margin).
 
     Args:
-        scores: :func:`evalbench.arena.judge_by_rubric` rows (``system, question_id,
+        scores: :func:`evalbench.arena.study.judge_by_rubric` rows (``system, question_id,
             weighted_score``; an unscored grading is dropped and counted).
         tie_margin: weighted scores within this distance tie.
         baseline: only battles against this system (``vs_baseline`` pairing).

@@ -69,18 +69,9 @@ def hidden_quality(
 ) -> dict[str, float]:
     """Hidden quality (log-odds) of a sim system's answer on each rubric dimension.
 
-    ``q_d = strength + with_documents·effect_d + noise·z_d`` with ``z_d ~ N(0, 1)`` drawn
-    from a generator seeded by (seed, system, question) alone — the system spec's
-    ``seed`` if set, else the study seed — so the answer simulator and the judge's truth
-    agree. For arena systems ``sim.noise`` is the per-answer spread around ``strength``.
-
-    Args:
-        spec: the sim system.
-        question_id: the prompt.
-        seed: the study seed (used when the spec has none).
-        rubric: the rubric whose dimensions get a quality each.
-        with_documents: whether the system answers with the prompt's documents.
-        document_effect: log-odds added per dimension when it does.
+    ``q_d = strength + with_documents·document_effect_d + noise·z_d``, ``z_d ~ N(0, 1)``
+    seeded by (the spec's seed, else ``seed``; system; question) alone, so the answer
+    simulator and the judge's truth agree.
     """
     rng = sim_rng(spec.seed if spec.seed is not None else seed, spec.name, f"quality:{question_id}")
     z = rng.standard_normal(len(rubric.dimensions))
@@ -156,19 +147,9 @@ def true_ratings(
     base: float = 10.0,
     scale: float = 400.0,
 ) -> pd.Series:
-    """True strengths (natural log-odds) on the Elo scale, anchored like :func:`fit_bt`.
-
-    ``rating = scale·strength/ln(base) + offset``: ``P(i beats j) = σ(s_i − s_j)`` is
-    ``1 / (1 + base^((R_j − R_i)/scale))``; the offset pins ``anchor`` at ``anchor_rating``
-    or, without an anchor, makes the mean ``anchor_rating``.
-
-    Args:
-        strengths: true strength (natural log-odds) by model.
-        anchor: model pinned at ``anchor_rating`` (``None``: mean-centred).
-        anchor_rating: the anchor's rating, or the mean.
-        base: logistic base (10 on the Elo scale).
-        scale: rating points per factor ``base`` in odds (400 on the Elo scale).
-    """
+    """True strengths (natural log-odds) on the Elo scale, anchored like
+    :func:`evalbench.ratings.fit_bt`: ``rating = scale·strength/ln(base) + offset``, the
+    offset pinning ``anchor`` at ``anchor_rating`` (without an anchor: the mean)."""
     s = pd.Series(dict(strengths), dtype=float, name="true_rating")
     elo = s * (scale / math.log(base))
     if anchor is None:

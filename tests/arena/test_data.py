@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalbench import arena
+from evalbench.ratings import ArenaError
 
 
 def test_demo_prompts_are_40_with_two_documents():
@@ -32,5 +33,5 @@ def test_demo_prompts_are_40_with_two_documents():
 def test_malformed_prompt_files_name_file_and_line(tmp_path, lines, message):
     path = tmp_path / "prompts.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(arena.ArenaError, match=rf"prompts.jsonl.*{message}"):
+    with pytest.raises(ArenaError, match=rf"prompts.jsonl.*{message}"):
         arena.load_prompts(path)

@@ -12,7 +12,8 @@ import pytest
 
 from evalbench import arena
 from evalbench.arena import metrics, report, sim
-from evalbench.arena.study import STUDY, HumanBattle
+from evalbench.arena.records import HumanBattle
+from evalbench.arena.study import STUDY
 from evalbench.labels import LabelStore, export_labels, load_tasks
 from evalbench.labels.views import parse_label
 from evalbench.ratings import ArenaError

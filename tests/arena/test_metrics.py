@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalbench import arena
+from evalbench.arena.metrics import judge_position_bias, judge_prefers_longer
 
 
 def pair_rows(**columns: list) -> pd.DataFrame:
@@ -22,11 +22,11 @@ def test_judge_position_bias_from_the_two_orders():
         len_x=[10, 10, 10, 10],
         len_y=[20, 20, 20, 20],
     )
-    bias = arena.judge_position_bias(rows)
+    bias = judge_position_bias(rows)
     # pairs 1 and 4 agree; pair 2 favours whoever was first (x, then y); pair 3 the second
     assert (bias.n, bias.consistency, bias.n_inconsistent) == (4, 2 / 4, 2)
     assert bias.first_preference == pytest.approx(1 / 2)
     # first position wins: order 1 x, x; order 2: y (pair 2) -> 3 of 8 verdicts
     assert bias.first_position_win_rate == pytest.approx(3 / 8)
-    longer, n = arena.judge_prefers_longer(rows)
+    longer, n = judge_prefers_longer(rows)
     assert (longer.estimate, n) == (0.0, 1)  # one decisive pair, won by the shorter x

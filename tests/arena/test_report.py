@@ -10,7 +10,7 @@ import pytest
 
 from evalbench.agreement import PositionBias
 from evalbench.arena import report
-from evalbench.arena.study import ArenaParams, ArenaResult
+from evalbench.arena.records import ArenaParams, ArenaResult
 from evalbench.ratings import rate_battles, win_rate_vs
 from evalbench.stats import Interval
 

@@ -9,6 +9,7 @@ import pytest
 
 from evalbench import arena
 from evalbench.arena import sim
+from evalbench.ratings import ArenaError
 
 
 def sim_spec(name: str, **knobs: float):
@@ -91,5 +92,5 @@ def test_true_ratings_elo_scale_and_anchor():
     assert mean_centred.mean() == pytest.approx(1000.0)
     anchored = sim.true_ratings(strengths, anchor="z", anchor_rating=900)
     assert anchored["z"] == 900 and anchored["x"] == pytest.approx(900 + 800 / math.log(10))
-    with pytest.raises(arena.ArenaError, match="anchor model 'w'"):
+    with pytest.raises(ArenaError, match="anchor model 'w'"):
         sim.true_ratings(strengths, anchor="w")

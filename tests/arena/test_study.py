@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from evalbench import arena
-from evalbench.arena import sim
+from evalbench.arena import sim, study
+from evalbench.arena.metrics import dimension_means
 from evalbench.judge import get_rubric
 
 
@@ -120,7 +121,7 @@ def test_runner_pairwise_end_to_end_and_cached(tmp_path):
 
     run = open_run(runner_file(tmp_path))
     prompts = arena.load_prompts(run.params.prompts, limit=run.params.limit)
-    result = arena.run_study(run, prompts)
+    result = study.run_study(run, prompts)
     errors = int(result.answers["error"].notna().sum())
     c = result.counts
     assert (c["prompts"], c["answers"] + c["answer_errors"]) == (8, 3 * 8)
@@ -130,13 +131,13 @@ def test_runner_pairwise_end_to_end_and_cached(tmp_path):
     assert c["battles"] == c["judgments"] - c["unscored"] - c["dropped"]
     assert set(result.battles.columns) >= {"model_a", "model_b", "winner", "weight", "question_id"}
     # the judge's truth is the systems' truth: each pair carries both answers' hidden quality
-    tasks, _ = arena.pair_tasks(result.answers, prompts, run.params)
+    tasks, _ = study.pair_tasks(result.answers, prompts, run.params)
     spec = run.params.systems[0]
     rubric = get_rubric(run.params.rubric)
     q0 = sim.overall_quality(sim.system_quality(run.params, spec, prompts[0].id), rubric)
     assert tasks[0].model_x == "good" and tasks[0].quality_x == pytest.approx(q0)
     assert (run.dir / "records" / "pair_judgments.jsonl").exists()
-    again = arena.run_study(open_run(runner_file(tmp_path)), prompts)
+    again = study.run_study(open_run(runner_file(tmp_path)), prompts)
     pd.testing.assert_frame_equal(again.battles, result.battles)
     assert result.battles.attrs == again.battles.attrs
 
@@ -152,7 +153,7 @@ document_effect: {accuracy: 2.0}
 """
     run = open_run(runner_file(tmp_path, extra))
     prompts = arena.load_prompts("demo", limit=8)
-    result = arena.run_study(run, prompts)
+    result = study.run_study(run, prompts)
     assert result.answers.set_index("system")["with_documents"].to_dict() == {
         "good": True, "fair": False, "poor": False,
     }  # fmt: skip
@@ -165,7 +166,7 @@ document_effect: {accuracy: 2.0}
     )
     b = result.battles
     assert (b["model_a"] == "fair").all() and set(b["model_b"]) <= {"good", "poor"}
-    means = arena.dimension_means(scores, "fine_grained", rng=np.random.default_rng(0), rounds=50)
+    means = dimension_means(scores, "fine_grained", rng=np.random.default_rng(0), rounds=50)
     assert len(means) == 3 * 3 and (means["ci_low"] <= means["mean"]).all()
     truth = sim.true_dimension_means(run.params, prompts).set_index(["system", "dimension"])
     # accuracy: 1 + 9·σ(1 + 2 + 0.3·z) averaged, well above 'fair' at 1 + 9·σ(0 + 0.3·z) ≈ 5.5
@@ -176,15 +177,11 @@ document_effect: {accuracy: 2.0}
     )
 
 
-def test_the_rating_math_and_readers_keep_their_arena_names():
-    from evalbench import ratings
-    from evalbench.published import alpaca_eval, arena_hard
-
-    assert arena.fit_bt is ratings.fit_bt and arena.bootstrap_bt is ratings.bootstrap_bt
-    assert arena.rate_battles is ratings.rate_battles and arena.ArenaError is ratings.ArenaError
-    assert arena.load_fastchat_battles is arena_hard.load_fastchat_battles
-    assert arena.alpaca_eval_win_rate is alpaca_eval.alpaca_eval_win_rate
-    assert set(arena.__all__) <= set(dir(arena))
+def test_the_package_exports_what_its_docstring_lists():
+    assert sorted(arena.__all__) == [
+        "ArenaParams", "ArenaResult", "answer_messages", "demo_prompts_path", "load_prompts", "run",
+    ]  # fmt: skip
+    assert all(f"`{name}`" in str(arena.__doc__) and hasattr(arena, name) for name in arena.__all__)
 
 
 def test_run_returns_what_the_notebook_shows_and_writes_records(tmp_path):
