@@ -497,3 +497,18 @@ def test_stop_starts_no_new_request_and_keeps_those_in_flight(loopback):
         STOP.clear()
     assert loopback.count == 4 and sorted(done) == ["k0", "k1", "k2", "k3"]
     assert all(r.ok for r in results)
+
+
+def test_run_sync_reuses_its_loop_thread_and_never_shares_a_busy_one():
+    import threading
+
+    async def where():
+        return threading.current_thread()  # the object: a thread id may be reused
+
+    async def nested():  # sync code inside a coroutine calling run_sync again
+        return threading.current_thread(), run_sync(where())
+
+    first, again = run_sync(where()), run_sync(where())
+    outer, inner = run_sync(nested())
+    assert first is again is outer and first is not threading.current_thread()  # reused
+    assert inner is not outer  # the busy one was not shared (that would deadlock)

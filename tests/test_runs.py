@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import yaml
 from loopback import Fault
 
+from evalbench.kernels import KERNEL_ARGS
 from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimTask
 from evalbench.records import read_jsonl
 from evalbench.runs import open_run, run_dir_for
@@ -115,3 +117,52 @@ def test_recorded_usage_sums_every_session_and_prices_paid_calls(tmp_path, loopb
     assert usage["cost_usd"] == pytest.approx(
         1 * (1000 * 2.0 + 500 * 8.0) / 1e6
     )  # only k2 was paid
+
+
+_ASK_IN_A_KERNEL = """
+import os
+from evalbench.models import ChatRequest, Job, ModelSpec
+from evalbench.runs import open_run
+
+def fds():
+    return len(os.listdir("/proc/self/fd"))
+
+run = open_run({params!r})
+jobs = [Job("k", ChatRequest(messages=[{{"role": "user", "content": "q"}}]))]
+run.ask(ModelSpec(name="warm-up"), jobs)  # what the first call opens once (cache, loop ...)
+before = fds()
+for i in range({n}):
+    run.ask(ModelSpec(name=f"s{{i}}"), jobs)  # progress bars on, as `evalbench run` shows them
+print("growth", fds() - before)
+"""
+
+
+def test_run_ask_opens_no_file_descriptor_per_call_in_a_notebook_kernel(tmp_path):
+    """A study asks once per system; in a notebook kernel each call used to leave a file
+    descriptor behind (ipykernel opens one per thread that writes output, and every call ran
+    on a new thread), so ~1,000 systems ended in "Too many open files"."""
+    from jupyter_client.manager import KernelManager
+
+    n = 150
+    code = _ASK_IN_A_KERNEL.format(params=str(_study(tmp_path)), n=n)
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(tmp_path), env={**os.environ, "EVALBENCH_PROGRESS": "text"},
+                    extra_arguments=KERNEL_ARGS)  # fmt: skip
+    client = km.client()
+    client.start_channels()
+    out: list[str] = []
+
+    def collect(msg):
+        if msg["msg_type"] == "stream" and msg["content"]["name"] == "stdout":
+            out.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            out.append("\n".join(msg["content"]["traceback"]))
+
+    try:
+        client.wait_for_ready(timeout=60)
+        client.execute_interactive(code, timeout=120, output_hook=collect)
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+    growth = [line for line in "".join(out).splitlines() if line.startswith("growth")]
+    assert growth == ["growth 0"], "".join(out)[-2000:]  # was "growth 150": one per call

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -465,18 +465,52 @@ def generate(
     )
 
 
+class _LoopThreads:
+    """The threads :func:`run_sync` runs its event loops on, reused from call to call.
+
+    A notebook kernel opens a file descriptor for every thread that writes output (a
+    progress bar) and frees it only seconds after the thread ends, so a new thread per call
+    ran a study that asks ~1,000 systems out of descriptors. A thread still busy (a nested
+    call, or a coroutine abandoned on a second interrupt) is never shared: another is made.
+    """
+
+    KEEP_IDLE = 2
+
+    def __init__(self) -> None:
+        self._idle: list[ThreadPoolExecutor] = []
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Run ``fn(*args)`` on an idle thread (a new one when none is idle)."""
+        with self._lock:
+            pool = self._idle.pop() if self._idle else ThreadPoolExecutor(1, "evalbench-loop")
+        future = pool.submit(fn, *args)
+        future.add_done_callback(lambda _: self._release(pool))
+        return future
+
+    def _release(self, pool: ThreadPoolExecutor) -> None:
+        with self._lock:
+            if len(self._idle) < self.KEEP_IDLE:
+                self._idle.append(pool)
+                return
+        pool.shutdown(wait=False)
+
+
+_LOOP_THREADS = _LoopThreads()
+
+
 def run_sync(coro: Any) -> Any:
     """Run a coroutine to completion from sync code, and stop it cleanly on an interrupt.
 
     The coroutine runs on a fresh event loop in a worker thread (Jupyter kernels already run
-    a loop in the main thread, where ``asyncio.run`` refuses to start), so the main thread
-    can catch ``KeyboardInterrupt`` (Ctrl-C, a kernel interrupt, or SIGTERM turned into one):
-    it sets :data:`STOP`, waits for the requests in flight to finish and be recorded, then
-    re-raises. A second interrupt abandons them.
+    a loop in the main thread, where ``asyncio.run`` refuses to start; the threads are
+    reused, :class:`_LoopThreads`), so the main thread can catch ``KeyboardInterrupt``
+    (Ctrl-C, a kernel interrupt, or SIGTERM turned into one): it sets :data:`STOP`, waits
+    for the requests in flight to finish and be recorded, then re-raises. A second interrupt
+    abandons them.
     """
     STOP.clear()
-    pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(asyncio.run, coro)
+    future = _LOOP_THREADS.submit(asyncio.run, coro)
     try:
         return future.result()
     except KeyboardInterrupt:
@@ -486,8 +520,6 @@ def run_sync(coro: Any) -> Any:
         with contextlib.suppress(Exception):
             future.result()
         raise
-    finally:
-        pool.shutdown(wait=False)
 
 
 __all__ = [
