@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalbench.records import write_atomic
 from evalbench.runs import run_is_active
 from evalbench.settings import get_settings
 
@@ -73,11 +74,8 @@ def build_index(outputs: Path | None = None) -> Path:
 
 
 def _write_page(target: Path, page: str) -> None:
-    tmp = target.with_suffix(".html.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(target)
+        write_atomic(target, page)
     except OSError as exc:
         raise OutputsUnwritable(f"cannot write {target} ({exc.strerror or exc})") from None
 

@@ -10,10 +10,12 @@ skips the keys already written.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
@@ -144,7 +146,7 @@ class RecordStore:
         key = self.key_of(row)
         if key in self._keys:
             raise ValueError(f"{self.path.name}: a record with key {key} was already written")
-        line = json.dumps(row, ensure_ascii=False, allow_nan=True)
+        line = to_json(row)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
@@ -206,15 +208,69 @@ class RecordStore:
 
 
 def write_jsonl(path: Path | str, rows: Iterable[dict[str, Any] | Record]) -> Path:
-    """Write rows as JSON Lines atomically (to a temp file, then rename)."""
+    """Write rows as strict JSON Lines (:func:`to_json`) atomically (temp file, then rename)."""
+    lines = (
+        to_json(row.model_dump(mode="json") if isinstance(row, BaseModel) else row) + "\n"
+        for row in rows
+    )
+    return write_atomic(path, lines)
+
+
+def to_json(value: Any, *, indent: int | None = None, default: Any = None) -> str:
+    """JSON text any strict parser reads (``JSON.parse``, ``jq``): a non-finite number (NaN,
+    ±Infinity: pandas' missing value) is ``null``, never the ``NaN`` literal Python writes;
+    numpy scalars are numbers.
+
+    Args:
+        value: what to encode.
+        indent: as :func:`json.dumps`.
+        default: as :func:`json.dumps`, for the other types JSON does not know.
+    """
+
+    def encode(obj: Any) -> Any:
+        if isinstance(obj, (np.generic, np.ndarray)):
+            return obj.tolist()
+        if default is None:
+            raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+        return default(obj)
+
+    options: dict[str, Any] = {"ensure_ascii": False, "allow_nan": False, "indent": indent}
+    try:  # the common case: nothing to replace, no copy
+        return json.dumps(value, default=encode, **options)
+    except ValueError:
+        return json.dumps(_finite(value), default=encode, **options)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (numpy's too) replaced by ``None``."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, (np.generic, np.ndarray)):
+        return _finite(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
+    """Write text to ``path`` through a temp file renamed over it: readers see the old file
+    or the new one, never half of one; a failed write (a full disk) leaves no temp file.
+
+    Raises:
+        OSError: the write failed (``path`` is unchanged).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for row in rows:
-            data = row.model_dump(mode="json") if isinstance(row, BaseModel) else row
-            fh.write(json.dumps(data, ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.writelines([parts] if isinstance(parts, str) else parts)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -9,10 +9,12 @@ sanitizes the HTML, so a report opens offline and untrusted text stays inert.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import math
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -35,6 +37,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
 )
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams, load_params, notebook_for
+from evalbench.records import write_atomic
 from evalbench.runs import (
     LOCK_ENV,
     RunInUse,
@@ -114,9 +117,46 @@ def run_study(
     try:
         execute = _Execution(notebook, params_file, overrides, progress, warm)
         status, reason = _attempt(execute, run_dir, params)
-        return _end(params_file, run_dir, started, status, reason, execute.timing)
+        try:
+            result = _end(params_file, run_dir, started, status, reason, execute.timing)
+        except OSError as exc:
+            _end_on_a_full_disk(run_dir, reason or f"OSError: {exc}")
+            raise unwritable(run_dir, exc) from None
+        if NO_SPACE.search(reason):  # the study's own writes failed: the same one line
+            raise unwritable(run_dir, reason)
+        return result
     finally:
         release_run(run_dir)
+
+
+NO_SPACE = re.compile(rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\]")
+"""A failure's reason that says the disk (or the quota) is full."""
+
+
+def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
+    """The manifest could not be written at the end of an attempt: write it ``failed``, if
+    need be after deleting this failed attempt's files (what filled the disk, often). When
+    even that fails, the previous manifest stays (whole: it is replaced atomically); its
+    ``running`` reads ``interrupted`` once the lock is released (:func:`runs.effective_status`).
+    """
+    fields = {"status": "failed", "reason": reason, "ended_at": now_iso()}
+    for leftover in (None, FAILED_NOTEBOOK, ATTEMPT_NOTEBOOK, ATTEMPT_REPORT):
+        if leftover is not None:
+            (run_dir / leftover).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # still full: free more, or leave the old one
+            update_manifest(run_dir, **fields)
+            return
+
+
+def unwritable(run_dir: Path, cause: object) -> OutputsUnwritable:
+    """The one-line error for a run folder that cannot be written (read-only, full)."""
+    text = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+    if NO_SPACE.search(text):
+        text = os.strerror(errno.ENOSPC)
+    return OutputsUnwritable(
+        f"cannot write to {run_dir} ({text}); set EVALBENCH_OUTPUTS to a writable folder "
+        "or free some disk space"
+    )
 
 
 def _inputs(notebook: Path, params_file: Path, params: StudyParams,
@@ -193,11 +233,7 @@ def ensure_writable(run_dir: Path) -> None:
         probe.write_bytes(b"\0" * 65536)
         probe.unlink()
     except OSError as exc:
-        cause = exc.strerror or type(exc).__name__
-        raise OutputsUnwritable(
-            f"cannot write to {run_dir} ({cause}); set EVALBENCH_OUTPUTS to a writable folder "
-            "or free some disk space"
-        ) from None
+        raise unwritable(run_dir, exc) from None
 
 
 class _lock_env(contextlib.AbstractContextManager):
@@ -465,10 +501,7 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
     strip_noise(nb)
     title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
     body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": title}})
-    tmp = html_path.with_suffix(".html.tmp")
-    tmp.write_text(body, encoding="utf-8")
-    tmp.replace(html_path)
-    return html_path
+    return write_atomic(html_path, body)
 
 
 _SAFE_TAGS = [

@@ -43,7 +43,7 @@ from evalbench.models import (
 )
 from evalbench.models.usage import token_cost
 from evalbench.params import StudyParams, load_params, params_hash
-from evalbench.records import RecordStore, ResponseRecord, write_jsonl
+from evalbench.records import RecordStore, ResponseRecord, to_json, write_atomic, write_jsonl
 from evalbench.settings import get_settings
 
 KEY_PACKAGES = (
@@ -70,12 +70,13 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 
 def update_manifest(run_dir: Path, **fields: Any) -> dict[str, Any]:
-    """Merge ``fields`` into ``manifest.json`` (atomic replace) and return the result."""
+    """Merge ``fields`` into ``manifest.json`` (atomic replace, strict JSON) and return it.
+
+    Raises:
+        OSError: it could not be written (a full disk): the previous manifest stays.
+    """
     manifest = {**read_manifest(run_dir), **fields}
-    run_dir.mkdir(parents=True, exist_ok=True)
-    tmp = run_dir / "manifest.json.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-    tmp.replace(run_dir / "manifest.json")
+    write_atomic(run_dir / "manifest.json", to_json(manifest, indent=2, default=str) + "\n")
     return manifest
 
 
@@ -116,7 +117,7 @@ def lock_run(run_dir: Path) -> None:
             "notebook kernel that has it open), then run again"
         ) from None
     _HELD[key] = lock
-    (key / ".lock.owner").write_text(json.dumps({"pid": os.getpid(), "since": now_iso()}))
+    write_atomic(key / ".lock.owner", to_json({"pid": os.getpid(), "since": now_iso()}))
 
 
 def die_with_parent() -> None:

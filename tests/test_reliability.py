@@ -340,6 +340,32 @@ def test_unwritable_outputs_is_one_line(tmp_path, options):
     assert "Traceback" not in proc.stderr
 
 
+_AFTER_THE_RUN = """
+import json, pathlib, sys
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*/*/*")):
+    print("file", path.name, json.loads(path.read_text())["status"] if path.name == "manifest.json" else "-")
+"""
+
+
+# 30 items: the 64 KiB probe fits, then the disk fills while the notebook is saved (100k)
+# or while the report is exported (300k)
+@pytest.mark.parametrize("size", ["100k", "300k"])
+def test_a_disk_that_fills_during_the_run_is_one_line_and_a_consistent_manifest(tmp_path, size):
+    answers = [str(i) for i in range(30)]
+    path = gaia_params(tmp_path, gaia_dataset(tmp_path, answers), [{"name": "s"}])
+    script = tmp_path / "run.sh"  # the run, its exit status, then what it left on that disk
+    script.write_text(f"{sys.executable} -m evalbench.cli run {path}\necho status $?\n"
+                      f"{sys.executable} -c '{_AFTER_THE_RUN}' {tmp_path}/mnt/outputs\n")  # fmt: skip
+    proc = _in_private_mount(tmp_path, f"size={size}", ["sh", str(script)])
+    assert "status 2" in proc.stdout.splitlines(), proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip() and "it/s" not in line]
+    assert len(lines) == 1 and lines[0].startswith("evalbench: cannot write to "), proc.stderr
+    assert "No space left on device" in lines[0]
+    files = dict(line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("file"))
+    assert files["manifest.json"] == "failed"  # it says how the run ended
+    assert not [name for name in files if name.endswith(".tmp")]  # no half-written file left
+
+
 # --- 7. faults classified right -----------------------------------------------------------------
 
 
