@@ -28,7 +28,7 @@ import yaml
 from evalbench.importers import OutcomeError, RunOutcomes
 from evalbench.settings import get_settings
 
-from .paired import compare_runs, regression_line, regressions
+from .paired import Comparison, compare_runs, gate_blockers, regression_line, regressions
 from .runs import history_frame, load_run, pin_baseline, pinned_baseline, resolve_run
 
 
@@ -93,8 +93,9 @@ def _fail(exc: Exception) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``evalbench compare``: 0 (no regression), 1 (regression, with --fail-on-regression),
-    2 (bad input: one line on stderr)."""
+    """``evalbench compare``: 0 (compared; with --fail-on-regression: no regression), 1
+    (--fail-on-regression: a regression), 2 (bad input or nothing compared: one line on
+    stderr)."""
     try:
         if args.pin:
             path = pin_baseline(resolve_run(args.pin))
@@ -114,20 +115,40 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     except OutcomeError as exc:
         return _fail(exc)
+    _print_table(runs, found)
+    code = _gate(args, found) if args.fail_on_regression else 0
+    if code == 2 or args.no_report:
+        return code
+    return _report(args, runs, code)
+
+
+def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
     print(_describe(runs))
     print(format_tests(found.tests, {r.label: _letter(i) for i, r in enumerate(runs)}))
     for note in found.notes + [f"{r.label}: {n}" for r in runs for n in r.notes]:
         print(f"note: {note}")
-    if not args.no_report:
-        print(f"report: {render_report(args, runs)}")
-    if not args.fail_on_regression:
-        return 0
+    sys.stdout.flush()  # the table before any report work, also when stdout is a pipe
+
+
+def _gate(args: argparse.Namespace, found: Comparison) -> int:
+    """The gate's exit code, with its lines: 2 when it cannot decide (one line on stderr)."""
+    blockers = gate_blockers(found)
+    if blockers:
+        more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
+        print(f"evalbench: {blockers[0]}{more}", file=sys.stderr)
+        return 2
     bad = regressions(found.tests, min_drop=args.min_drop, alpha=args.alpha)
     for row in bad.itertuples():
         print(regression_line(row))
     if not len(bad):
         print(f"no regression (Holm-adjusted p < {args.alpha:g}, drop > {args.min_drop:g})")
+    sys.stdout.flush()
     return 1 if len(bad) else 0
+
+
+def _report(args: argparse.Namespace, runs: list[RunOutcomes], code: int) -> int:
+    print(f"report: {render_report(args, runs)}")
+    return code
 
 
 def _refs(args: argparse.Namespace) -> list[str]:

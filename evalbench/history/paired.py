@@ -443,17 +443,21 @@ def compare_runs(
 
     Raises:
         OutcomeError: fewer than two runs, runs of different benchmarks, unpairable items,
-            or systems that cannot be paired.
+            systems that cannot be paired, a metric asked for that neither run has, an
+            infinite outcome, or a candidate that paired no item at all (nothing compared).
     """
     if len(runs) < 2:
         raise OutcomeError("compare needs at least two runs (the first is the baseline)")
     check_comparable(runs)
+    for run in runs:
+        check_finite(run)
     wanted = set(metrics) if metrics else None
     tests, pairing, notes = [], [], []
     base = runs[0]
     slices = [s for s in base.slices if all(s in r.slices for r in runs)]
     for run in runs[1:]:
         found, more = system_pairs(base, run, pairs)
+        check_metrics(base, run, wanted)
         notes += more
         frames = []
         for pair in found:
@@ -465,9 +469,12 @@ def compare_runs(
                 slices=slices,
                 errors=errors,
             )
-            paired = (
-                made.paired if wanted is None else made.paired[made.paired["metric"].isin(wanted)]
-            )
+            if wanted is not None:
+                made = Pairing(
+                    made.paired[made.paired["metric"].isin(wanted)].reset_index(drop=True),
+                    made.counts[made.counts["metric"].isin(wanted)].reset_index(drop=True),
+                )
+            paired = made.paired
             head = {
                 "baseline": base.label,
                 "candidate": run.label,
@@ -488,12 +495,98 @@ def compare_runs(
                 ).assign(**head)
             )
             pairing.append(made.counts.assign(**head))
+        if not sum(int(f["n"].sum()) for f in frames):
+            raise OutcomeError(nothing_compared(base, run, found, wanted))
         tests.append(_adjust(pd.concat(frames, ignore_index=True)))
     front = ["baseline", "candidate", "system_a", "system_b"]
     table = pd.concat(tests, ignore_index=True)
     table = table[[*front, *TEST_COLUMNS, "p_holm", "p_bh", "improvement"]]
     counts = pd.concat(pairing, ignore_index=True)
     return Comparison(table, counts[[*front, *counts.columns.drop(front)]], notes)
+
+
+def check_finite(run: RunOutcomes) -> None:
+    """Refuse ±inf outcomes (NaN is "no value": unscored, counted apart).
+
+    Raises:
+        OutcomeError: naming the run, the first such item and its metric.
+    """
+    values = run.outcomes["value"].to_numpy(float)
+    bad = np.flatnonzero(np.isinf(values))
+    if bad.size:
+        row = run.outcomes.iloc[bad[0]]
+        raise OutcomeError(
+            f"{run.label}: item {row['item_id']!r} {row['metric']} = {row['value']}: not a "
+            "finite number (a mean over it has no meaning)"
+        )
+
+
+def check_metrics(a: RunOutcomes, b: RunOutcomes, wanted: set[str] | None) -> None:
+    """Every metric asked for exists in one of the two runs (a typo compares nothing).
+
+    Raises:
+        OutcomeError: naming the first metric neither run has.
+    """
+    have = list(dict.fromkeys([*a.outcomes["metric"], *b.outcomes["metric"]]))
+    missing = sorted((wanted or set()) - set(have))
+    if missing:
+        raise OutcomeError(
+            f"metric {missing[0]!r}: not in {a.label} or {b.label} (they have: {', '.join(have)})"
+        )
+
+
+def nothing_compared(
+    a: RunOutcomes, b: RunOutcomes, pairs: Sequence[SystemPair], wanted: set[str] | None
+) -> str:
+    """Why a candidate paired no item at all: no shared item id, or none valued on both sides."""
+
+    def ids(run: RunOutcomes, systems: set[str]) -> set[str]:
+        frame = run.outcomes[run.outcomes["system"].isin(systems)]
+        if wanted is not None:
+            frame = frame[frame["metric"].isin(wanted)]
+        return set(frame["item_id"])
+
+    ids_a = ids(a, {p.baseline for p in pairs})
+    ids_b = ids(b, {p.candidate for p in pairs})
+    head = f"{b.label} vs {a.label}: nothing compared: "
+    if ids_a & ids_b:
+        return head + (
+            f"{len(ids_a & ids_b)} items in both runs, none with a value in both (unscored on "
+            "one side)"
+        )
+    return head + (
+        f"the runs share no item id ({a.label}: {_some(ids_a)}; {b.label}: {_some(ids_b)})"
+    )
+
+
+def _some(ids: set[str]) -> str:
+    return f"{len(ids)} items, e.g. {min(ids)!r}" if ids else "no items"
+
+
+def gate_blockers(comparison: Comparison) -> list[str]:
+    """Why the regression gate cannot pass, one line each: a metric of a system pair that
+    paired no item, or a test whose numbers are not finite (e.g. a mean that overflowed).
+    The gate never says "no regression" over either."""
+    lines = []
+    for row in comparison.pairing[comparison.pairing["paired"] == 0].itertuples():
+        lines.append(
+            f"{_pair_name(row)}: the gate compared nothing: 0 paired items (only in A "
+            f"{row.only_a}, only in B {row.only_b}, unscored {row.unscored}); it cannot pass "
+            "(restrict with --metric/--pair or fix the runs)"
+        )
+    tests = comparison.tests
+    numbers = tests[["mean_a", "mean_b", "difference"]].to_numpy(float)
+    for row in tests[~np.isfinite(numbers).all(axis=1)].itertuples():
+        lines.append(
+            f"{_pair_name(row)}: the compared numbers are not finite (mean A {row.mean_a:.3f}, "
+            f"mean B {row.mean_b:.3f}, change {row.difference:+.3f}); the gate cannot pass"
+        )
+    return lines
+
+
+def _pair_name(row: Any) -> str:
+    system = row.system_a if row.system_a == row.system_b else f"{row.system_a}->{row.system_b}"
+    return f"{row.candidate} vs {row.baseline}, {system} {row.metric}"
 
 
 def _adjust(tests: pd.DataFrame) -> pd.DataFrame:

@@ -12,7 +12,9 @@ _metric.py``, ``value_to_float``; stored copy at commit 03ed3dda081388b7e4e68e98
   0.5, ``"I"`` and ``"N"`` 0, ``yes``/``true`` 1, ``no``/``false`` 0, numeric strings and
   numbers as themselves. Where inspect maps an unconvertible value to 0 with a warning,
   evalbench counts it *unscored* (no value): an unreadable score is not a wrong answer. A NaN
-  value (``Score.unscored``) is unscored in both.
+  value (``Score.unscored``) is unscored in both. An infinite value (a number, or a string
+  such as ``"-Infinity"``, which inspect maps to ±inf) is refused, naming the log, sample,
+  epoch and scorer: a mean over it has no meaning.
 - a dictionary value gives one metric per key (``<scorer>/<key>``); a list value has no
   per-item number and is left out (noted).
 - several epochs: the reduced score inspect wrote (``log.reductions``, the task's reducer,
@@ -33,7 +35,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .outcomes import BINARY, SCORE, OutcomeError, RunOutcomes, check_unique, outcome_frame
+from .outcomes import (
+    BINARY,
+    SCORE,
+    OutcomeError,
+    RunOutcomes,
+    check_unique,
+    outcome_frame,
+    shown,
+)
 
 EXTRA = "pip install 'evalbench[importers]'  (inspect_ai>=0.3.280)"
 CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
@@ -57,7 +67,7 @@ def _read_log(path: Path) -> Any:
 
 def to_float(value: Any) -> float:
     """One scalar score value as a float, as inspect's ``value_to_float`` maps it, except
-    that an unconvertible value is NaN (unscored) instead of 0."""
+    that an unconvertible value is NaN (unscored) instead of 0 (±inf stays ±inf)."""
     if isinstance(value, bool):
         return float(value)
     if value == CORRECT:
@@ -75,20 +85,29 @@ def to_float(value: Any) -> float:
         if text in ("no", "false"):
             return 0.0
         try:
-            number = float(text)
+            return float(text)  # "inf" too, as inspect maps it: the reader refuses it
         except ValueError:
             return math.nan
-        return number if math.isfinite(number) else math.nan
     return math.nan
 
 
-def score_values(scorer: str, value: Any) -> dict[str, float] | None:
-    """``metric -> float`` for one score value (``None`` for a list value)."""
-    if isinstance(value, dict):
-        return {f"{scorer}/{key}": to_float(v) for key, v in value.items()}
+def score_values(scorer: str, value: Any, where: str = "") -> dict[str, float] | None:
+    """``metric -> float`` for one score value (``None`` for a list value).
+
+    Raises:
+        OutcomeError: an infinite value (``where`` names the log and sample).
+    """
     if isinstance(value, list | tuple):
         return None
-    return {scorer: to_float(value)}
+    pieces = value.items() if isinstance(value, dict) else [(None, value)]
+    out = {}
+    for key, raw in pieces:
+        metric = scorer if key is None else f"{scorer}/{key}"
+        number = to_float(raw)
+        if math.isinf(number):
+            raise OutcomeError(f"{where}{metric}: {shown(raw)} is not a finite number")
+        out[metric] = number
+    return out
 
 
 def read_inspect_log(path: Path | str, *, slices: Sequence[str] = ()) -> RunOutcomes:
@@ -110,8 +129,8 @@ def read_inspect_log(path: Path | str, *, slices: Sequence[str] = ()) -> RunOutc
             f"{path}: the log has no samples (was it written with "
             "log_samples=False, or did the eval fail before any sample?)"
         )
-    values, states, meta, notes = _per_sample(samples, tuple(slices))
-    reduced = _reductions(log)
+    values, states, meta, notes = _per_sample(path, samples, tuple(slices))
+    reduced = _reductions(path, log)
     model = str(log.eval.model)
     rows = []
     for (sample_id, metric), epochs in values.items():  # samples, then the task's scorers
@@ -164,7 +183,7 @@ Values = dict[tuple[str, str], list[float]]
 
 
 def _per_sample(
-    samples: list[Any], slices: tuple[str, ...]
+    path: Path, samples: list[Any], slices: tuple[str, ...]
 ) -> tuple[Values, dict[str, str], dict[str, dict[str, str]], list[str]]:
     values: Values = defaultdict(list)
     states: dict[str, str] = {}
@@ -178,8 +197,9 @@ def _per_sample(
             states.setdefault(sid, "ok")
         metadata = sample.metadata or {}
         meta[sid] = {name: str(metadata.get(name, "(none)")) for name in slices}
+        where = f"{path}: sample {sid!r} epoch {sample.epoch}: "
         for scorer, score in (sample.scores or {}).items():
-            mapped = score_values(scorer, score.value)
+            mapped = score_values(scorer, score.value, where)
             if mapped is None:
                 notes.append(f"scorer {scorer}: list values have no per-item number (left out)")
                 continue
@@ -204,7 +224,7 @@ def _mean(epochs: list[float]) -> float:
     return float(np.mean(finite)) if finite else math.nan
 
 
-def _reductions(log: Any) -> dict[tuple[str, str], float]:
+def _reductions(path: Path, log: Any) -> dict[tuple[str, str], float]:
     """Reduced values of a multi-epoch log (empty for one epoch: nothing to reduce)."""
     epochs = getattr(log.eval.config, "epochs", None) or 1
     if epochs <= 1 or not log.reductions:
@@ -212,7 +232,8 @@ def _reductions(log: Any) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     for reduction in log.reductions:
         for sample in reduction.samples:
-            mapped = score_values(reduction.scorer, sample.value) or {}
+            where = f"{path}: reductions: sample {str(sample.sample_id)!r}: "
+            mapped = score_values(reduction.scorer, sample.value, where) or {}
             for metric, value in mapped.items():
                 out[(str(sample.sample_id), metric)] = value
     return out

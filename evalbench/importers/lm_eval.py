@@ -14,9 +14,11 @@ per-sample metric keys) and one top-level key per metric.
   ``config.model``, else the folder name); the benchmark is ``lm_eval:<tasks>``.
 - A metric is its name, or ``<metric>,<filter>`` for a filter other than ``none`` (the
   results file's own key form).
-- A metric whose per-sample value is not a number (BLEU, chrF, TER, perplexities: lm-eval
-  stores the pieces — ``[reference, prediction]`` or ``[loglikelihood, words]`` — and
-  aggregates over the corpus) has no per-item outcome and is left out, with a note.
+- A metric whose per-sample value is a list (BLEU, chrF, TER, perplexities: lm-eval stores
+  the pieces — ``[reference, prediction]`` or ``[loglikelihood, words]`` — and aggregates
+  over the corpus) has no per-item outcome and is left out, with a note. Any other value
+  that is not a finite number (NaN, ±Infinity, a string, null) is refused, naming file:line
+  and metric: lm-eval has no "unscored" value, and a mean over it would be NaN or fail.
 - Direction from ``higher_is_better`` of the results file (default: higher is better).
 """
 
@@ -31,7 +33,15 @@ import pandas as pd
 
 from evalbench.records import iter_jsonl
 
-from .outcomes import BINARY, SCORE, OutcomeError, RunOutcomes, check_unique, outcome_frame
+from .outcomes import (
+    BINARY,
+    SCORE,
+    OutcomeError,
+    RunOutcomes,
+    check_unique,
+    outcome_frame,
+    shown,
+)
 
 
 def date_id(path: Path) -> str:
@@ -158,7 +168,7 @@ def _sample_rows(
         name = metric if flt == "none" else f"{metric},{flt}"
         if metric not in line:
             raise OutcomeError(f"{where[0]}:{where[1]}: {metric}: listed in metrics, missing")
-        value = _number(line[metric])
+        value = _number(line[metric], where, metric)
         if value is None:
             skipped.add(name)
             continue
@@ -169,19 +179,28 @@ def _sample_rows(
                 "metric": name,
                 "higher_is_better": bool(higher.get(metric, True)),
                 "value": value,
-                "state": "unscored" if math.isnan(value) else "ok",
+                "state": "ok",
                 "task": task,
             }
         )
     return rows
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    return None
+def _number(value: Any, where: tuple[Path, int], metric: str) -> float | None:
+    """A per-sample value as a number; ``None`` for a corpus metric's pieces (a list).
+
+    Raises:
+        OutcomeError: anything else — NaN, ±Infinity, a string, null (lm-eval has no
+            "unscored" value: its mean would be NaN or fail).
+    """
+    if isinstance(value, list | dict):
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)  # a bool is an int: True is 1
+    raise OutcomeError(
+        f"{where[0]}:{where[1]}: {metric}: {shown(value)} is not a per-item number "
+        "(a finite number, or a corpus metric's list)"
+    )
 
 
 def _with_kinds(frame: pd.DataFrame, slices: tuple[str, ...]) -> pd.DataFrame:

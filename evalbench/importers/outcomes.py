@@ -207,6 +207,42 @@ def _nan(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def shown(value: Any) -> str:
+    """A value as JSON writes it (``Infinity``, ``"yes"``, ``null``), cut to 40 characters."""
+    try:
+        return json.dumps(value)[:40]
+    except (TypeError, ValueError):
+        return repr(value)[:40]
+
+
+def _number(where: tuple[Path, int], row: dict[str, Any], name: str, default: Any = None) -> float:
+    """A numeric field. Without ``default``: missing, null or NaN is NaN (evalbench's "no
+    value"); with one, a missing field is ``default`` and null or NaN is refused.
+
+    Raises:
+        OutcomeError: ±Infinity, a string, a boolean or any other non-number (file:line: field).
+    """
+    value = row.get(name, default)
+    if default is None and _nan(value):
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise OutcomeError(f"{where[0]}:{where[1]}: {name}: {shown(value)} is not a finite number")
+    return float(value)
+
+
+def _flag(where: tuple[Path, int], row: dict[str, Any], name: str, *, null: bool) -> bool | None:
+    """A verdict field: true or false (or null when ``null``); ``"no"`` is not a verdict.
+
+    Raises:
+        OutcomeError: anything else (file:line: field).
+    """
+    value = _field(where, row, name)
+    if isinstance(value, bool) or (null and value is None):
+        return value
+    allowed = "true, false or null" if null else "true or false"
+    raise OutcomeError(f"{where[0]}:{where[1]}: {name}: expected {allowed}, got {shown(value)}")
+
+
 def _gaia(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
     """GAIA (``records/gaia.jsonl``): first attempt of each item, the official verdict;
     a failed call or a missing answer counts wrong (as the study's accuracy counts it)."""
@@ -215,7 +251,7 @@ def _gaia(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
         where = (path, number)
         if _field(where, row, "attempt") != 0:
             continue
-        correct = _field(where, row, "correct")
+        correct = _flag(where, row, "correct", null=True)
         state = "ok"
         if not _nan(row.get("error")):
             state = "error"
@@ -230,7 +266,7 @@ def _gaia(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
                 "metric": "accuracy",
                 "kind": BINARY,
                 "higher_is_better": True,
-                "value": np.nan if correct is None else float(bool(correct)),
+                "value": np.nan if correct is None else float(correct),
                 "state": state,
                 "level": f"L{_field(where, row, 'level')}",
             }
@@ -256,7 +292,7 @@ def _bfcl(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
                 "metric": "accuracy",
                 "kind": BINARY,
                 "higher_is_better": True,
-                "value": float(bool(_field(where, row, "valid"))),
+                "value": float(bool(_flag(where, row, "valid", null=False))),
                 "state": "error" if failed else "ok",
                 "category": _field(where, row, "test_category"),
             }
@@ -279,7 +315,7 @@ def _judge_golden(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
         base = {"item_id": _field(where, row, "item"), "system": _field(where, row, "judge")}
         scored = row.get("status") == "scored"
         state = "ok" if scored else ("error" if not _nan(row.get("error")) else "unscored")
-        for metric, kind, value in _golden_values(row, headline, tolerance, scored):
+        for metric, kind, value in _golden_values(where, row, headline, tolerance, scored):
             higher = kind == BINARY
             rows.append(
                 {
@@ -295,7 +331,7 @@ def _judge_golden(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def _golden_values(
-    row: dict[str, Any], headline: str, tolerance: float, scored: bool
+    where: tuple[Path, int], row: dict[str, Any], headline: str, tolerance: float, scored: bool
 ) -> list[tuple[str, str, float]]:
     dims = sorted(
         k.removeprefix("human_")
@@ -308,8 +344,8 @@ def _golden_values(
     pairs |= {d: (f"score_{d}", f"human_{d}") for d in dims}
     errors = {}
     for name, (judge, human) in pairs.items():
-        ok = scored and not _nan(row.get(judge)) and not _nan(row.get(human))
-        errors[name] = abs(float(row[judge]) - float(row[human])) if ok else np.nan
+        difference = _number(where, row, judge) - _number(where, row, human)
+        errors[name] = abs(difference) if scored else np.nan
     out = []
     if headline in errors:
         err = errors[headline]
@@ -332,7 +368,7 @@ def _battles(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
         winner = _field(where, row, "winner")
         if winner not in _POINTS:
             raise OutcomeError(f"{path}:{number}: winner: expected a, b or tie, got {winner!r}")
-        weight = float(row.get("weight", 1.0))
+        weight = _number(where, row, "weight", default=1.0)
         question = str(_field(where, row, "question_id"))
         dataset = str(row.get("dataset", ""))
         for side, got in zip(("model_a", "model_b"), _POINTS[winner], strict=True):
@@ -364,7 +400,8 @@ def _hle(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
     for path, number, row in _rows(run_dir, "hle"):
         where = (path, number)
         status = _field(where, row, "status")
-        right = status == "scored" and row.get("correct") is True
+        correct = _flag(where, row, "correct", null=True) if "correct" in row else None
+        right = status == "scored" and correct is True
         state = {"scored": "ok", "unscored": "unscored"}.get(status, "no_answer")
         if row.get("state") == "error":
             state = "error"
@@ -392,8 +429,8 @@ def _datagen(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
         where = (path, number)
         if _field(where, row, "replicate") != 0:
             continue
-        value = row.get("weighted_score")
-        scored = row.get("status") == "scored" and value is not None and not _nan(value)
+        value = _number(where, row, "weighted_score")
+        scored = row.get("status") == "scored" and not math.isnan(value)
         rows.append(
             {
                 "item_id": _field(where, row, "problem_id"),
@@ -401,7 +438,7 @@ def _datagen(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
                 "metric": "judge quality (1-5)",
                 "kind": SCORE,
                 "higher_is_better": True,
-                "value": float(value) if scored and value is not None else np.nan,
+                "value": value if scored else np.nan,
                 "state": "ok" if scored else "unscored",
             }
         )

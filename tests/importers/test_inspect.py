@@ -3,6 +3,7 @@ writer), read into outcomes, compared, and used for an agreement analysis betwee
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -164,3 +165,41 @@ def test_a_file_that_is_not_a_log_is_one_line(inspect_ai, tmp_path):
     path.write_bytes(b"not a zip at all")
     with pytest.raises(OutcomeError, match=r"broken\.eval: not a readable inspect_ai log"):
         read_outcomes(path)
+
+
+def _hand_log(path: Path, values: dict) -> Path:
+    """A one-scorer log written by inspect's own writer (``write_eval_log``)."""
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalSample,
+        EvalSpec,
+        EvalStats,
+        write_eval_log,
+    )
+    from inspect_ai.scorer import Score
+
+    samples = [EvalSample(id=sid, epoch=1, input="?", target="x", scores={"grade": Score(value=v)})
+               for sid, v in values.items()]  # fmt: skip
+    log = EvalLog(
+        status="success",
+        eval=EvalSpec(created="2026-01-01T00:00:00+00:00", task="hand", model="openai/gpt-x",
+                      dataset=EvalDataset(name="hand", samples=len(values),
+                                          sample_ids=list(values)),
+                      config=EvalConfig(epochs=1)),
+        stats=EvalStats(started_at="2026-01-01T00:00:00+00:00"),
+        samples=samples,
+    )  # fmt: skip
+    write_eval_log(log, str(path))
+    return path
+
+
+@pytest.mark.parametrize("bad", [float("inf"), "-Infinity"])
+def test_an_infinite_score_names_the_log_sample_and_scorer(inspect_ai, tmp_path, bad):
+    """inspect's value_to_float turns both into ±inf; a mean with it is meaningless."""
+    for suffix in (".eval", ".json"):
+        path = _hand_log(tmp_path / f"inf{suffix}", {"s1": 1.0, "s2": bad})
+        pattern = rf"inf{re.escape(suffix)}: sample 's2' epoch 1: grade: .* is not a finite number"
+        with pytest.raises(OutcomeError, match=pattern):
+            read_outcomes(path)

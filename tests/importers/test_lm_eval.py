@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,21 @@ def test_bad_lines_and_missing_samples_are_one_line_each(tmp_path):
     samples.unlink()
     with pytest.raises(OutcomeError, match="--log_samples"):
         read_outcomes(folder / "results_2026-01-01T00-00-00.1.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("Infinity", "Infinity"), ("-Infinity", "-Infinity"), ("NaN", "NaN"),
+     ('"yes"', '"yes"'), ("null", "null"), ('"0.5"', '"0.5"')],
+)  # fmt: skip
+def test_a_malformed_per_sample_value_names_file_line_and_metric(tmp_path, text, shown):
+    """Not a number and not a corpus metric's pieces (a list): bad input, never a silent
+    drop blamed on a corpus-level metric, never a number (lm-eval has no unscored value)."""
+    folder = write_run(tmp_path / "m", "m", [1.0, 0.0])
+    samples = next(folder.glob("samples_*.jsonl"))
+    lines = samples.read_text().splitlines()
+    lines[2] = lines[2].replace('"exact_match": 0.0', f'"exact_match": {text}')
+    samples.write_text("\n".join(lines) + "\n")
+    pattern = rf"samples_toy_.*\.jsonl:3: exact_match: {re.escape(shown)} is not a per-item number"
+    with pytest.raises(OutcomeError, match=pattern):
+        read_outcomes(folder)

@@ -134,3 +134,41 @@ def test_a_bad_line_names_the_file_line_and_field(tmp_path):
         manifest = json.loads((folder / "manifest.json").read_text())
         (folder / "manifest.json").write_text(json.dumps(manifest | {"kind": "judge_agreement"}))
         read_outcomes(folder)
+
+
+def _append(folder: Path, name: str, line: str) -> None:
+    with open(folder / "records" / f"{name}.jsonl", "a") as fh:
+        fh.write(line + "\n")
+
+
+def test_non_finite_and_non_numeric_values_name_file_line_and_field(tmp_path):
+    """A number that is not finite (or not a number) in a record is bad input; NaN and null
+    stay what evalbench writes for "no value" (unscored)."""
+    ok = golden_row("j", "i1", 8.0, 8.7, 8.0, 9.0)
+    folder = run_folder(tmp_path / "g", "judge_golden", "golden_judgments", [ok],
+                        GoldenJudgmentRecord, {"tolerance": 1})  # fmt: skip
+    _append(folder, "golden_judgments", json.dumps(ok | {"item": "i2"}).replace("8.7", "Infinity"))
+    with pytest.raises(OutcomeError, match=r"golden_judgments\.jsonl:2: human_weighted: "
+                                           r"Infinity is not a finite number"):  # fmt: skip
+        read_outcomes(folder)
+    row = {"judge": "j", "problem_id": "p1", "case_id": "p1@ab", "replicate": 0,
+           "rubric": "aime_quality", "status": "scored", "weighted_score": "4.5"}  # fmt: skip
+    folder = run_folder(tmp_path / "d", "datagen", "quality", [], QualityRecord)
+    _append(folder, "quality", json.dumps(row))
+    with pytest.raises(OutcomeError, match=r"quality\.jsonl:1: weighted_score: \"4\.5\" is not"):
+        read_outcomes(folder)
+    battle = {"dataset": "d", "model_a": "x", "model_b": "y", "winner": "a", "question_id": "q"}
+    folder = run_folder(tmp_path / "a", "arena", "battles", [battle], ArenaBattle)
+    _append(folder, "battles", json.dumps(battle | {"weight": "heavy"}))
+    with pytest.raises(OutcomeError, match=r"battles\.jsonl:2: weight: \"heavy\" is not"):
+        read_outcomes(folder)
+
+
+def test_a_verdict_that_is_not_true_false_or_null_is_refused(tmp_path):
+    """``"correct": "no"`` was read as right (``bool("no")``): a string is not a verdict."""
+    folder = run_folder(tmp_path, "bfcl", "bfcl", [bfcl_row("s", "a", "multiple", True)],
+                        VerdictRecord)  # fmt: skip
+    _append(folder, "bfcl", json.dumps(bfcl_row("s", "b", "multiple", "false")))
+    with pytest.raises(OutcomeError, match=r"bfcl\.jsonl:2: valid: expected true or false, "
+                                           r"got \"false\""):  # fmt: skip
+        read_outcomes(folder)
