@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.history import gate_blockers
 
 from . import metrics
 
@@ -285,6 +286,15 @@ def regressions_sentence(result: CompareResult) -> str:
         alpha=params.alpha,
         drop=params.min_drop,
     )
+    blockers = gate_blockers(result.comparison)
+    if blockers:
+        lines = "".join(f"<li>{display.escape(line)}</li>" for line in blockers)
+        return (
+            "<p>"
+            + rule
+            + "<b>The gate cannot decide</b>: <code>evalbench compare --fail-on-regression"
+            f"</code> would exit 2:</p><ul>{lines}</ul>"
+        )
     if not len(result.regressions):
         return (
             "<p>"

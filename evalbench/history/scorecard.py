@@ -22,7 +22,7 @@ import pandas as pd
 from evalbench.importers import OutcomeError, read_outcomes
 from evalbench.importers.outcomes import simulated_names
 
-from .paired import compare_runs, regression_line, regressions
+from .paired import compare_runs, gate_blockers, regression_line, regressions
 from .runs import latest_published, pinned_baseline, study_runs, summarize_outcomes
 
 SKIPPED_KINDS = frozenset({"compare"})
@@ -181,7 +181,10 @@ def regression_status(study: str, outputs: Path | None = None) -> dict[str, Any]
         return status
     try:
         runs = [read_outcomes(baseline), read_outcomes(latest)]
-        tests = compare_runs(runs, rounds=200).tests
+        found = compare_runs(runs, rounds=200)
     except OutcomeError as exc:
         return status | {"problem": str(exc)}
-    return status | {"regressions": [regression_line(r) for r in regressions(tests).itertuples()]}
+    if blockers := gate_blockers(found):
+        return status | {"problem": "; ".join(blockers)}
+    lines = [regression_line(r) for r in regressions(found.tests).itertuples()]
+    return status | {"regressions": lines}

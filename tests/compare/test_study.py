@@ -63,3 +63,20 @@ def test_a_missing_run_is_one_line_naming_the_field(tmp_path, gaia_run):
     live = open_run(params)
     with pytest.raises(OutcomeError, match=r"^runs\.1\.path: g/nothere: not a run folder"):
         run(live)
+
+
+def test_the_report_says_the_gate_would_exit_2_when_a_metric_paired_nothing(gaia_run, tmp_path):
+    from evalbench.history import pin_baseline, regression_status
+
+    right = {f"t{i}": True for i in range(N)}
+    base = gaia_run("g", "a", {"s": right, "x": right}, started_at="2026-01-01T00:00:00+00:00")
+    gaia_run("g", "b", {"s": right, "x": {k: None for k in right}},
+             started_at="2026-02-01T00:00:00+00:00")  # fmt: skip
+    live = open_run(_params(tmp_path, [{"path": str(base)}, {"path": "g/b"}]))
+    result = run(live)
+    sentence = report.regressions_sentence(result)
+    assert "would exit 2" in sentence and "x accuracy: the gate compared nothing" in sentence
+    assert "No regression" not in sentence
+    pin_baseline(base)
+    status = regression_status("g")  # the index's mark: a problem, not a clean pass
+    assert status is not None and "the gate compared nothing" in str(status["problem"])
