@@ -14,7 +14,11 @@ does for such a system, so every study works in batch mode unchanged:
    submitting), so a rerun after Ctrl-C, ``kill -9`` or a reboot keeps polling the same
    batches and never pays twice; a crash between submitting and saving is covered too:
    each batch carries ``metadata.evalbench_chunk`` = its local id, and a rerun adopts
-   the batch that has it;
+   the batch that has it. A create is never retried blindly (a create answered after
+   ``timeout_s``, or whose answer was lost, may have made a batch that bills): after a
+   failed create the batch is looked up by that tag, for :data:`CREATE_SETTLE_S` while
+   the provider may still be making it, and its requests go out again (a new tag, the
+   next round) only when it is not there;
 4. polling backs off from ``batch_poll_s`` (×1.5 per poll, to 2 min) and shows the
    provider's status and request counts on a progress bar; ``evalbench run --no-wait``
    (:data:`NO_WAIT_ENV`) submits, polls once and stops with :class:`BatchPending`;
@@ -63,6 +67,8 @@ MAX_BYTES = 190 * 2**20
 MAX_ROUNDS = 3
 """Submissions of one request per run before its last error becomes its record."""
 MAX_POLL_S = 120.0
+CREATE_SETTLE_S = 60.0
+"""Seconds a batch whose create failed is looked for before it is taken as never made."""
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 NO_WAIT_ENV = "EVALBENCH_BATCH_NO_WAIT"
 """Set (to 1) by ``evalbench run --no-wait``: submit, poll once, stop."""
@@ -106,6 +112,8 @@ class Saved(NamedTuple):
     its ``metadata.evalbench_chunk`` on the next run)."""
     keys: list[str]
     since: float
+    failed_at: float | None = None
+    """When its create last failed (no id came back): it is looked up by its tag."""
 
 
 class BatchLog:
@@ -121,6 +129,7 @@ class BatchLog:
         """This system's batches, oldest first."""
         begun: dict[str, float] = {}
         ids: dict[str, str] = {}
+        failed: dict[str, float] = {}
         for event in self._events():
             if event.get("system") != self.system:
                 continue
@@ -128,7 +137,9 @@ class BatchLog:
                 begun[event["local"]] = float(event["at"])
             elif event["event"] == "submitted":
                 ids[event["local"]] = event["batch_id"]
-        return [Saved(local, ids.get(local), self._keys(local), since)
+            elif event["event"] == "create_failed":
+                failed[event["local"]] = float(event["at"])
+        return [Saved(local, ids.get(local), self._keys(local), since, failed.get(local))
                 for local, since in begun.items()]  # fmt: skip
 
     def _events(self) -> Iterator[dict[str, Any]]:
@@ -158,6 +169,10 @@ class BatchLog:
         """Save the provider's id of a batch, at once."""
         self._append(event="submitted", local=local, batch_id=batch_id, input_file=input_file_id)
 
+    def create_failed(self, local: str, reason: str) -> None:
+        """Note a create that failed: the provider may have made the batch all the same."""
+        self._append(event="create_failed", local=local, reason=reason)
+
     def ended(self, local: str, batch: Any, counts: dict[str, int]) -> None:
         """Note how a batch ended and what it gave (for people reading the folder)."""
         self._append(event="ended", local=local, batch_id=batch.id, status=batch.status,
@@ -178,6 +193,24 @@ def _write_synced(path: Path, text: str, *, append: bool) -> None:
 class _Failure(NamedTuple):
     reason: str
     transient: bool
+
+
+_NOT_YET = object()
+"""A batch whose create just failed and that the provider does not list (yet)."""
+
+
+def _create_failure(exc: Exception) -> str | None:
+    """Why a create failed when the provider may have made the batch (no answer, a
+    timeout, 408/409/425/429 or 5xx); ``None`` for a refusal (4xx) that made nothing."""
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        kind = "timeout" if "Timeout" in type(exc).__name__ else "connection_error"
+        return f"{kind}: {exc}"
+    if status in RETRYABLE_STATUS or status >= 500:
+        body = getattr(exc, "body", None)
+        detail = body.get("message") if isinstance(body, dict) else None
+        return f"http_{status}: {detail or exc}"[:300]
+    return None
 
 
 async def run_batch(
@@ -288,17 +321,33 @@ class _Session:
             await self._submit(chunk)
 
     async def _submit(self, lines: list[tuple[str, bytes]]) -> None:
+        import openai
+
         keys = [key for key, _ in lines]
         local = self.log.begin(keys)
         data = b"".join(line for _, line in lines)
         upload = await self.api.files.create(file=(f"{local}.jsonl", data), purpose="batch")
-        batch = await self.api.batches.create(
-            input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
-            metadata={"evalbench_chunk": local, "evalbench_system": self.spec.name[:512]},
-        )  # fmt: skip
-        self.log.submitted(local, batch.id, upload.id)
-        for key in keys:
+        for key in keys:  # an attempt, made or not, counts towards MAX_ROUNDS
             self.rounds[key] = self.rounds.get(key, 0) + 1
+        try:  # once: a retry could make a second batch (see the module docstring)
+            batch = await self.api.with_options(max_retries=0).batches.create(
+                input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
+                metadata={"evalbench_chunk": local, "evalbench_system": self.spec.name[:512]},
+            )  # fmt: skip
+        except (openai.APIConnectionError, openai.APIStatusError) as exc:
+            reason = _create_failure(exc)
+            if reason is None:
+                raise
+            self._create_failed(local, keys, reason)
+            return
+        self.log.submitted(local, batch.id, upload.id)
+
+    def _create_failed(self, local: str, keys: list[str], reason: str) -> None:
+        self.log.create_failed(local, reason)
+        for key in keys:
+            self.last_error[key] = _Failure(f"batch_create_failed: {reason}", True)
+        _warn(f"system {self.spec.name!r}: creating batch {local} failed ({reason}); "
+              "looking it up by its tag before submitting again")  # fmt: skip
 
     # -------------------------------------------------------------------- polling
 
@@ -311,6 +360,9 @@ class _Session:
             progress = 0
             for local, saved in list(active.items()):
                 batch = await self._retrieve(saved)
+                if batch is _NOT_YET:  # its create failed moments ago: look again
+                    statuses["unconfirmed"] = statuses.get("unconfirmed", 0) + 1
+                    continue
                 if batch is None:  # never submitted: its keys go out again
                     self.exhausted.update((local, k) for k in saved.keys)
                     del active[local]
@@ -345,13 +397,17 @@ class _Session:
             return None
 
     async def _adopt(self, saved: Saved) -> Any:
-        """The batch a crashed run submitted but did not save (found by its metadata)."""
+        """The batch a crashed run or a failed create submitted but did not save (found by
+        its metadata); ``None`` when there is none, :data:`_NOT_YET` while a failed create
+        may still be being made."""
         async for batch in self.api.batches.list(limit=100):
             if (batch.metadata or {}).get("evalbench_chunk") == saved.local:
                 self.log.submitted(saved.local, batch.id, batch.input_file_id)
                 return batch
             if batch.created_at < saved.since - 600:  # newest first: older ones cannot be it
                 break
+        if saved.failed_at is not None and time.time() - saved.failed_at < CREATE_SETTLE_S:
+            return _NOT_YET
         return None
 
     def _show(self, statuses: dict[str, int], progress: int) -> None:

@@ -5,15 +5,19 @@ failed / expired / cancelled batches resubmitting only what is missing, per-line
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections import deque
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 import pytest
-from loopback import BatchPlan, Reply
+from loopback import BatchPlan, LoopbackServer, Reply, _read_request, _write
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_system
 
 from evalbench import gaia
@@ -287,3 +291,122 @@ def test_a_batch_the_provider_no_longer_has_is_submitted_again(tmp_path, loopbac
     monkeypatch.setenv(batch_mode.NO_WAIT_ENV, "")
     run = _run(path)
     assert loopback.batch_creates == 2 and len(_records(run)) == 6
+
+
+# ------------------------------------------------------------- creates that go wrong
+
+
+class Create(NamedTuple):
+    """How the server treats one batch create."""
+
+    delay_s: float = 0.0
+    """Seconds before the answer."""
+    made: str = "now"
+    """When the batch is made: ``now`` (on arrival), ``late`` (when answering), ``never``."""
+    status: int = 200
+    """The answer's HTTP status (503: no batch made as far as the client can tell)."""
+
+
+class SlowCreates(LoopbackServer):
+    """The loopback server's Batch API (no chat), but each ``POST /v1/batches`` follows the
+    next :class:`Create` of :attr:`creates` (then answers at once), and every batch call is
+    noted in :attr:`calls` (``create`` / ``list``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.creates: deque[Create] = deque()
+        self.calls: list[str] = []
+
+    async def _handle(self, reader, writer):
+        try:
+            while (request := await _read_request(reader)) is not None:
+                method, target, headers, body = request
+                if method == "POST" and urlsplit(target).path == "/v1/batches":
+                    status, answer = await self._slow_create(body)
+                else:
+                    with self._lock:
+                        self.calls += ["list"] if urlsplit(target).path == "/v1/batches" else []
+                        status, answer = self._batch_api(method, target, headers, body)
+                _write(writer, status, answer, {})
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass  # the client gave up on a slow create: as a provider would, carry on
+        finally:
+            writer.close()
+
+    async def _slow_create(self, body: bytes) -> tuple[int, bytes]:
+        plan = self.creates.popleft() if self.creates else Create()
+        self.calls.append("create")
+        made = self._make(body) if plan.made == "now" else None
+        await asyncio.sleep(plan.delay_s)
+        made = self._make(body) if plan.made == "late" else made
+        if plan.status != 200 or made is None:
+            return plan.status, json.dumps({"error": {"message": "try later"}}).encode()
+        return made
+
+    def _make(self, body: bytes) -> tuple[int, bytes]:
+        with self._lock:
+            return self._batch_api("POST", "/v1/batches", {}, body)
+
+
+@pytest.fixture(scope="module")
+def slow_server():
+    server = SlowCreates().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def slow(slow_server, loopback):  # loopback: its reset and key fixtures, shared
+    slow_server.reset()
+    slow_server.creates.clear()
+    slow_server.calls.clear()
+    return slow_server
+
+
+SLOW = {"timeout_s": 0.2, "max_retries": 2}  # the issue's 1 s / 2.5 s, scaled down
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [Create(delay_s=0.6), Create(delay_s=0.6, made="late"), Create(status=500)],
+    ids=["answered after the timeout", "made after the timeout", "500 after accepting"],
+)
+def test_a_create_that_failed_after_the_provider_took_it_is_adopted_not_posted_again(
+    tmp_path, slow, plan
+):
+    """Before: the SDK retried the create (max_retries 2), one new batch per retry, each
+    billed at a real provider. Now the create is never retried blindly: the batch is looked
+    up by its metadata tag (while a just-failed create may still be being made) and adopted."""
+    slow.creates.extend([plan] * 3)
+    run = _run(_study(tmp_path, slow, **SLOW))
+    assert slow.batch_creates == 1 and slow.calls.count("create") == 1
+    assert slow.calls.index("list") > slow.calls.index("create")
+    assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
+    events = [(e["event"], e.get("batch_id")) for e in _events(run)]
+    assert events == [("submitting", None), ("create_failed", None), ("submitted", "batch_1"),
+                      ("ended", "batch_1")]  # fmt: skip
+
+
+def test_a_create_the_provider_never_took_is_posted_again_only_after_a_lookup(
+    tmp_path, slow, monkeypatch
+):
+    monkeypatch.setattr(batch_mode, "CREATE_SETTLE_S", 0.1)
+    slow.creates.append(Create(status=503, made="never"))
+    run = _run(_study(tmp_path, slow, **SLOW))
+    first, second = slow.calls.index("create"), len(slow.calls) - 1
+    assert slow.calls[second] == "create" and "list" in slow.calls[first:second]
+    assert slow.calls.count("create") == 2 and slow.batch_creates == 1
+    assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
+
+
+def test_creates_that_always_fail_stop_after_max_rounds_with_error_records(
+    tmp_path, slow, monkeypatch
+):
+    monkeypatch.setattr(batch_mode, "CREATE_SETTLE_S", 0.0)
+    slow.creates.extend([Create(status=503, made="never")] * 10)
+    run = _run(_study(tmp_path, slow, n=2, **SLOW))
+    assert slow.calls.count("create") == batch_mode.MAX_ROUNDS and slow.batch_creates == 0
+    assert {r["error"] for r in _records(run)} == {
+        "batch_create_failed: http_503: try later (after 3 batches)"
+    }
