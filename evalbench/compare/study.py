@@ -19,7 +19,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evalbench.history import Comparison, compare_runs, headline_series, history_frame, rng_for
-from evalbench.importers import OutcomeError, RunOutcomes
+from evalbench.importers import OutcomeError, RunOutcomes, input_files
 from evalbench.params import StudyParams
 from evalbench.records import Record
 from evalbench.runs import update_manifest
@@ -343,6 +343,29 @@ def counts(result: CompareResult) -> dict[str, int]:
     }
 
 
+def dependencies(params: CompareParams) -> list[Path]:
+    """The files a comparison's numbers depend on beyond code and params (freshness): each
+    compared run's inputs and the manifests of the baseline study's runs (its history).
+
+    Only references that name one place — an absolute path or ``<study>/<run id>`` under
+    outputs (what ``evalbench compare`` writes) — are followed; a study name, a params file
+    or a path relative to the params file is resolved when the study renders.
+    """
+    outputs = get_settings().outputs_dir
+    paths = [Path(r.path) if Path(r.path).is_absolute() else outputs / r.path for r in params.runs]
+    files: list[Path] = []
+    for path, ref in zip(paths, params.runs, strict=True):
+        if not path.exists() or ref.overrides:
+            continue
+        try:
+            files += input_files(path)
+        except OutcomeError:
+            continue  # not a run: the study itself says so when it renders
+    if (paths[0] / "manifest.json").is_file():
+        files += paths[0].parent.glob("*/manifest.json")
+    return sorted(set(files))
+
+
 STUDY = Study(
     kind="compare",
     params=CompareParams,
@@ -351,4 +374,5 @@ STUDY = Study(
     records={"comparison": ComparisonRecord, "pairing": PairingRecord},
     headlines=report.headlines,
     counts=counts,
+    dependencies=dependencies,
 )

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +97,7 @@ def _fail(exc: Exception) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """``evalbench compare``: 0 (compared; with --fail-on-regression: no regression), 1
     (--fail-on-regression: a regression), 2 (bad input or nothing compared: one line on
-    stderr)."""
+    stderr), 3 (the report did not render: one line on stderr)."""
     try:
         if args.pin:
             path = pin_baseline(resolve_run(args.pin))
@@ -147,7 +149,13 @@ def _gate(args: argparse.Namespace, found: Comparison) -> int:
 
 
 def _report(args: argparse.Namespace, runs: list[RunOutcomes], code: int) -> int:
-    print(f"report: {render_report(args, runs)}")
+    """Render (or reuse) the report; one that did not render is exit 3, unless the gate
+    already failed (its 1 stands)."""
+    try:
+        print(f"report: {render_report(args, runs)}")
+    except OutcomeError as exc:
+        print(f"evalbench: {exc}", file=sys.stderr)
+        return code or 3
     return code
 
 
@@ -237,15 +245,40 @@ class _PlainDumper(yaml.SafeDumper):
         return True
 
 
-def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
+BUSY_WAIT_S = 300.0
+"""How long ``compare`` waits for another process rendering the same report."""
+BUSY_POLL_S = 0.5
+
+
+def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> str:
     """Render the comparison as a ``compare`` study report (its params file is kept in
-    ``outputs/compare/requests/``); returns the report's path.
+    ``outputs/compare/requests/``), or reuse the one already rendered when it is up to date
+    (same code, params and compared runs); waits while another process renders it.
+
+    Returns:
+        The report's path (``(up to date: reused)`` after it when reused).
 
     Raises:
         OutcomeError: the report did not render (its status and reason).
     """
-    from evalbench.report import PUBLISHED, build_index, run_study
+    from evalbench.report import PUBLISHED, run_study
 
+    path = _request_file(args, runs)
+    result = run_study(path)
+    deadline = time.monotonic() + BUSY_WAIT_S
+    while result.status == "busy" and time.monotonic() < deadline:
+        time.sleep(BUSY_POLL_S)
+        result = run_study(path)
+    if result.status == "current" and result.run_dir is not None:
+        return f"{result.run_dir / 'report.html'} (up to date: reused)"
+    if result.status not in PUBLISHED or result.run_dir is None:
+        raise OutcomeError(f"the compare report did not render ({result.status}: {result.reason})")
+    return str(result.run_dir / "report.html")
+
+
+def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
+    """The compare params file of this request, named by its content's hash (written
+    atomically: two compares of the same pair at once write the same bytes)."""
     params = {
         "study": "compare",
         "title": f"Comparison: {' vs '.join(r.label for r in runs[1:])} vs {runs[0].label}",
@@ -268,13 +301,12 @@ def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
     text = yaml.dump(params, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = get_settings().outputs_dir / "compare" / "requests" / digest / "compare.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    result = run_study(path)
-    build_index()
-    if result.status not in PUBLISHED or result.run_dir is None:
-        raise OutcomeError(f"the compare report did not render ({result.status}: {result.reason})")
-    return result.run_dir / "report.html"
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -63,6 +63,24 @@ def _looks_like_inspect(path: Path) -> bool:
     return '"eval"' in head and ('"version"' in head or '"status"' in head)
 
 
+def input_files(path: Path) -> list[Path]:
+    """The files :func:`read_outcomes` reads for the run at ``path`` (for freshness checks):
+    a run folder's manifest and record files, a log, or lm-eval's results and samples files.
+
+    Raises:
+        OutcomeError: ``path`` is none of the kinds :func:`detect` knows.
+    """
+    kind = detect(path)
+    if kind == "evalbench":
+        return [path / "manifest.json", *sorted((path / "records").glob("*.jsonl"))]
+    if kind == "inspect_ai":
+        return [path]
+    from .lm_eval import locate
+
+    results, samples = locate(path)
+    return [*([results] if results else []), *samples]
+
+
 def read_outcomes(path: Path | str, **options: Any) -> RunOutcomes:
     """Read a run of any supported kind (see the module docstring) into outcomes.
 
@@ -97,6 +115,7 @@ __all__ = [
     "OutcomeError",
     "RunOutcomes",
     "detect",
+    "input_files",
     "outcome_frame",
     "read_outcomes",
     "read_run_folder",
