@@ -451,7 +451,7 @@ PUBLISHED_AGGREGATES = {
     "multi_turn": "Multi Turn Acc",
     "overall": "Overall Acc",
 }
-"""Aggregate (a column of :func:`overall_table`) -> its ``data_overall`` column."""
+"""Aggregate (a column of :func:`~.metrics.overall_table`) -> its ``data_overall`` column."""
 
 
 def published_row(table: str, model: str) -> dict[str, float]:

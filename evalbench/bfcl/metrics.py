@@ -266,7 +266,8 @@ def summarize(
     """All BFCL tables from a verdict frame (pure).
 
     Args:
-        verdicts: rows of :class:`Verdict` (from :func:`score_results`, several systems).
+        verdicts: rows of :class:`~.scoring.Verdict` (:func:`~.scoring.score_results`; several
+            systems).
         level: confidence level of the Wilson intervals.
         extra_categories: scores of categories not run here (``system, test_category,
             accuracy[, n]``), included in the aggregates only.

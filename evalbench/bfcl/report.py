@@ -1,23 +1,24 @@
-"""BFCL sentences with numbers, captions and the index headlines (pure; escaped HTML).
+"""BFCL sentences with numbers, the tables with their captions, the index headlines.
 
-Every function takes the study's :class:`~.study.BfclResult` and returns text: sentences as
-escaped HTML (:func:`evalbench.display.fill`), captions as plain text (the table helpers
-escape them). The notebook shows them; nothing here computes a number the metrics do not.
+Every function takes the study's :class:`~.records.BfclResult`: sentences come as escaped
+HTML (:func:`evalbench.display.fill`), captions as plain text (the table helpers escape
+them), tables as the DataFrames the notebook shows (from :mod:`~.metrics`, nothing computed
+here that the metrics do not). The figures are :mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
+from .records import BfclResult
 from .schema import CALL_FAILED
-
-if TYPE_CHECKING:
-    from .study import BfclResult
 
 _HEADLINES = 3
 
@@ -124,12 +125,6 @@ def systems_caption(result: BfclResult) -> str:
     )
 
 
-def heatmap_title(result: BfclResult) -> str:
-    """Title of the accuracy heatmap."""
-    level = result.params.confidence_level
-    return f"Accuracy by category (cell: accuracy, [{level:.0%} Wilson interval])"
-
-
 def accuracy_caption(result: BfclResult) -> str:
     """Caption of the categories × systems accuracy table."""
     level = result.params.confidence_level
@@ -187,3 +182,99 @@ def calls_sentence(result: BfclResult) -> str:
         "<p>{n} model calls failed (counted wrong and left out of the result files).</p>",
         n=failed,
     )
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def items_table(result: BfclResult) -> pd.DataFrame:
+    """Items studied per category and its size in BFCL v4 (:func:`~.metrics.items_per_category`)."""
+    return metrics.items_per_category(result.items)
+
+
+SOURCES_CAPTION = (
+    "Systems and where their outputs come from (result sets' model outputs remain subject "
+    "to their provider's terms)"
+)
+"""Caption of ``result.sources``."""
+
+
+def systems_table(result: BfclResult) -> pd.DataFrame:
+    """Per system, all studied categories pooled: coverage, failed calls, both accuracies."""
+    level = result.params.confidence_level
+    scored = metrics.system_accuracy(result.verdicts, result.params.categories, level=level)
+    return display.fold_intervals(scored, ["accuracy"])
+
+
+def accuracy_table(result: BfclResult) -> pd.DataFrame:
+    """Categories × systems, cells ``estimate [low, high]`` (:func:`~.metrics.accuracy_text`)."""
+    return metrics.accuracy_text(result.summary.categories, result.order)
+
+
+def overall_table(result: BfclResult) -> pd.DataFrame:
+    """The leaderboard aggregate per system (:func:`~.metrics.overall_by_system`)."""
+    return metrics.overall_by_system(result.summary.overall, result.order)
+
+
+OVERALL_CAPTION = (
+    "Aggregate accuracy per system (leaderboard formula over all items; fractions); missing = "
+    "categories counted as 0"
+)
+"""Caption of :func:`overall_table` (shown with 4 digits)."""
+
+
+def comparison_table(result: BfclResult) -> pd.DataFrame:
+    """``result.comparison`` with the differences rounded to 5 decimals (no ``-0.0``)."""
+    comparison = result.comparison
+    return comparison.assign(difference=comparison["difference"].round(5) + 0.0)
+
+
+COMPARISON_CAPTION = "Our numbers vs the published score tables (fractions)"
+"""Caption of :func:`comparison_table` (shown with 5 digits)."""
+
+
+def error_table(result: BfclResult) -> pd.DataFrame:
+    """Failed items by official error type (rows) and system (columns), as counts."""
+    errors, _ = metrics.error_shares(result.verdicts, result.order)
+    return errors.rename_axis(columns=None).reset_index()
+
+
+ERROR_CAPTION = "Failed items by official error type (counts, all categories pooled)"
+"""Caption of :func:`error_table`."""
+
+
+def top_errors_table(result: BfclResult) -> pd.DataFrame:
+    """The most frequent error type of each system in each category."""
+    return result.summary.errors.groupby(["system", "test_category"], sort=False).head(1)
+
+
+TOP_ERRORS_CAPTION = (
+    "Most frequent error type per system and category (share = of the category's items)"
+)
+"""Caption of :func:`top_errors_table`."""
+
+
+def param_type_table(result: BfclResult) -> pd.DataFrame:
+    """Parameter accuracy by declared type (:func:`~.metrics.param_accuracy`)."""
+    return metrics.param_accuracy(result.verdicts, by=("type",))
+
+
+PARAM_TYPE_CAPTION = "Parameter accuracy by declared type"
+"""Caption of :func:`param_type_table`."""
+
+
+def wrong_params_table(result: BfclResult) -> pd.DataFrame:
+    """The parameters most often wrong per system (:func:`~.metrics.most_wrong_params`)."""
+    return metrics.most_wrong_params(result.summary.params)
+
+
+WRONG_PARAMS_CAPTION = "Most often wrong parameters per system (expected at least 3 times)"
+"""Caption of :func:`wrong_params_table`."""
+
+TRUTH_NOTICE = (
+    "SIMULATED — these rows compare the simulator's hidden truth with the checker's verdicts."
+)
+"""The banner over ``result.truth`` (shown with :func:`evalbench.display.notice`)."""
+
+TRUTH_CAPTION = "Injected mistake × the checker's verdict (items, simulated systems pooled)"
+"""Caption of ``result.truth``."""

@@ -171,7 +171,7 @@ def fc_result(calls: Iterable[tuple[str, Any]]) -> list[dict[str, str]]:
 class Verdict(NamedTuple):
     """One scored item (a row of the verdict frame).
 
-    :class:`VerdictRecord` is the same row validated at the file boundary; scoring builds
+    :class:`~.records.VerdictRecord` is the same row validated at the file boundary; scoring builds
     plain tuples because validating ~10k rows through pydantic doubles its time.
     """
 
@@ -240,7 +240,7 @@ def score_results(
 
     Args:
         items: the loaded items.
-        results: result lines (:func:`read_results`, :func:`fetch_results`...).
+        results: result lines (:func:`~.data.read_results`, :func:`~.data.fetch_results`...).
         system: the system name recorded in the verdicts.
         style: the decoder (:func:`decode`).
         underscore_to_dot: the official model-config flag (see :func:`check`).

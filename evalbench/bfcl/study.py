@@ -4,8 +4,8 @@
 local folder) and asks *live systems* every item, in prompt mode (the leaderboard's default
 system prompt, Python call syntax) or tools mode (OpenAI ``tools``), through the response
 cache (resumable). Live outputs are also written as official result files for
-``bfcl evaluate``. It writes ``records/bfcl.jsonl`` (one :class:`VerdictRecord` per system
-and item) and returns a :class:`BfclResult` with every table the notebook
+``bfcl evaluate``. It writes ``records/bfcl.jsonl`` (one :class:`~.records.VerdictRecord` per
+system and item) and returns a :class:`~.records.BfclResult` with every table the notebook
 ``bfcl_categories.ipynb`` shows.
 """
 
@@ -13,23 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Annotated, Any, Literal, NamedTuple
 
 import pandas as pd
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    model_validator,
-)
 
-from evalbench import sources
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, sim_rng
-from evalbench.params import StudyParams, data_path
-from evalbench.records import Record, ResponseRecord
+from evalbench.records import ResponseRecord
+from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
@@ -52,173 +41,17 @@ from .metrics import (
     injected_vs_detected,
     summarize,
 )
-from .schema import (
-    CALL_FAILED,
-    CATEGORIES,
-    PUBLIC_SYSTEMS,
-    BfclDataError,
-    Item,
-    ResultLine,
-    resolve_categories,
-)
+from .records import BfclParams, BfclResult, ResultSet, VerdictRecord
+from .schema import CALL_FAILED, CATEGORIES, Item, ResultLine
 from .scoring import Verdict, request_parts, response_result, score_results, verdict_frame
 from .sim import plan_mistake, sim_respond
 
 
-class VerdictRecord(Record):
-    """A verdict as written to a run's ``records/`` folder."""
-
-    system: str
-    """The system (model) that produced the output."""
-    test_category: str
-    """BFCL category, e.g. ``live_multiple``."""
-    id: str
-    """BFCL item id."""
-    valid: bool
-    """The official checker's verdict."""
-    error_type: str | None
-    """Official error type of a failure (a valid simple/multiple verdict may keep the
-    official checker's ``simple_function_checker:unclear``)."""
-    error: str | None
-    """First error message of a failure."""
-    decoded: list[dict[str, Any]] | None
-    """Decoded calls ``[{name: {param: value}}]``; ``None`` when decoding failed."""
-    raw: Any
-    """The raw model output as in the result file."""
-    params: list[dict[str, Any]]
-    """Per expected parameter: function, param, type, called, correct."""
-    latency: Any = None
-    """Seconds, when the result file has it."""
-    input_token_count: Any = None
-    """Prompt tokens, when known."""
-    output_token_count: Any = None
-    """Completion tokens, when known."""
-    mode: str = ""
-    """How the output was produced: ``prompt`` / ``tools`` (asked live) or ``results`` (a
-    result file)."""
-    injected: str | None = None
-    """Simulated systems only: the mistake the simulator injected (``none`` = answered
-    correctly); the checker never sees it."""
-
-
-def _categories_valid(value: str | list[str]) -> list[str]:
-    try:
-        return list(resolve_categories(value))
-    except BfclDataError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _data_source(value: str, info: ValidationInfo) -> str:
-    if value in ("registry", "package"):
-        return value
-    return str(data_path(value, info))
-
-
-def _as_list(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-def _folder(value: str | None, info: ValidationInfo) -> str | None:
-    return None if value is None else str(data_path(value, info))
-
-
-class ResultSet(BaseModel):
-    """Outputs a system already produced, in the official result-file format."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    """Label in tables and records (unique within the study)."""
-    model: str | None = None
-    """A registered public result set (``bfcl/result/<model>/...`` in ``sources.tsv``)."""
-    folder: Annotated[str | None, AfterValidator(_folder)] = None
-    """Or a local folder of ``BFCL_v4_<category>_result.json`` files (searched recursively;
-    relative to the params file)."""
-    style: Literal["auto", "prompt", "fc"] | None = None
-    """Decoder: ``prompt`` (Python call strings), ``fc`` (``[{name: "<JSON args>"}]``) or
-    ``auto`` (lenient); default: the registered style of a public model, else ``auto``."""
-    underscore_to_dot: bool = False
-    """Compare function names with dots replaced by underscores (the official flag for
-    models whose API forbids dots in names)."""
-    categories: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
-    """Categories this set must cover (a missing file is an error); default: every study
-    category the set has (the others are reported as not submitted)."""
-    leaderboard_model: str | None = None
-    """The ``Model`` column of the registered published score tables
-    (``bfcl/leaderboard/data_*``) for this system, to compare with our numbers."""
-
-    @model_validator(mode="after")
-    def _check_source(self) -> ResultSet:
-        if (self.model is None) == (self.folder is None):
-            raise ValueError(f"result set {self.name!r}: give exactly one of 'model', 'folder'")
-        if self.model is not None and not sources.names(f"bfcl/result/{self.model}/"):
-            known = ", ".join(PUBLIC_SYSTEMS)
-            raise ValueError(f"no registered BFCL results for {self.model!r}; known: {known}")
-        if self.categories is not None:
-            self.categories = _categories_valid(self.categories)
-        return self
-
-    @property
-    def decode_style(self) -> str:
-        """The decoder used for this set."""
-        if self.style is not None:
-            return self.style
-        return PUBLIC_SYSTEMS.get(self.model or "", "auto")
-
-
-class BfclParams(StudyParams):
-    """Parameters of a BFCL study (``study: bfcl``): result sets and/or live systems."""
-
-    study: Literal["bfcl"] = "bfcl"
-    data: Annotated[str, AfterValidator(_data_source)] = "registry"
-    """Questions and answers: ``registry`` (pinned files, gorilla@6ea5797), ``package`` (an
-    installed ``bfcl-eval``) or the path of a gorilla checkout."""
-    categories: Annotated[
-        list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
-    ] = Field(default_factory=lambda: ["all"])
-    """Category names or groups (``all``, ``non_live``, ``live``)."""
-    limit_per_category: int | None = Field(default=None, ge=1)
-    """Keep the first N items of each category (demos); ``None`` keeps all."""
-    result_sets: list[ResultSet] = Field(default_factory=list)
-    """Systems scored from result files (public or local)."""
-    systems: list[ModelSpec] = Field(default_factory=list)
-    """Systems asked live (through the response cache; resumable)."""
-    mode: Literal["prompt", "tools"] = "prompt"
-    """How live systems are asked: ``prompt`` (function docs in the system prompt, Python call
-    syntax) or ``tools`` (OpenAI native tools)."""
-    system_modes: dict[str, Literal["prompt", "tools"]] = Field(default_factory=dict)
-    """Per-system override of ``mode`` (system name -> mode)."""
-    examples_per_system: int = Field(default=3, ge=0, le=50)
-    """Failure examples shown per system (one per most frequent error type)."""
-
-    @model_validator(mode="after")
-    def _check_names(self) -> BfclParams:
-        names = [r.name for r in self.result_sets] + [s.name for s in self.systems]
-        if not names:
-            raise ValueError("give at least one entry in 'result_sets' or 'systems'")
-        if len(set(names)) != len(names):
-            raise ValueError(f"system names must be unique across result_sets and systems: {names}")
-        live = {s.name for s in self.systems}
-        for name in self.system_modes:
-            if name not in live:
-                raise ValueError(
-                    f"system_modes: unknown system {name!r} (live systems: {sorted(live)})"
-                )
-        for rs in self.result_sets:
-            outside = set(rs.categories or ()) - set(self.categories)
-            if outside:
-                raise ValueError(
-                    f"result set {rs.name!r}: categories {sorted(outside)} are not studied"
-                )
-        return self
-
-    def model_specs(self) -> list[ModelSpec]:
-        """The live systems (result sets call no model)."""
-        return list(self.systems)
-
-    def mode_of(self, name: str) -> str:
-        """How the live system ``name`` is asked."""
-        return self.system_modes.get(name, self.mode)
+def params_of(run: Run) -> BfclParams:
+    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
+    if not isinstance(run.params, BfclParams):
+        raise TypeError(f"not a bfcl run: {type(run.params).__name__}")
+    return run.params
 
 
 def load_study_items(params: BfclParams) -> list[Item]:
@@ -321,14 +154,14 @@ def score_result_set(
     return verdicts.assign(mode="results")
 
 
-def run_live_system(run: Any, spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
+def run_live_system(run: Run, spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
     """Ask one live system every item (resumable), write its official result files, score.
 
     Result files go to ``<run>/bfcl_results/<system>/<non_live|live>/`` (see
     :func:`write_results`). Items whose call failed are not written and score as
     :data:`CALL_FAILED`.
     """
-    params: BfclParams = run.params
+    params = params_of(run)
     mode = params.mode_of(spec.name)
     jobs = answer_jobs(items, spec, mode, seed=params.seed)
     answers = run.ask(spec, jobs, desc=f"BFCL {spec.name} ({mode})")
@@ -370,7 +203,7 @@ def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
     return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
 
 
-def run_study(run: Any, items: Sequence[Item]) -> pd.DataFrame:
+def run_study(run: Run, items: Sequence[Item]) -> pd.DataFrame:
     """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``.
 
     Args:
@@ -380,7 +213,7 @@ def run_study(run: Any, items: Sequence[Item]) -> pd.DataFrame:
     Returns:
         The verdict frame (one row per system and item; see :class:`VerdictRecord`).
     """
-    params: BfclParams = run.params
+    params = params_of(run)
     known = None
     if is_subset(params) and params.result_sets:
         known = {item.id for item in load(params.categories, source=params.data)}
@@ -461,40 +294,13 @@ def _provider(spec: ModelSpec) -> str:
 # --------------------------------------------------------------------------- the study
 
 
-class BfclResult(NamedTuple):
-    """Everything the notebook shows (see :func:`run`)."""
-
-    params: BfclParams
-    items: list[Item]
-    """The studied items (each category cut to ``limit_per_category``)."""
-    verdicts: pd.DataFrame
-    """One row per system and item (columns of :class:`VerdictRecord`)."""
-    summary: Summary
-    order: list[str]
-    """Systems in the order they were scored (result sets, then live systems)."""
-    sources: pd.DataFrame
-    """:func:`system_sources`."""
-    comparison: pd.DataFrame
-    """:func:`leaderboard_comparison` (empty when no result set names a leaderboard row)."""
-    truth: pd.DataFrame | None
-    """:func:`~.metrics.injected_vs_detected`; None without a simulated system."""
-    examples: list[dict[str, Any]]
-    """:func:`~.metrics.failure_examples`."""
-    result_files: pd.DataFrame | None
-    """Official result files written per live system; None without a live system."""
-    usage: pd.DataFrame
-    """``run.recorded_usage()`` after every call."""
-    simulated: frozenset[str]
-    """Names of the simulated systems."""
-
-
-def run(run: Any) -> BfclResult:
+def run(run: Run) -> BfclResult:
     """Score every result set and live system, write ``records/bfcl.jsonl``, summarize.
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
     """
-    params: BfclParams = run.params
+    params = params_of(run)
     with run.timed("load"):
         items = load_study_items(params)
     verdicts = run_study(run, items)

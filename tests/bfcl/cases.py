@@ -9,7 +9,10 @@ import pandas as pd
 import yaml
 
 from evalbench import bfcl
-from evalbench.bfcl import Item
+from evalbench.bfcl.checker import Check
+from evalbench.bfcl.records import BfclResult
+from evalbench.bfcl.schema import CALL_FAILED, CATEGORIES, Item
+from evalbench.bfcl.scoring import Verdict, verdict_frame
 from evalbench.params import load_params
 
 INT = {"type": "integer"}
@@ -31,7 +34,7 @@ def item(category: str, functions: list[dict], answer: list[dict] | None) -> Ite
     return Item(f"{category}_0", category, [[{"role": "user", "content": "q"}]], functions, answer)
 
 
-def verdict(it: Item, raw, style: str = "prompt", **kw) -> bfcl.Check:
+def verdict(it: Item, raw, style: str = "prompt", **kw) -> Check:
     return bfcl.check(it, bfcl.decode(raw, style), **kw)
 
 
@@ -80,10 +83,10 @@ def study_params(tmp_path: Path, **fields) -> bfcl.BfclParams:
 def verdict_rows(rows: list[tuple]) -> pd.DataFrame:
     """A verdict frame from ``(system, category, valid, error_type, params)`` rows."""
     verdicts = [
-        bfcl.Verdict(system, cat, f"{cat}_{i}", valid, etype, None, None, "", params or [])
+        Verdict(system, cat, f"{cat}_{i}", valid, etype, None, None, "", params or [])
         for i, (system, cat, valid, etype, params) in enumerate(rows)
     ]
-    return bfcl.verdict_frame(verdicts)
+    return verdict_frame(verdicts)
 
 
 def gorilla(root: Path) -> Path:
@@ -92,8 +95,8 @@ def gorilla(root: Path) -> Path:
     area = fn("geo.area", {"base": INT, "height": INT, "unit": STR}, ("base", "height"))
     pick = [fn("g", {"x": INT}, ("x",)), fn("h", {"x": INT, "y": FLOAT}, ("x",))]
     city = fn("weather", {"city": STR}, ("city",))
-    rows: dict[str, list] = {c: [] for c in bfcl.CATEGORIES}
-    answers: dict[str, list] = {c: [] for c in bfcl.CATEGORIES}
+    rows: dict[str, list] = {c: [] for c in CATEGORIES}
+    answers: dict[str, list] = {c: [] for c in CATEGORIES}
     for i in range(12):
         ask = [[{"role": "user", "content": f"question {i}"}]]
         add = [
@@ -123,3 +126,46 @@ def gorilla(root: Path) -> Path:
         if answers[cat]:
             write_jsonl(data / "possible_answer" / f"BFCL_v4_{cat}.json", answers[cat])
     return root
+
+
+def verdicts(rows: list[tuple[str, bool, str | None]]) -> pd.DataFrame:
+    """One ``simple_python`` verdict per ``(system, valid, error type)`` row."""
+    return verdict_frame(
+        Verdict(system, "simple_python", f"simple_python_{i}", valid, etype, None, None, "", [])
+        for i, (system, valid, etype) in enumerate(rows)
+    )
+
+
+def hand_made_result(tmp_path: Path) -> BfclResult:
+    """files: 3 of 4 valid; simmy: 2 of 4 valid, 1 failed call; real: both calls failed."""
+    (tmp_path / "res").mkdir()
+    params = study_params(
+        tmp_path,
+        result_sets=[{"name": "files", "folder": "res"}],
+        systems=[
+            {"name": "simmy", "provider": "sim"},
+            {"name": "real", "provider": "openai", "model": "m"},
+        ],
+        limit_per_category=4,
+    )
+    rows = [("files", True, None)] * 3 + [("files", False, "value_error:string")]
+    rows += [("simmy", True, None)] * 2 + [("simmy", False, "type_error:simple")]
+    rows += [("simmy", False, CALL_FAILED)] + [("real", False, CALL_FAILED)] * 2
+    usage = pd.DataFrame(
+        [("simmy", 4, 1, {"sim_error": 1}), ("real", 2, 2, {"http_401": 2})],
+        columns=["system", "calls", "errors", "error_reasons"],
+    )
+    return BfclResult(
+        params=params,
+        items=[],
+        verdicts=verdicts(rows).assign(mode="results"),
+        summary=None,  # type: ignore[arg-type]
+        order=["files", "simmy", "real"],
+        sources=pd.DataFrame(),
+        comparison=pd.DataFrame(columns=["system", "metric", "ours", "published", "difference"]),
+        truth=None,
+        examples=[],
+        result_files=None,
+        usage=usage,
+        simulated=frozenset({"simmy"}),
+    )

@@ -7,10 +7,11 @@ import os
 import pytest
 
 from evalbench import bfcl
+from evalbench.bfcl.schema import Item
 
 
 @pytest.fixture(scope="session")
-def public_items() -> list[bfcl.Item]:
+def public_items() -> list[Item]:
     """All eleven categories from the pinned files, parsed once for the session."""
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")

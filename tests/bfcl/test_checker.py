@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from bfcl.cases import AREA, CHOICE, FLOAT, INT, MATH, NONE_FITS, PAIR, STR, fn, item, verdict
 
-from evalbench import bfcl
+from evalbench.bfcl.checker import standardize
 
 # --------------------------------------------------------------------------- checker rules
 
@@ -81,9 +81,9 @@ def test_int_is_accepted_for_float(raw, valid, error_type):
 
 def test_string_standardization():
     # spaces and , . / - _ * ^ dropped, lowercased, ' -> "
-    assert bfcl.standardize("April 1, 2024") == "april12024"
-    assert bfcl.standardize("New-York_City./*^") == "newyorkcity"
-    assert bfcl.standardize("It's") == 'it"s'
+    assert standardize("April 1, 2024") == "april12024"
+    assert standardize("New-York_City./*^") == "newyorkcity"
+    assert standardize("It's") == 'it"s'
     city = item("simple_python", [fn("f", {"city": STR})], [{"f": {"city": ["New York City"]}}])
     assert verdict(city, "[f(city='new-york  city')]").valid
     assert verdict(city, "[f(city='Boston')]").error_type == "value_error:string"

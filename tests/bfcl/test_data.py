@@ -12,14 +12,16 @@ import pytest
 from bfcl.cases import INT, fn, write_jsonl
 
 from evalbench import bfcl
-from evalbench.bfcl import BfclDataError, Item, ResultLine
+from evalbench.bfcl.data import read_result_dir, read_results, write_results
+from evalbench.bfcl.schema import CATEGORY_SIZES, BfclDataError, Item, ResultLine
+from evalbench.bfcl.scoring import fc_result
 
 # --------------------------------------------------------------------------- loading
 
 
 def test_registry_load_has_every_category_with_answers(public_items):
     counts = pd.Series([it.category for it in public_items]).value_counts().to_dict()
-    assert counts == bfcl.CATEGORY_SIZES
+    assert counts == CATEGORY_SIZES
     for it in public_items:
         has_answer = it.possible_answer is not None
         assert has_answer == (it.category not in bfcl.RELEVANCE_CATEGORIES), it.id
@@ -121,7 +123,7 @@ LINES = [
 
 
 def test_results_round_trip_in_the_official_layout(tmp_path):
-    written = bfcl.write_results(LINES, tmp_path, "org/model-1")
+    written = write_results(LINES, tmp_path, "org/model-1")
     live = tmp_path / "org_model-1" / "live" / "BFCL_v4_live_parallel_result.json"
     non_live = tmp_path / "org_model-1" / "non_live" / "BFCL_v4_simple_python_result.json"
     assert sorted(written) == sorted([live, non_live])
@@ -133,12 +135,12 @@ def test_results_round_trip_in_the_official_layout(tmp_path):
         "output_token_count": 5,
         "latency": 0.5,
     }
-    back = bfcl.read_result_dir(tmp_path / "org_model-1")
+    back = read_result_dir(tmp_path / "org_model-1")
     assert [(r.id, r.category, r.result) for r in back] == [
         (r.id, r.category, r.result)
         for r in LINES  # live/ sorts before non_live/
     ]
-    assert bfcl.fc_result([("f", {"x": 1}), ("g", '{"y": 2}')]) == [
+    assert fc_result([("f", {"x": 1}), ("g", '{"y": 2}')]) == [
         {"f": '{"x": 1}'},
         {"g": '{"y": 2}'},
     ]
@@ -160,18 +162,18 @@ def test_malformed_result_files_name_file_and_line(tmp_path):
     good = {"id": "simple_python_0", "result": "[f()]"}
     path = write_jsonl(tmp_path / "BFCL_v4_simple_python_result.json", [good, "{oops"])
     with pytest.raises(BfclDataError, match=f"{path}:2: not a valid JSON line"):
-        bfcl.read_results(path)
+        read_results(path)
     write_jsonl(path, [good, {"id": "simple_python_1"}])
     with pytest.raises(BfclDataError, match=r":2: field 'result': Field required"):
-        bfcl.read_results(path)
+        read_results(path)
     write_jsonl(path, [good, {"id": "multiple_3", "result": ""}])
     with pytest.raises(BfclDataError, match=r":2: id 'multiple_3' is not a simple_python id"):
-        bfcl.read_results(path)
+        read_results(path)
     write_jsonl(path, [good, good])
     with pytest.raises(BfclDataError, match=r":2: duplicate id 'simple_python_0' \(line 1\)"):
-        bfcl.read_results(path)
+        read_results(path)
     odd = write_jsonl(tmp_path / "BFCL_v4_sql_result.json", [good])
     with pytest.raises(BfclDataError, match="not a result file of a known category"):
-        bfcl.read_results(odd)
+        read_results(odd)
     with pytest.raises(BfclDataError, match="no result files for category 'multiple'"):
-        bfcl.read_result_dir(tmp_path, ["multiple"])
+        read_result_dir(tmp_path, ["multiple"])

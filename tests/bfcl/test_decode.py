@@ -8,7 +8,8 @@ import time
 import pytest
 
 from evalbench import bfcl
-from evalbench.bfcl import Call
+from evalbench.bfcl.decode import DECODER_FAILED
+from evalbench.bfcl.schema import Call
 
 # --------------------------------------------------------------------------- decoding
 
@@ -33,12 +34,12 @@ def test_unary_operators_follow_the_official_quirk():
     # officially every unary operator negates its literal operand
     assert bfcl.decode("[f(x=-3)]", "prompt").calls == (Call("f", {"x": -3}),)
     assert bfcl.decode("[f(x=+3)]", "prompt").calls == (Call("f", {"x": -3}),)
-    assert bfcl.decode("[f(x=-y)]", "prompt").error_type == bfcl.DECODER_FAILED
+    assert bfcl.decode("[f(x=-y)]", "prompt").error_type == DECODER_FAILED
 
 
 def test_fenced_blocks_need_the_auto_style():
     text = "Here you go:\n```python\n[f(x=1)]\n```"
-    assert bfcl.decode(text, "prompt").error_type == bfcl.DECODER_FAILED  # as officially
+    assert bfcl.decode(text, "prompt").error_type == DECODER_FAILED  # as officially
     assert bfcl.decode(text, "auto").calls == (Call("f", {"x": 1}),)
 
 
@@ -65,9 +66,9 @@ def test_function_calling_result_format_is_strict():
     )
     assert bfcl.decode([], "fc").calls == ()
     assert bfcl.decode("", "fc").calls == ()
-    assert bfcl.decode([{"f": {"x": 1}}], "fc").error_type == bfcl.DECODER_FAILED  # not a string
-    assert bfcl.decode("I have no tool for that.", "fc").error_type == bfcl.DECODER_FAILED
-    assert bfcl.decode([{"f": "{x: 1}"}], "fc").error_type == bfcl.DECODER_FAILED
+    assert bfcl.decode([{"f": {"x": 1}}], "fc").error_type == DECODER_FAILED  # not a string
+    assert bfcl.decode("I have no tool for that.", "fc").error_type == DECODER_FAILED
+    assert bfcl.decode([{"f": "{x: 1}"}], "fc").error_type == DECODER_FAILED
     with pytest.raises(ValueError, match="unknown decode style"):
         bfcl.decode("[f()]", "xml")
 
@@ -96,5 +97,5 @@ def test_pathological_outputs_fail_fast_and_safely(raw, style):
     decoded = bfcl.decode(raw, style)
     elapsed = time.perf_counter() - start
     assert decoded.calls is None
-    assert decoded.error_type == bfcl.DECODER_FAILED
+    assert decoded.error_type == DECODER_FAILED
     assert elapsed < 2.0  # a safety net only: each of these takes milliseconds

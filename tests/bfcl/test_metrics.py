@@ -11,7 +11,19 @@ import pytest
 from bfcl.cases import AREA, NONE_FITS, verdict_rows
 
 from evalbench import bfcl, sources
-from evalbench.bfcl import ResultLine, metrics
+from evalbench.bfcl import metrics
+from evalbench.bfcl.metrics import (
+    accuracy_matrix,
+    category_table,
+    coverage_table,
+    error_matrix,
+    error_table,
+    failure_examples,
+    overall_table,
+    param_accuracy,
+    systems_table,
+)
+from evalbench.bfcl.schema import CALL_FAILED, CATEGORY_SIZES, ResultLine
 
 
 def test_aggregates_reproduce_the_published_leaderboard_row(public_items, mirror):
@@ -59,7 +71,7 @@ def test_category_accuracy_with_wilson_intervals():
     frame = verdict_rows(
         [("A", "simple_python", v, None if v else "e", None) for v in (1, 1, 1, 0)]
     )
-    row = bfcl.category_table(frame).iloc[0]
+    row = category_table(frame).iloc[0]
     z, n, p = 1.959963984540054, 4, 3 / 4
     center = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
@@ -79,14 +91,14 @@ def test_error_table_and_systems_table():
             ("B", "simple_python", False, "x", None),
         ]
     )
-    errors = bfcl.error_table(frame)
+    errors = error_table(frame)
     assert errors[["system", "test_category", "error_type", "count"]].values.tolist() == [
         ["A", "multiple", "x", 2],
         ["A", "multiple", "y", 1],
         ["B", "simple_python", "x", 1],
     ]
     assert errors["share"].tolist() == pytest.approx([2 / 4, 1 / 4, 1 / 1])
-    systems = bfcl.systems_table(bfcl.category_table(frame))
+    systems = systems_table(category_table(frame))
     assert list(systems.columns) == ["simple_python", "multiple"]  # leaderboard order
     assert systems.loc["A", "multiple"] == 1 / 4 and systems.loc["B", "simple_python"] == 0
     assert math.isnan(systems.loc["A", "simple_python"])
@@ -109,11 +121,11 @@ def test_per_parameter_accuracy():
             ("A", "simple_python", False, "e", [p("a", False, False), p("b", False, False)]),
         ]
     )
-    table = bfcl.param_accuracy(frame).set_index("param")
+    table = param_accuracy(frame).set_index("param")
     assert table.loc["a", "accuracy"] == 1 / 3 and table.loc["b", "accuracy"] == 2 / 3
     assert table.loc["a", "accuracy_when_called"] == 1 / 2
     assert table.loc["b", "accuracy_when_called"] == 2 / 2
-    by_type = bfcl.param_accuracy(frame, by=("type",)).iloc[0]
+    by_type = param_accuracy(frame, by=("type",)).iloc[0]
     assert (by_type["n"], by_type["correct"]) == (6, 3)
 
 
@@ -132,10 +144,10 @@ def test_overall_aggregation_formula():
         "live_relevance": 0.75,
     }
     table = pd.DataFrame(
-        [("S", c, a, bfcl.CATEGORY_SIZES[c]) for c, a in acc.items()],
+        [("S", c, a, CATEGORY_SIZES[c]) for c, a in acc.items()],
         columns=["system", "test_category", "accuracy", "n"],
     )
-    row = bfcl.overall_table(table).iloc[0]
+    row = overall_table(table).iloc[0]
     non_live = ((0.9 + 0 + 0) / 3 + 0.8 + 0.7 + 0.6) / 4  # Java and JavaScript count as 0
     live = (0.4 * 258 + 0.3 * 1053 + 0.2 * 16 + 0.1 * 24) / (258 + 1053 + 16 + 24)
     irrelevance = (0.5 + 0.6) / 2
@@ -146,7 +158,7 @@ def test_overall_aggregation_formula():
     assert row["overall"] == pytest.approx((10 * non_live + 10 * live + 10 * irrelevance) / 100)
     assert "simple_java" in row["missing"] and "memory_kv" in row["missing"]
     # a missing live category still weighs with its full size, at accuracy 0
-    without = bfcl.overall_table(table[table["test_category"] != "live_parallel"]).iloc[0]
+    without = overall_table(table[table["test_category"] != "live_parallel"]).iloc[0]
     assert without["live"] == pytest.approx((0.4 * 258 + 0.3 * 1053 + 0.1 * 24) / 1351)
 
 
@@ -162,16 +174,16 @@ def test_report_helpers_on_a_hand_table():
             ("A", "irrelevance", True, None, None),
         ]
     ).assign(mode="results")
-    values, labels = bfcl.accuracy_matrix(bfcl.category_table(frame), order=["B", "A"])
+    values, labels = accuracy_matrix(category_table(frame), order=["B", "A"])
     assert values.index.tolist() == ["B", "A"]
     assert values.loc["B", "simple_python"] == 1 / 2
     z, n, p = 1.959963984540054, 2, 1 / 2  # Wilson: centre stays 0.5 for p = 1/2
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     assert labels.loc["B", "simple_python"] == f"0.50\n[{0.5 - half:.2f}, {0.5 + half:.2f}]"
     assert labels.loc["B", "irrelevance"] == ""  # B has no irrelevance result
-    errors = bfcl.error_matrix(frame)
+    errors = error_matrix(frame)
     assert errors.loc["type_error:simple", "B"] == 1 and errors.loc["type_error:simple", "A"] == 0
-    coverage = bfcl.coverage_table(frame, ["simple_python", "irrelevance"])
+    coverage = coverage_table(frame, ["simple_python", "irrelevance"])
     assert coverage.set_index("system").loc["B", "not submitted"] == "irrelevance"
     assert coverage.set_index("system").loc["A", "items"] == 2
 
@@ -183,7 +195,7 @@ def test_failure_examples_show_question_expected_and_decoded():
         ResultLine(NONE_FITS.id, NONE_FITS.category, "[f(a=1)]"),
     ]
     verdicts = bfcl.score_results(items, lines, system="s", style="prompt")
-    examples = bfcl.failure_examples(verdicts, items, per_system=5)
+    examples = failure_examples(verdicts, items, per_system=5)
     assert len(examples) == 2
     by_id = {e["id"]: e for e in examples}
     area = by_id[AREA.id]
@@ -199,14 +211,14 @@ def test_failure_examples_show_question_expected_and_decoded():
 FAILED_CALLS = [
     ("A", "simple_python", True, None, None),
     ("A", "simple_python", False, "value_error:others", None),
-    ("A", "simple_python", False, bfcl.CALL_FAILED, None),
-    ("A", "multiple", False, bfcl.CALL_FAILED, None),
+    ("A", "simple_python", False, CALL_FAILED, None),
+    ("A", "multiple", False, CALL_FAILED, None),
     ("B", "simple_python", True, None, None),
 ]
 
 
 def test_accuracy_over_answered_items_leaves_failed_calls_out():
-    table = bfcl.category_table(verdict_rows(FAILED_CALLS)).set_index(["system", "test_category"])
+    table = category_table(verdict_rows(FAILED_CALLS)).set_index(["system", "test_category"])
     a = table.loc[("A", "simple_python")]
     assert (a["n"], a["correct"], a["answered"]) == (3, 1, 2)
     assert a["accuracy"] == 1 / 3 and a["accuracy_answered"] == 1 / 2
@@ -231,7 +243,7 @@ def test_system_accuracy_pools_categories():
 
 
 def test_accuracy_text_adds_answered_accuracy_where_calls_failed():
-    categories = bfcl.category_table(verdict_rows(FAILED_CALLS))
+    categories = category_table(verdict_rows(FAILED_CALLS))
     table = metrics.accuracy_text(categories, ["B", "A"]).set_index("test_category")
     assert list(table.columns) == ["n", "B", "A"]
     assert table.loc["simple_python", "n"] == 3  # the largest n of the category

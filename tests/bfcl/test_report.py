@@ -6,10 +6,11 @@ import math
 
 import pandas as pd
 import pytest
-from bfcl.cases import study_params
+from bfcl.cases import hand_made_result, verdicts
 
-from evalbench import bfcl
-from evalbench.bfcl import CALL_FAILED, BfclResult, report
+from evalbench.bfcl import report
+from evalbench.bfcl.records import BfclResult
+from evalbench.bfcl.schema import CALL_FAILED
 
 Z = 1.959963984540054  # the 95% normal quantile
 
@@ -22,49 +23,10 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return max(0.0, center - half), min(1.0, center + half)
 
 
-def verdicts(rows: list[tuple[str, bool, str | None]]) -> pd.DataFrame:
-    return bfcl.verdict_frame(
-        bfcl.Verdict(
-            system, "simple_python", f"simple_python_{i}", valid, etype, None, None, "", []
-        )
-        for i, (system, valid, etype) in enumerate(rows)
-    )
-
-
 @pytest.fixture
 def result(tmp_path) -> BfclResult:
     """files: 3 of 4 valid; simmy: 2 of 4 valid, 1 failed call; real: both calls failed."""
-    (tmp_path / "res").mkdir()
-    params = study_params(
-        tmp_path,
-        result_sets=[{"name": "files", "folder": "res"}],
-        systems=[
-            {"name": "simmy", "provider": "sim"},
-            {"name": "real", "provider": "openai", "model": "m"},
-        ],
-        limit_per_category=4,
-    )
-    rows = [("files", True, None)] * 3 + [("files", False, "value_error:string")]
-    rows += [("simmy", True, None)] * 2 + [("simmy", False, "type_error:simple")]
-    rows += [("simmy", False, CALL_FAILED)] + [("real", False, CALL_FAILED)] * 2
-    usage = pd.DataFrame(
-        [("simmy", 4, 1, {"sim_error": 1}), ("real", 2, 2, {"http_401": 2})],
-        columns=["system", "calls", "errors", "error_reasons"],
-    )
-    return BfclResult(
-        params=params,
-        items=[],
-        verdicts=verdicts(rows).assign(mode="results"),
-        summary=None,  # type: ignore[arg-type]
-        order=["files", "simmy", "real"],
-        sources=pd.DataFrame(),
-        comparison=pd.DataFrame(columns=["system", "metric", "ours", "published", "difference"]),
-        truth=None,
-        examples=[],
-        result_files=None,
-        usage=usage,
-        simulated=frozenset({"simmy"}),
-    )
+    return hand_made_result(tmp_path)
 
 
 def test_headlines_are_pooled_accuracy_of_the_first_three_systems(result):
@@ -110,9 +72,6 @@ def test_captions_and_the_subset_notice(result):
     assert report.items_caption(whole).endswith("every item)")
     assert "Every item" in report.subset_notice(whole)
     assert "[95% Wilson interval]" in report.systems_caption(result)
-    assert report.heatmap_title(result) == (
-        "Accuracy by category (cell: accuracy, [95% Wilson interval])"
-    )
     assert report.accuracy_caption(result).startswith("Accuracy per category: estimate [95% ")
 
 
@@ -154,3 +113,11 @@ def test_result_files_and_failed_calls(result):
 def test_system_kind(result):
     kinds = [report.system_kind(result, name) for name in ("files", "simmy", "real")]
     assert kinds == ["result files", "simulated", "real model"]
+
+
+def test_comparison_table_rounds_to_five_decimals_without_negative_zero(result):
+    comparison = pd.DataFrame({"difference": [-0.000001, 0.123456789, 0.0]})
+    shown = report.comparison_table(result._replace(comparison=comparison))["difference"]
+    # -0.000001 rounds to -0.0, shown as 0.0 (sign bit cleared by + 0.0); 0.123456789 -> 0.12346
+    assert shown.tolist() == [0.0, 0.12346, 0.0]
+    assert [math.copysign(1, d) for d in shown] == [1, 1, 1]

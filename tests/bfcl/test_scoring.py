@@ -21,7 +21,17 @@ from bfcl.cases import (
 )
 
 from evalbench import bfcl, sources
-from evalbench.bfcl import BfclDataError, Call, Item, ResultLine
+from evalbench.bfcl.data import read_results
+from evalbench.bfcl.schema import BfclDataError, Call, Item, ResultLine
+from evalbench.bfcl.scoring import (
+    PYTHON_HINT,
+    correct_calls,
+    prompt_messages,
+    render_calls,
+    response_result,
+    to_openai_tools,
+)
+from evalbench.bfcl.study import build_request, to_records
 from evalbench.records import ResponseRecord
 
 # --------------------------------------------------------------------------- oracle
@@ -67,8 +77,8 @@ def test_scoring_rejects_unknown_ids_and_missing_results(tmp_path):
     path = write_jsonl(tmp_path / "BFCL_v4_simple_python_result.json", rows)
     items = [MATH._replace(id="simple_python_0"), MATH._replace(id="simple_python_1")]
     with pytest.raises(BfclDataError, match=f"{path}:2: unknown id 'simple_python_9'"):
-        bfcl.score_results(items, bfcl.read_results(path), system="s", style="prompt")
-    one = bfcl.read_results(path)[:1]
+        bfcl.score_results(items, read_results(path), system="s", style="prompt")
+    one = read_results(path)[:1]
     with pytest.raises(BfclDataError, match="no result for 'simple_python_1'"):
         bfcl.score_results(items, one, system="s", style="prompt")
     partial = bfcl.score_results(items, one, system="s", style="prompt", allow_missing=True)
@@ -87,7 +97,7 @@ def test_summary_and_records_of_scored_items():
     summary = bfcl.summarize(verdicts)
     assert summary.categories["accuracy"].tolist() == [1 / 2]
     assert summary.errors["error_type"].tolist() == ["value_error:others"]
-    records = bfcl.to_records(verdicts)
+    records = to_records(verdicts)
     assert records[1].error == "Invalid value for parameter 'base': 1. Expected one of [10]."
     assert records[1].model_dump()["params"][0] == {
         "function": "area",
@@ -111,17 +121,17 @@ ASKED = Item(
 
 
 def test_prompt_mode_puts_the_official_instructions_and_docs_in_the_system_prompt():
-    messages = bfcl.prompt_messages(MATH)
+    messages = prompt_messages(MATH)
     assert [m["role"] for m in messages] == ["system", "user"]
     prompt = messages[0]["content"]
     assert prompt.startswith("You are an expert in composing functions.")
     assert "[func_name1(params_name1=params_value1, params_name2=params_value2...)" in prompt
     docs = json.loads(prompt.split("that you can invoke.\n", 1)[1])
     assert docs[0]["name"] == "math.factorial"
-    assert docs[0]["description"] == "" + bfcl.PYTHON_HINT  # the official Python 3 note
+    assert docs[0]["description"] == "" + PYTHON_HINT  # the official Python 3 note
     assert MATH.functions[0]["description"] == ""  # the item is not mutated
     # a question's own system message follows the instructions (official behaviour)
-    own = bfcl.prompt_messages(ASKED)
+    own = prompt_messages(ASKED)
     assert [m["role"] for m in own] == ["system", "user"]
     assert own[0]["content"].endswith("\n\nBe brief.")
     assert own[0]["content"].startswith("You are an expert")
@@ -138,11 +148,11 @@ def test_tools_mode_converts_docs_to_openai_tools():
         },
         ("points",),
     )
-    [tool] = bfcl.to_openai_tools([doc])
+    [tool] = to_openai_tools([doc])
     assert tool["type"] == "function"
     function = tool["function"]
     assert function["name"] == "geo_distance"  # OpenAI forbids dots
-    assert function["description"] == "" + bfcl.PYTHON_HINT
+    assert function["description"] == "" + PYTHON_HINT
     params = function["parameters"]
     assert params["type"] == "object" and params["required"] == ["points"]
     props = params["properties"]
@@ -165,26 +175,26 @@ def test_tools_mode_converts_docs_to_openai_tools():
 
 
 def test_requests_per_mode_and_results_per_mode():
-    prompt = bfcl.build_request(MATH, "prompt")
+    prompt = build_request(MATH, "prompt")
     assert prompt.tools is None and prompt.messages[0]["role"] == "system"
-    tools = bfcl.build_request(MATH, "tools")
+    tools = build_request(MATH, "tools")
     assert tools.messages == [{"role": "user", "content": "q"}]
     assert tools.tools[0]["function"]["name"] == "math_factorial"
     bare = MATH._replace(category="live_irrelevance", functions=[], possible_answer=None)
-    assert bfcl.build_request(bare, "tools").tools is None  # OpenAI rejects an empty list
+    assert build_request(bare, "tools").tools is None  # OpenAI rejects an empty list
     with pytest.raises(ValueError, match="unknown mode 'json'"):
-        bfcl.build_request(MATH, "json")
+        build_request(MATH, "json")
     called = ResponseRecord(
         system="s",
         key="k",
         text=None,
         tool_calls=[{"name": "math_factorial", "arguments": '{"number": 5}'}],
     )
-    assert bfcl.response_result(called, "tools") == [{"math_factorial": '{"number": 5}'}]
+    assert response_result(called, "tools") == [{"math_factorial": '{"number": 5}'}]
     prose = ResponseRecord(system="s", key="k", text="No tool fits.")
-    assert bfcl.response_result(prose, "tools") == "No tool fits."
-    assert bfcl.response_result(prose, "prompt") == "No tool fits."
-    assert bfcl.response_result(ResponseRecord(system="s", key="k"), "prompt") == ""
+    assert response_result(prose, "tools") == "No tool fits."
+    assert response_result(prose, "prompt") == "No tool fits."
+    assert response_result(ResponseRecord(system="s", key="k"), "prompt") == ""
 
 
 DICTS = item(
@@ -215,9 +225,9 @@ DICTS = item(
 
 
 def test_correct_calls_take_first_values_and_leave_out_optional_ones():
-    [call] = bfcl.correct_calls(DICTS)
+    [call] = correct_calls(DICTS)
     assert call == Call("book", {"prefs": {"size": "Large"}, "rows": [{"k": "v"}], "seats": 2})
-    assert verdict(DICTS, bfcl.render_calls([call])).valid
-    assert bfcl.correct_calls(AREA) == [Call("area", {"base": 10, "height": 5})]
-    assert bfcl.correct_calls(PAIR) == [Call("f", {"a": 1}), Call("f", {"a": 2})]
-    assert bfcl.render_calls(bfcl.correct_calls(PAIR)) == "[f(a=1), f(a=2)]"
+    assert verdict(DICTS, render_calls([call])).valid
+    assert correct_calls(AREA) == [Call("area", {"base": 10, "height": 5})]
+    assert correct_calls(PAIR) == [Call("f", {"a": 1}), Call("f", {"a": 2})]
+    assert render_calls(correct_calls(PAIR)) == "[f(a=1), f(a=2)]"

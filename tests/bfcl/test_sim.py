@@ -11,7 +11,10 @@ import pytest
 from bfcl.cases import AREA, CHOICE, INT, MATH, NONE_FITS, PAIR, STR, fn, item
 
 from evalbench import bfcl
-from evalbench.bfcl import Item, sim
+from evalbench.bfcl import sim
+from evalbench.bfcl.metrics import expected_error_types
+from evalbench.bfcl.schema import Item
+from evalbench.bfcl.scoring import MODES, correct_calls, fc_result, render_calls
 from evalbench.models import ChatRequest, SimSpec
 
 NOOP = ChatRequest(messages=[])
@@ -22,7 +25,7 @@ def reply_raw(it: Item, mistake: str, mode: str, seed: int = 0):
     rng = np.random.default_rng(seed)
     reply = sim.sim_respond(NOOP, SimSpec(), rng, item=it, mode=mode, mistake=mistake)
     if mode == "tools" and reply.tool_calls:
-        return bfcl.fc_result((c.name, c.arguments) for c in reply.tool_calls)
+        return fc_result((c.name, c.arguments) for c in reply.tool_calls)
     return reply.text or ""
 
 
@@ -59,7 +62,7 @@ def test_applicable_mistakes_follow_the_item_shape():
 RELEVANT = item("live_relevance", [fn("f", {"a": INT}, ("a",))], None)
 
 
-@pytest.mark.parametrize("mode", bfcl.MODES)
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("it", "mistake", "expected"),
     [
@@ -84,7 +87,7 @@ RELEVANT = item("live_relevance", [fn("f", {"a": INT}, ("a",))], None)
 def test_each_injected_mistake_gets_its_official_error_type(it, mistake, expected, mode):
     got = judged(it, reply_raw(it, mistake, mode), mode)
     assert got == expected
-    assert got in bfcl.expected_error_types(it.category, mistake)
+    assert got in expected_error_types(it.category, mistake)
 
 
 def test_tools_mode_replies_are_openai_tool_calls_with_dot_free_names():
@@ -130,7 +133,7 @@ def test_sim_answers_on_every_public_item_get_the_implied_verdict(public_items):
         it.id
         for it in public_items
         if it.category not in bfcl.RELEVANCE_CATEGORIES
-        and judged(it, bfcl.render_calls(bfcl.correct_calls(it)), "prompt") is not None
+        and judged(it, render_calls(correct_calls(it)), "prompt") is not None
     }
     assert unreachable == {
         "live_simple_106-63-0",
@@ -143,10 +146,10 @@ def test_sim_answers_on_every_public_item_get_the_implied_verdict(public_items):
     for it in public_items[::5]:  # every 5th item, both modes, every applicable mistake
         if it.id in unreachable:
             continue
-        for mode in bfcl.MODES:
+        for mode in MODES:
             for mistake in ("none", "malformed", *sim.applicable_mistakes(it, mode)):
                 got = judged(it, reply_raw(it, mistake, mode, seed=len(it.id)), mode)
-                allowed = bfcl.expected_error_types(it.category, mistake)
+                allowed = expected_error_types(it.category, mistake)
                 if got not in allowed:
                     wrong.append((it.id, mode, mistake, got))
     assert wrong == []

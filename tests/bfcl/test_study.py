@@ -4,6 +4,7 @@ resume), result-set folders, the published leaderboard numbers."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,18 @@ import yaml
 from bfcl.cases import gorilla, study_params, write_jsonl
 
 from evalbench import bfcl
-from evalbench.bfcl import BfclDataError
+from evalbench.bfcl.data import published_row, read_result_dir, read_results, write_results
+from evalbench.bfcl.metrics import injected_vs_detected
+from evalbench.bfcl.records import VerdictRecord
+from evalbench.bfcl.schema import CALL_FAILED, LIVE, BfclDataError, ResultLine
+from evalbench.bfcl.study import (
+    answer_jobs,
+    leaderboard_comparison,
+    load_study_items,
+    published_extras,
+    run_study,
+    score_result_set,
+)
 from evalbench.models import ModelSpec
 from evalbench.params import ParamsError, load_params
 from evalbench.records import read_jsonl
@@ -24,7 +36,7 @@ from evalbench.runs import open_run
 def test_params_validate_names_modes_and_sources(tmp_path):
     sims = [{"name": "a", "provider": "sim"}, {"name": "b", "provider": "sim"}]
     params = study_params(tmp_path, categories="live", systems=sims, system_modes={"b": "tools"})
-    assert params.categories == list(bfcl.LIVE)
+    assert params.categories == list(LIVE)
     assert (params.mode_of("a"), params.mode_of("b")) == ("prompt", "tools")
     assert [s.name for s in params.model_specs()] == ["a", "b"] and params.simulated
     public = study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}])
@@ -99,22 +111,22 @@ def _study_file(tmp_path: Path, **fields) -> Path:
 def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path):
     path = _study_file(tmp_path)
     run = open_run(path)
-    items = bfcl.load_study_items(run.params)
+    items = load_study_items(run.params)
     assert len(items) == 5 * 12
-    verdicts = bfcl.run_study(run, items)
+    verdicts = run_study(run, items)
     # one record per (system, category, id), with the fields the issue names
     records = read_jsonl(run.dir / "records" / "bfcl.jsonl")
     assert len(records) == 2 * 60
     keys = {(r["system"], r["test_category"], r["id"]) for r in records}
     assert len(keys) == len(records)
     assert {"system", "test_category", "id", "valid", "error_type"} <= set(records[0])
-    bfcl.VerdictRecord.model_validate(records[0])  # the records follow the schema
+    VerdictRecord.model_validate(records[0])  # the records follow the schema
     assert set(verdicts["mode"]) == {"tools", "prompt"}
     # every verdict is what the injected mistake implies, or a simulated API failure
-    truth = bfcl.injected_vs_detected(verdicts)
+    truth = injected_vs_detected(verdicts)
     off = truth[~truth["as_expected"]]
-    assert set(off["verdict"]) <= {bfcl.CALL_FAILED}
-    failed = verdicts[verdicts["error_type"] == bfcl.CALL_FAILED]
+    assert set(off["verdict"]) <= {CALL_FAILED}
+    failed = verdicts[verdicts["error_type"] == CALL_FAILED]
     assert set(failed["system"]) == {"texty"} and len(failed) > 0  # texty's error rate
     assert {"none", "malformed"} <= set(verdicts["injected"])
     # official result files: re-read and re-scored they give the same verdicts (interop)
@@ -122,10 +134,8 @@ def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path)
         folder = run.dir / "bfcl_results" / system
         assert (folder / "non_live" / "BFCL_v4_simple_python_result.json").is_file()
         assert (folder / "live" / "BFCL_v4_live_relevance_result.json").is_file()
-        lines = bfcl.read_result_dir(folder)
-        ours = verdicts[
-            (verdicts["system"] == system) & (verdicts["error_type"] != bfcl.CALL_FAILED)
-        ]
+        lines = read_result_dir(folder)
+        ours = verdicts[(verdicts["system"] == system) & (verdicts["error_type"] != CALL_FAILED)]
         assert sorted(line.id for line in lines) == sorted(ours["id"])  # failed calls left out
         again = bfcl.score_results(
             items, lines, system=system, style=style, underscore_to_dot=u2d, allow_missing=True
@@ -133,13 +143,13 @@ def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path)
         merged = again.merge(ours, on="id")
         assert (merged["valid_x"] == merged["valid_y"]).all()
         assert (merged["error_type_x"].fillna("") == merged["error_type_y"].fillna("")).all()
-    tools_line = bfcl.read_results(
+    tools_line = read_results(
         run.dir / "bfcl_results" / "tooly" / "non_live" / "BFCL_v4_simple_python_result.json"
     )[0]
     assert isinstance(tools_line.result, (list, str)) and tools_line.latency is not None
     # a rerun resumes: no request for answered items, identical verdicts
     rerun = open_run(path)
-    again = bfcl.run_study(rerun, items)
+    again = run_study(rerun, items)
     assert rerun.ledger.summary().get("tooly", {}).get("requests", 0) == 0
     pd.testing.assert_frame_equal(
         again.drop(columns=["latency"]), verdicts.drop(columns=["latency"])
@@ -148,14 +158,14 @@ def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path)
 
 def test_planned_mistakes_do_not_depend_on_the_subset(tmp_path):
     run = open_run(_study_file(tmp_path))
-    items = bfcl.load_study_items(run.params)
+    items = load_study_items(run.params)
     spec = run.params.systems[0]
-    full = {j.key: j.sim.truth["mistake"] for j in bfcl.answer_jobs(items, spec, "tools", seed=0)}
-    part = bfcl.answer_jobs(items[::7], spec, "tools", seed=0)
+    full = {j.key: j.sim.truth["mistake"] for j in answer_jobs(items, spec, "tools", seed=0)}
+    part = answer_jobs(items[::7], spec, "tools", seed=0)
     assert all(full[j.key] == j.sim.truth["mistake"] for j in part)
     real = ModelSpec(name="real", provider="openai", model="m")
-    assert all(j.sim is None for j in bfcl.answer_jobs(items[:3], real, "prompt", seed=0))
-    other_seed = bfcl.answer_jobs(items, spec, "tools", seed=1)
+    assert all(j.sim is None for j in answer_jobs(items[:3], real, "prompt", seed=0))
+    other_seed = answer_jobs(items, spec, "tools", seed=1)
     assert [j.sim.truth["mistake"] for j in other_seed] != list(full.values())
 
 
@@ -179,9 +189,9 @@ def test_result_set_folders_subsets_and_their_errors(tmp_path):
         limit_per_category=3,
         **common,
     )
-    items = bfcl.load_study_items(params)
+    items = load_study_items(params)
     known = {it.id for it in bfcl.load(params.categories, source=params.data)}
-    scored = bfcl.score_result_set(params.result_sets[0], items, known)
+    scored = score_result_set(params.result_sets[0], items, known)
     # results of known items outside the 3-item subset are skipped; multiple is not submitted
     assert scored["id"].tolist() == ["simple_python_0", "simple_python_1", "simple_python_2"]
     assert scored["valid"].all() and set(scored["mode"]) == {"results"}
@@ -191,13 +201,13 @@ def test_result_set_folders_subsets_and_their_errors(tmp_path):
         [*good, {"id": "simple_python_99", "result": "[]"}],
     )
     with pytest.raises(BfclDataError, match=r"BFCL_v4_simple_python_result.json:13: unknown id"):
-        bfcl.score_result_set(params.result_sets[0], items, known)
+        score_result_set(params.result_sets[0], items, known)
     # a bad JSON line names file and line
     write_jsonl(
         folder / "mine" / "non_live" / "BFCL_v4_simple_python_result.json", [good[0], "{broken"]
     )
     with pytest.raises(BfclDataError, match=r"BFCL_v4_simple_python_result.json:2: not a valid"):
-        bfcl.score_result_set(params.result_sets[0], items, known)
+        score_result_set(params.result_sets[0], items, known)
     # a category the set must cover but has no file for
     strict = study_params(
         tmp_path,
@@ -205,7 +215,7 @@ def test_result_set_folders_subsets_and_their_errors(tmp_path):
         **common,
     )
     with pytest.raises(BfclDataError, match="no result files for category 'multiple'"):
-        bfcl.score_result_set(strict.result_sets[0], bfcl.load_study_items(strict))
+        score_result_set(strict.result_sets[0], load_study_items(strict))
 
 
 # --------------------------------------------------------------------------- published scores
@@ -222,9 +232,9 @@ def test_glyphh_matches_every_published_number(public_items, mirror, tmp_path):
             }
         ],
     )
-    verdicts = bfcl.score_result_set(params.result_sets[0], public_items)
-    summary = bfcl.summarize(verdicts, extra_categories=bfcl.published_extras(params))
-    table = bfcl.leaderboard_comparison(summary, params).set_index("metric")
+    verdicts = score_result_set(params.result_sets[0], public_items)
+    summary = bfcl.summarize(verdicts, extra_categories=published_extras(params))
+    table = leaderboard_comparison(summary, params).set_index("metric")
     compared = table.dropna(subset=["published"])
     assert len(compared) == 10 + 5  # 10 submitted categories, 5 aggregates with a number
     # published percentages have two decimals: agreement to rounding (half of 0.0001)
@@ -232,7 +242,7 @@ def test_glyphh_matches_every_published_number(public_items, mirror, tmp_path):
     assert table.loc["overall", "published"] == 0.7450
     assert math.isnan(table.loc["relevance", "published"])  # N/A: no relevance file submitted
     with pytest.raises(BfclDataError, match="no model 'Nobody'"):
-        bfcl.published_row("data_overall", "Nobody")
+        published_row("data_overall", "Nobody")
 
 
 # --------------------------------------------------------------------------- run(run) and STUDY
@@ -252,7 +262,7 @@ def test_run_returns_every_table_the_notebook_shows(tmp_path):
         ["tooly", "asked live", "tools"],
         ["texty", "asked live", "prompt"],
     ]
-    failed_calls = int((verdicts["error_type"] == bfcl.CALL_FAILED).sum())
+    failed_calls = int((verdicts["error_type"] == CALL_FAILED).sum())
     assert failed_calls > 0
     assert bfcl.study.counts(result) == {
         "items": 60,
@@ -292,11 +302,18 @@ def test_system_sources_list_result_sets_and_live_systems(tmp_path):
 
 def test_result_file_counts_per_system(tmp_path):
     folder = tmp_path / "bfcl_results"
-    lines = [bfcl.ResultLine("simple_python_0", "simple_python", "[f()]")]
-    bfcl.write_results(lines, folder, "a")
-    bfcl.write_results(
-        [*lines, bfcl.ResultLine("live_simple_0-0-0", "live_simple", "")], folder, "b"
-    )
+    lines = [ResultLine("simple_python_0", "simple_python", "[f()]")]
+    write_results(lines, folder, "a")
+    write_results([*lines, ResultLine("live_simple_0-0-0", "live_simple", "")], folder, "b")
     table = bfcl.data.result_file_counts(folder)
     assert table.values.tolist() == [["bfcl_results/a/", 1], ["bfcl_results/b/", 2]]
     assert bfcl.data.result_file_counts(tmp_path / "none").empty
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    assert sorted(bfcl.__all__) == [
+        "BfclParams", "BfclResult", "EXAMPLE_FIELDS", "PUBLIC_SYSTEMS", "RELEVANCE_CATEGORIES",
+        "check", "decode", "fetch_results", "load", "run", "score_results", "summarize",
+    ]  # fmt: skip
+    doc = str(bfcl.__doc__)
+    assert all(re.search(rf"\b{name}\b", doc) and hasattr(bfcl, name) for name in bfcl.__all__)

@@ -1,0 +1,45 @@
+"""The BFCL notebook's figures: one function per figure, each a new one.
+
+Each takes the study's :class:`~.records.BfclResult` and returns the
+:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+from evalbench import plots
+
+from . import metrics
+from .records import BfclResult
+
+
+def accuracy_heatmap(result: BfclResult) -> Figure:
+    """Systems × categories accuracy, each cell annotated with its Wilson interval."""
+    values, labels = metrics.accuracy_matrix(result.summary.categories, order=result.order)
+    level = result.params.confidence_level
+    with plt.rc_context({"font.size": 8}):
+        fig, ax = plt.subplots(figsize=(13, 1.4 + 0.75 * len(values)))
+        plots.heatmap(
+            values, ax=ax, annot=labels.to_numpy(), fmt="", vmin=0, vmax=1, cmap="RdYlGn",
+            xlabel="BFCL category", ylabel="system",
+            title=f"Accuracy by category (cell: accuracy, [{level:.0%} Wilson interval])",
+        )  # fmt: skip
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right", rotation_mode="anchor")
+    return fig
+
+
+def error_shares(result: BfclResult) -> Figure:
+    """Each system's failures by official error type, as shares (all categories pooled)."""
+    _, shares = metrics.error_shares(result.verdicts, result.order)
+    fig, ax = plt.subplots(figsize=(7.5, 1.6 + 0.3 * len(shares)))
+    plots.heatmap(
+        shares, ax=ax, fmt=".0%", cmap="Reds", vmin=0, xlabel="system",
+        ylabel="official error type",
+        title="Share of each system's failures by official error type (all categories pooled)",
+    )  # fmt: skip
+    plt.setp(ax.get_xticklabels(), rotation=20, ha="right", rotation_mode="anchor")
+    fig.axes[-1].yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    return fig

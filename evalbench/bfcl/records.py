@@ -1,0 +1,211 @@
+"""The BFCL study's types: its params, the verdict record it writes and its result.
+
+``records/bfcl.jsonl`` holds one :class:`VerdictRecord` per system and item;
+:class:`BfclResult` is what :func:`~.study.run` returns and the notebook shows.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NamedTuple
+
+import pandas as pd
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    model_validator,
+)
+
+from evalbench import sources
+from evalbench.models import ModelSpec
+from evalbench.params import StudyParams, data_path
+from evalbench.records import Record
+
+from .metrics import Summary
+from .schema import PUBLIC_SYSTEMS, BfclDataError, Item, resolve_categories
+
+
+class VerdictRecord(Record):
+    """A verdict as written to a run's ``records/`` folder."""
+
+    system: str
+    """The system (model) that produced the output."""
+    test_category: str
+    """BFCL category, e.g. ``live_multiple``."""
+    id: str
+    """BFCL item id."""
+    valid: bool
+    """The official checker's verdict."""
+    error_type: str | None
+    """Official error type of a failure (a valid simple/multiple verdict may keep the
+    official checker's ``simple_function_checker:unclear``)."""
+    error: str | None
+    """First error message of a failure."""
+    decoded: list[dict[str, Any]] | None
+    """Decoded calls ``[{name: {param: value}}]``; ``None`` when decoding failed."""
+    raw: Any
+    """The raw model output as in the result file."""
+    params: list[dict[str, Any]]
+    """Per expected parameter: function, param, type, called, correct."""
+    latency: Any = None
+    """Seconds, when the result file has it."""
+    input_token_count: Any = None
+    """Prompt tokens, when known."""
+    output_token_count: Any = None
+    """Completion tokens, when known."""
+    mode: str = ""
+    """How the output was produced: ``prompt`` / ``tools`` (asked live) or ``results`` (a
+    result file)."""
+    injected: str | None = None
+    """Simulated systems only: the mistake the simulator injected (``none`` = answered
+    correctly); the checker never sees it."""
+
+
+def _categories_valid(value: str | list[str]) -> list[str]:
+    try:
+        return list(resolve_categories(value))
+    except BfclDataError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _data_source(value: str, info: ValidationInfo) -> str:
+    if value in ("registry", "package"):
+        return value
+    return str(data_path(value, info))
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+def _folder(value: str | None, info: ValidationInfo) -> str | None:
+    return None if value is None else str(data_path(value, info))
+
+
+class ResultSet(BaseModel):
+    """Outputs a system already produced, in the official result-file format."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """Label in tables and records (unique within the study)."""
+    model: str | None = None
+    """A registered public result set (``bfcl/result/<model>/...`` in ``sources.tsv``)."""
+    folder: Annotated[str | None, AfterValidator(_folder)] = None
+    """Or a local folder of ``BFCL_v4_<category>_result.json`` files (searched recursively;
+    relative to the params file)."""
+    style: Literal["auto", "prompt", "fc"] | None = None
+    """Decoder: ``prompt`` (Python call strings), ``fc`` (``[{name: "<JSON args>"}]``) or
+    ``auto`` (lenient); default: the registered style of a public model, else ``auto``."""
+    underscore_to_dot: bool = False
+    """Compare function names with dots replaced by underscores (the official flag for
+    models whose API forbids dots in names)."""
+    categories: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
+    """Categories this set must cover (a missing file is an error); default: every study
+    category the set has (the others are reported as not submitted)."""
+    leaderboard_model: str | None = None
+    """The ``Model`` column of the registered published score tables
+    (``bfcl/leaderboard/data_*``) for this system, to compare with our numbers."""
+
+    @model_validator(mode="after")
+    def _check_source(self) -> ResultSet:
+        if (self.model is None) == (self.folder is None):
+            raise ValueError(f"result set {self.name!r}: give exactly one of 'model', 'folder'")
+        if self.model is not None and not sources.names(f"bfcl/result/{self.model}/"):
+            known = ", ".join(PUBLIC_SYSTEMS)
+            raise ValueError(f"no registered BFCL results for {self.model!r}; known: {known}")
+        if self.categories is not None:
+            self.categories = _categories_valid(self.categories)
+        return self
+
+    @property
+    def decode_style(self) -> str:
+        """The decoder used for this set."""
+        if self.style is not None:
+            return self.style
+        return PUBLIC_SYSTEMS.get(self.model or "", "auto")
+
+
+class BfclParams(StudyParams):
+    """Parameters of a BFCL study (``study: bfcl``): result sets and/or live systems."""
+
+    study: Literal["bfcl"] = "bfcl"
+    data: Annotated[str, AfterValidator(_data_source)] = "registry"
+    """Questions and answers: ``registry`` (pinned files, gorilla@6ea5797), ``package`` (an
+    installed ``bfcl-eval``) or the path of a gorilla checkout."""
+    categories: Annotated[
+        list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
+    ] = Field(default_factory=lambda: ["all"])
+    """Category names or groups (``all``, ``non_live``, ``live``)."""
+    limit_per_category: int | None = Field(default=None, ge=1)
+    """Keep the first N items of each category (demos); ``None`` keeps all."""
+    result_sets: list[ResultSet] = Field(default_factory=list)
+    """Systems scored from result files (public or local)."""
+    systems: list[ModelSpec] = Field(default_factory=list)
+    """Systems asked live (through the response cache; resumable)."""
+    mode: Literal["prompt", "tools"] = "prompt"
+    """How live systems are asked: ``prompt`` (function docs in the system prompt, Python call
+    syntax) or ``tools`` (OpenAI native tools)."""
+    system_modes: dict[str, Literal["prompt", "tools"]] = Field(default_factory=dict)
+    """Per-system override of ``mode`` (system name -> mode)."""
+    examples_per_system: int = Field(default=3, ge=0, le=50)
+    """Failure examples shown per system (one per most frequent error type)."""
+
+    @model_validator(mode="after")
+    def _check_names(self) -> BfclParams:
+        names = [r.name for r in self.result_sets] + [s.name for s in self.systems]
+        if not names:
+            raise ValueError("give at least one entry in 'result_sets' or 'systems'")
+        if len(set(names)) != len(names):
+            raise ValueError(f"system names must be unique across result_sets and systems: {names}")
+        live = {s.name for s in self.systems}
+        for name in self.system_modes:
+            if name not in live:
+                raise ValueError(
+                    f"system_modes: unknown system {name!r} (live systems: {sorted(live)})"
+                )
+        for rs in self.result_sets:
+            outside = set(rs.categories or ()) - set(self.categories)
+            if outside:
+                raise ValueError(
+                    f"result set {rs.name!r}: categories {sorted(outside)} are not studied"
+                )
+        return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """The live systems (result sets call no model)."""
+        return list(self.systems)
+
+    def mode_of(self, name: str) -> str:
+        """How the live system ``name`` is asked."""
+        return self.system_modes.get(name, self.mode)
+
+
+class BfclResult(NamedTuple):
+    """Everything the notebook shows (see :func:`~.study.run`)."""
+
+    params: BfclParams
+    items: list[Item]
+    """The studied items (each category cut to ``limit_per_category``)."""
+    verdicts: pd.DataFrame
+    """One row per system and item (columns of :class:`VerdictRecord`)."""
+    summary: Summary
+    order: list[str]
+    """Systems in the order they were scored (result sets, then live systems)."""
+    sources: pd.DataFrame
+    """:func:`~.study.system_sources`."""
+    comparison: pd.DataFrame
+    """:func:`~.study.leaderboard_comparison` (empty when no result set names a leaderboard row)."""
+    truth: pd.DataFrame | None
+    """:func:`~.metrics.injected_vs_detected`; None without a simulated system."""
+    examples: list[dict[str, Any]]
+    """:func:`~.metrics.failure_examples`."""
+    result_files: pd.DataFrame | None
+    """Official result files written per live system; None without a live system."""
+    usage: pd.DataFrame
+    """``run.recorded_usage()`` after every call."""
+    simulated: frozenset[str]
+    """Names of the simulated systems."""
