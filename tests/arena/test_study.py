@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -181,7 +182,8 @@ def test_the_package_exports_what_its_docstring_lists():
     assert sorted(arena.__all__) == [
         "ArenaParams", "ArenaResult", "answer_messages", "demo_prompts_path", "load_prompts", "run",
     ]  # fmt: skip
-    assert all(f"`{name}`" in str(arena.__doc__) and hasattr(arena, name) for name in arena.__all__)
+    doc = str(arena.__doc__)
+    assert all(re.search(rf"\b{name}\b", doc) and hasattr(arena, name) for name in arena.__all__)
 
 
 def test_run_returns_what_the_notebook_shows_and_writes_records(tmp_path):
