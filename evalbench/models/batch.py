@@ -18,7 +18,8 @@ does for such a system, so every study works in batch mode unchanged:
    ``timeout_s``, or whose answer was lost, may have made a batch that bills): after a
    failed create the batch is looked up by that tag, for :data:`CREATE_SETTLE_S` while
    the provider may still be making it, and its requests go out again (a new tag, the
-   next round) only when it is not there;
+   next round) only when it is not there. Uploads likewise: a failed upload is looked
+   for by its file name (unique per attempt) before it is sent again;
 4. polling backs off from ``batch_poll_s`` (×1.5 per poll, to 2 min) and shows the
    provider's status and request counts on a progress bar; ``evalbench run --no-wait``
    (:data:`NO_WAIT_ENV`) submits, polls once and stops with :class:`BatchPending`;
@@ -326,7 +327,7 @@ class _Session:
         keys = [key for key, _ in lines]
         local = self.log.begin(keys)
         data = b"".join(line for _, line in lines)
-        upload = await self.api.files.create(file=(f"{local}.jsonl", data), purpose="batch")
+        upload = await self._upload(f"{local}.jsonl", data)
         for key in keys:  # an attempt, made or not, counts towards MAX_ROUNDS
             self.rounds[key] = self.rounds.get(key, 0) + 1
         try:  # once: a retry could make a second batch (see the module docstring)
@@ -341,6 +342,34 @@ class _Session:
             self._create_failed(local, keys, reason)
             return
         self.log.submitted(local, batch.id, upload.id)
+
+    async def _upload(self, name: str, data: bytes) -> Any:
+        """The input file at the provider: uploaded once per attempt, and after a failed
+        attempt looked for by ``name`` first (a blind retry could leave copies)."""
+        import openai
+
+        api = self.api.with_options(max_retries=0)
+        for attempt in range(self.spec.max_retries + 1):
+            if attempt:
+                found = await self._find_file(name, len(data))
+                if found is not None:
+                    return found
+                await _sleep_unless_stopped(min(0.5 * 2 ** (attempt - 1), 8.0))
+            try:
+                return await api.files.create(file=(name, data), purpose="batch")
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:
+                if _create_failure(exc) is None or attempt == self.spec.max_retries:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _find_file(self, name: str, size: int) -> Any:
+        """The uploaded file called ``name`` of ``size`` bytes, if the provider has it."""
+        async for file in self.api.files.list(purpose="batch", order="desc", limit=100):
+            if file.filename == name and file.bytes == size:
+                return file
+            if file.created_at < time.time() - 3600:  # newest first: older cannot be it
+                break
+        return None
 
     def _create_failed(self, local: str, keys: list[str], reason: str) -> None:
         self.log.create_failed(local, reason)

@@ -6,6 +6,8 @@ failed / expired / cancelled batches resubmitting only what is missing, per-line
 from __future__ import annotations
 
 import asyncio
+import email.parser
+import email.policy
 import json
 import os
 import signal
@@ -297,7 +299,7 @@ def test_a_batch_the_provider_no_longer_has_is_submitted_again(tmp_path, loopbac
 
 
 class Create(NamedTuple):
-    """How the server treats one batch create."""
+    """How the server treats one batch create (or file upload)."""
 
     delay_s: float = 0.0
     """Seconds before the answer."""
@@ -307,26 +309,28 @@ class Create(NamedTuple):
     """The answer's HTTP status (503: no batch made as far as the client can tell)."""
 
 
-class SlowCreates(LoopbackServer):
+class SlowProvider(LoopbackServer):
     """The loopback server's Batch API (no chat), but each ``POST /v1/batches`` follows the
-    next :class:`Create` of :attr:`creates` (then answers at once), and every batch call is
-    noted in :attr:`calls` (``create`` / ``list``)."""
+    next :class:`Create` of :attr:`creates` and each ``POST /v1/files`` the next of
+    :attr:`uploads_plan` (then they answer at once); files keep their names and are listed
+    (``GET /v1/files``, newest first); every call is noted in :attr:`calls`."""
 
     def __init__(self):
         super().__init__()
         self.creates: deque[Create] = deque()
+        self.uploads_plan: deque[Create] = deque()
         self.calls: list[str] = []
+        self.listed: list[dict] = []  # the files as GET /v1/files shows them
+
+    def clear(self) -> None:
+        self.reset()
+        for kept in (self.creates, self.uploads_plan, self.calls, self.listed):
+            kept.clear()
 
     async def _handle(self, reader, writer):
         try:
             while (request := await _read_request(reader)) is not None:
-                method, target, headers, body = request
-                if method == "POST" and urlsplit(target).path == "/v1/batches":
-                    status, answer = await self._slow_create(body)
-                else:
-                    with self._lock:
-                        self.calls += ["list"] if urlsplit(target).path == "/v1/batches" else []
-                        status, answer = self._batch_api(method, target, headers, body)
+                status, answer = await self._route(*request)
                 _write(writer, status, answer, {})
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
@@ -334,33 +338,55 @@ class SlowCreates(LoopbackServer):
         finally:
             writer.close()
 
-    async def _slow_create(self, body: bytes) -> tuple[int, bytes]:
-        plan = self.creates.popleft() if self.creates else Create()
-        self.calls.append("create")
-        made = self._make(body) if plan.made == "now" else None
+    async def _route(self, method, target, headers, body) -> tuple[int, bytes]:
+        path = urlsplit(target).path
+        call = {("POST", "/v1/batches"): "create", ("POST", "/v1/files"): "upload",
+                ("GET", "/v1/batches"): "list", ("GET", "/v1/files"): "list_files"}  # fmt: skip
+        self.calls.append(call.get((method, path), "other"))
+        if method == "POST" and path in ("/v1/batches", "/v1/files"):
+            plans = self.creates if path == "/v1/batches" else self.uploads_plan
+            return await self._slowly(plans, method, target, headers, body)
+        if (method, path) == ("GET", "/v1/files"):
+            return 200, json.dumps({"object": "list", "data": self.listed[::-1],
+                                    "has_more": False}).encode()  # fmt: skip
+        with self._lock:
+            return self._batch_api(method, target, headers, body)
+
+    async def _slowly(self, plans, *request) -> tuple[int, bytes]:
+        plan = plans.popleft() if plans else Create()
+        made = self._make(*request) if plan.made == "now" else None
         await asyncio.sleep(plan.delay_s)
-        made = self._make(body) if plan.made == "late" else made
+        made = self._make(*request) if plan.made == "late" else made
         if plan.status != 200 or made is None:
             return plan.status, json.dumps({"error": {"message": "try later"}}).encode()
         return made
 
-    def _make(self, body: bytes) -> tuple[int, bytes]:
+    def _make(self, method, target, headers, body) -> tuple[int, bytes]:
         with self._lock:
-            return self._batch_api("POST", "/v1/batches", {}, body)
+            status, answer = self._batch_api(method, target, headers, body)
+        if target.endswith("/files"):  # keep the name the client gave (the base says input.jsonl)
+            made = {**json.loads(answer), "filename": _upload_name(headers, body)}
+            self.listed.append(made)
+            answer = json.dumps(made).encode()
+        return status, answer
+
+
+def _upload_name(headers: dict, body: bytes) -> str:
+    head = f"Content-Type: {headers['content-type']}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.default).parsebytes(head + body)
+    return next(p.get_filename() for p in message.iter_parts() if p.get_filename())
 
 
 @pytest.fixture(scope="module")
 def slow_server():
-    server = SlowCreates().start()
+    server = SlowProvider().start()
     yield server
     server.stop()
 
 
 @pytest.fixture
 def slow(slow_server, loopback):  # loopback: its reset and key fixtures, shared
-    slow_server.reset()
-    slow_server.creates.clear()
-    slow_server.calls.clear()
+    slow_server.clear()
     return slow_server
 
 
@@ -394,9 +420,8 @@ def test_a_create_the_provider_never_took_is_posted_again_only_after_a_lookup(
     monkeypatch.setattr(batch_mode, "CREATE_SETTLE_S", 0.1)
     slow.creates.append(Create(status=503, made="never"))
     run = _run(_study(tmp_path, slow, **SLOW))
-    first, second = slow.calls.index("create"), len(slow.calls) - 1
-    assert slow.calls[second] == "create" and "list" in slow.calls[first:second]
-    assert slow.calls.count("create") == 2 and slow.batch_creates == 1
+    first, second = [i for i, call in enumerate(slow.calls) if call == "create"]
+    assert "list" in slow.calls[first:second] and slow.batch_creates == 1
     assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
 
 
@@ -410,3 +435,20 @@ def test_creates_that_always_fail_stop_after_max_rounds_with_error_records(
     assert {r["error"] for r in _records(run)} == {
         "batch_create_failed: http_503: try later (after 3 batches)"
     }
+
+
+def test_an_upload_answered_after_the_timeout_is_found_by_name_not_uploaded_again(tmp_path, slow):
+    """Before: the SDK retried the upload, one more 190 MB file at the provider per retry
+    (only the last used). Now a failed upload is looked up by its unique name first."""
+    slow.uploads_plan.extend([Create(delay_s=0.6)] * 3)
+    run = _run(_study(tmp_path, slow, **SLOW))
+    assert slow.uploads == 1 and slow.calls.count("upload") == 1
+    assert slow.calls[:3] == ["upload", "list_files", "create"]
+    assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
+
+
+def test_an_upload_the_provider_never_took_is_sent_again_after_a_lookup(tmp_path, slow):
+    slow.uploads_plan.extend([Create(status=503, made="never")] * 2)
+    run = _run(_study(tmp_path, slow, **SLOW))
+    assert slow.calls[:5] == ["upload", "list_files", "upload", "list_files", "upload"]
+    assert slow.uploads == 1 and slow.batch_creates == 1 and len(_records(run)) == 6
