@@ -175,7 +175,7 @@ def win_rate(
             the generated problem's side, after any position-swap reconciliation); any
             other outcome (``None``, ``unscored``...) is counted as unscored.
         rng: randomness for the bootstrap interval of the headline rate.
-        duplicate_ids: generated ids flagged by :func:`near_duplicates`.
+        duplicate_ids: generated ids flagged by :func:`~.duplicates.near_duplicates`.
         duplicate_policy: ``"loss"`` or ``"exclude"``.
         rounds: bootstrap resamples.
         level: confidence level of every interval.

@@ -3,24 +3,22 @@
 Every function is pure and returns escaped HTML (built with :func:`evalbench.display.fill`)
 or a DataFrame; the notebook shows them with ``display.show`` / ``display.table``. Each
 system is labelled simulated or real on its own (``result.simulated``), and failed calls
-are stated next to the numbers they affect.
+are stated next to the numbers they affect. The figures are :mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from evalbench import display, tiers
 
+from . import metrics
 from .metrics import AnswerSummary, StudySummary, answer_comparison
+from .records import DatagenResult
 from .reviewers import CONSENSUS_POLICY, reviewer_counts
-
-if TYPE_CHECKING:
-    from .study import DatagenResult
-
 
 # --------------------------------------------------------------------------- the index
 
@@ -153,6 +151,18 @@ def reference_note(result: DatagenResult) -> str:
     )
 
 
+def reference_table(result: DatagenResult) -> pd.DataFrame:
+    """Reference rows by source and year (:func:`~.metrics.reference_counts`)."""
+    return metrics.reference_counts(result.reference)
+
+
+REFERENCE_CAPTION = "Reference rows by source and year"
+"""Caption of :func:`reference_table`."""
+
+BASIC_INFO_CAPTION = "Basic information"
+"""Caption of :func:`basic_info` (shown with 3 digits)."""
+
+
 def basic_info(result: DatagenResult) -> pd.DataFrame:
     """The report's first table: what was asked, what came back, what it was checked on."""
     gen, problems = result.generation, result.generation.problems
@@ -192,6 +202,20 @@ def generation_note(result: DatagenResult) -> str:
     )
 
 
+def invalid_reasons(result: DatagenResult) -> pd.DataFrame:
+    """Why outputs were invalid, with counts and shares (:func:`~.metrics.invalid_reasons`)."""
+    return metrics.invalid_reasons(result.generation.invalid)
+
+
+def invalid_examples(result: DatagenResult) -> list[dict[str, Any]]:
+    """The first three invalid outputs (shown with their :data:`INVALID_FIELDS`)."""
+    return result.generation.invalid.head(3).to_dict("records")
+
+
+INVALID_FIELDS = ["id", "attempt", "reason", "raw"]
+"""The fields of each invalid output shown."""
+
+
 def invalid_caption(result: DatagenResult) -> str:
     """Caption of the invalid-reasons table."""
     return (
@@ -214,6 +238,15 @@ def validity_note(result: DatagenResult) -> str:
         a=result.params.max_attempts,
         ids=", ".join(gen.unfilled),
     )
+
+
+def topics_table(result: DatagenResult) -> pd.DataFrame:
+    """Topic counts and shares of the valid problems."""
+    return result.summary.topics.reset_index()
+
+
+TOPICS_CAPTION = "Topic counts and shares of valid problems"
+"""Caption of :func:`topics_table`."""
 
 
 # --------------------------------------------------------------------------- answers
@@ -276,8 +309,9 @@ def unscored_note(result: DatagenResult) -> str:
     )
 
 
-def truth_note(truth: pd.DataFrame) -> str:
+def truth_note(result: DatagenResult) -> str:
     """The judge against the simulated problems' hidden quality (``""`` without truth)."""
+    truth = result.judge_truth
     if not len(truth):
         return ""
     return display.fill(
@@ -301,6 +335,20 @@ def win_caption(result: DatagenResult) -> str:
         f"Generated vs real ({n} scored pairs; win rate: {level:.0%} bootstrap interval, ties "
         f"count half; shares: {level:.0%} Wilson intervals)"
     )
+
+
+def win_table(result: DatagenResult) -> pd.DataFrame:
+    """Win rate and win/loss/tie shares with intervals (``ValueError`` without comparisons)."""
+    if result.summary.win is None:
+        raise ValueError("no comparisons in this run (win_rate_pairs: 0)")
+    return result.summary.win.table.reset_index()
+
+
+def order_table(result: DatagenResult) -> pd.DataFrame:
+    """How the two orders of each pair resolved (:func:`~.metrics.order_consistency`)."""
+    if result.verdicts is None:
+        raise ValueError("no comparisons in this run (win_rate_pairs: 0)")
+    return metrics.order_consistency(result.verdicts)
 
 
 def order_caption(result: DatagenResult) -> str:
@@ -357,6 +405,11 @@ def duplicates_note(result: DatagenResult) -> str:
     )
 
 
+def duplicate_examples(result: DatagenResult) -> list[dict[str, Any]]:
+    """The flagged near-duplicates beside their real problems (:data:`DUPLICATE_FIELDS`)."""
+    return metrics.duplicate_examples(result.duplicates, result.problems, result.reference)
+
+
 DUPLICATE_FIELDS = ["generated_id", "reference_id", "similarity", "generated problem",
                     "real problem"]  # fmt: skip
 """The fields of each near-duplicate example shown."""
@@ -403,6 +456,12 @@ def human_note(result: DatagenResult) -> str:
     return text
 
 
+def agreement_table(result: DatagenResult) -> pd.DataFrame:
+    """The judge against the human reviews per dimension (:data:`AGREEMENT_CAPTION`)."""
+    agreement = metrics.human_judge_agreement(result.human.verifications, result.judge_results)
+    return agreement.reset_index()
+
+
 AGREEMENT_CAPTION = (
     "Judge vs human per dimension (n: problems both scored; within_1: share with |judge − "
     "human| ≤ 1; bias: mean judge − human; exact and qwk on the 1-5 labels; point estimates, "
@@ -411,6 +470,10 @@ AGREEMENT_CAPTION = (
 
 
 # --------------------------------------------------------------------------- conclusion
+
+
+CRITERIA_CAPTION = "Criteria"
+"""Caption of ``result.summary.conclusion.table``."""
 
 
 def next_steps(result: DatagenResult) -> str:

@@ -113,13 +113,8 @@ def generation_messages(reference_row: Mapping[str, Any], topic: str) -> list[di
 def build_generation_messages(
     reference: pd.DataFrame, topic: str, rng: np.random.Generator
 ) -> GenerationRequest:
-    """Draw a style reference with ``rng`` and build the generation prompt for ``topic``.
-
-    Args:
-        reference: the pool of real problems (e.g. :func:`.data.unique_reference`).
-        topic: one of :data:`TOPICS` (see :func:`assign_topics`).
-        rng: the seeded generator that picks the reference problem.
-    """
+    """Draw a style reference from ``reference`` (the real problems) with ``rng`` and build
+    the generation prompt for ``topic`` (one of :data:`TOPICS`)."""
     row = pick_reference(reference, rng)
     return GenerationRequest(generation_messages(row, topic), str(row["id"]), topic)
 

@@ -106,7 +106,7 @@ def sim_generation_output(
     the reference problem (:func:`lightly_edit`); otherwise a templated problem on
     ``topic`` whose integer answer (0–999) is computed in code. JSON outputs are fenced,
     bare, or after a line of prose, and in :data:`SIM_RAW_LATEX_RATE` of cases write
-    LaTeX with single backslashes (invalid JSON that :func:`parse_generated` repairs;
+    LaTeX with single backslashes (invalid JSON that :func:`~.scoring.parse_generated` repairs;
     never for text with ``\\u...`` such as ``\\underline``, which cannot be repaired).
 
     The hidden quality of a problem is :func:`sim_true_quality` of its text; among
@@ -114,13 +114,8 @@ def sim_generation_output(
     to 1–5) is written, so the mean true quality tracks ``quality``. Deterministic for the
     state of ``rng``.
 
-    Args:
-        reference_row: the real problem shown in the prompt (``problem``, ``answer``).
-        topic: one of :data:`TOPICS`.
-        rng: the seeded generator.
-        quality: mean true quality on 1–5 (the sim knob ``SimSpec.quality``).
-        malformed_rate: share of invalid outputs.
-        copy_rate: share of light copies of the reference.
+    ``reference_row`` is the real problem shown in the prompt (``problem``, ``answer``);
+    ``quality`` is the sim knob ``SimSpec.quality``.
     """
     topic = require_topic(topic)
     draw = rng.random()

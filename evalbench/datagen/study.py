@@ -1,4 +1,4 @@
-"""The generated-data quality study (``study: datagen``): params, the run, STUDY.
+"""The generated-data quality study (``study: datagen``): the run and STUDY.
 
 :func:`run` loads the real AIME problems, asks the generator for ``n_problems`` problems
 in rounds (round ``r`` retries every slot still invalid after ``r − 1`` attempts; every
@@ -15,32 +15,36 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from evalbench.judge import JudgeCase, PairTask, RubricTask, judge_pairs, judge_rubric
-from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
-from evalbench.params import StudyParams, data_path
+from evalbench.models import ChatRequest, ChatResponse, Job, SimTask
 from evalbench.records import ResponseRecord, write_jsonl
+from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import report, sim
 from .data import answer_mismatches, load_hf_reference, load_reference, unique_reference
-from .duplicates import DEFAULT_DUPLICATE_THRESHOLD, DuplicateReport, near_duplicates
-from .metrics import (
-    THRESHOLDS,
-    AnswerSummary,
-    StudySummary,
-    answer_distribution,
-    invalid_reasons,
-    summarize,
+from .duplicates import near_duplicates
+from .metrics import answer_distribution, invalid_reasons, judge_vs_truth, summarize
+from .records import (
+    DatagenParams,
+    DatagenResult,
+    DuplicateRecord,
+    GenerationResult,
+    HumanData,
+    PairwiseRecord,
+    ProblemRecord,
+    QualityRecord,
+    SimFacts,
+    Slot,
+    plain_rows,
 )
-from .records import DuplicateRecord, PairwiseRecord, ProblemRecord, QualityRecord, plain_rows
-from .reviewers import ReviewerData, is_label_source, read_reviewers
+from .reviewers import is_label_source, read_reviewers
 from .scoring import (
     PAIRWISE_QUESTION,
     TOPICS,
@@ -49,140 +53,24 @@ from .scoring import (
     assign_topics,
     content_key,
     generation_messages,
-    normalize_topic,
     pairwise_outcome,
     parse_generated,
     pick_reference,
     problem_card,
 )
-from .verification import (
-    Verification,
-    load_verifications,
-    save_verifications,
-    verifications_path,
-)
+from .verification import load_verifications, save_verifications, verifications_path
 
 _DATASET_FIELDS = ["id", "topic", "problem", "answer", "solution", "reference_id", "attempts"]
 
-
-def _topic_list(topics: list[str]) -> list[str]:
-    norm = [normalize_topic(t) for t in topics]
-    bad = [t for t, n in zip(topics, norm, strict=True) if n is None]
-    if bad or not topics:
-        raise ValueError(f"topics must be a non-empty subset of {', '.join(TOPICS)} (got {bad})")
-    if len(set(norm)) != len(norm):
-        raise ValueError(f"topics are repeated: {topics}")
-    return [str(n) for n in norm]
+SIM_FACTS = SimFacts(sim.REAL_TRUE_QUALITY, sim.LOGIT_PER_POINT, sim.SIM_REVIEW_NOISE)
+"""The simulator's constants every result carries for the report."""
 
 
-def _verifications_source(value: str | None, info: ValidationInfo) -> str | None:
-    if value is None or value == "simulated":
-        return value
-    return str(data_path(value, info))
-
-
-ReferenceSource = Literal["matharena", "qwen25math"]
-REFERENCE_SOURCES: tuple[ReferenceSource, ...] = ("matharena", "qwen25math")
-
-
-class ReferenceParams(BaseModel):
-    """Which real AIME problems serve as style references, opponents and duplicate checks."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    sources: list[ReferenceSource] = Field(default_factory=lambda: list(REFERENCE_SOURCES))
-    """Registered pinned files (see :func:`load_reference`); order = preference when a
-    problem is in both."""
-    years: list[int] = Field(default_factory=lambda: [2024, 2025], min_length=1)
-    """Contest years to keep (the registered files hold 2024 and 2025)."""
-    hf_dataset: str | None = None
-    """Also load a Hugging Face AIME set (e.g. ``TianHongZXY/aime-1983-2025``; needs
-    ``datasets``); ``years`` does not filter it."""
-    hf_revision: str | None = None
-    """Hub commit to pin (``hf_dataset`` only)."""
-    hf_split: str | None = None
-    """Split of ``hf_dataset`` (default: its only split)."""
-
-    @model_validator(mode="after")
-    def _some_source(self) -> ReferenceParams:
-        if not self.sources and self.hf_dataset is None:
-            raise ValueError("give at least one of sources or hf_dataset")
-        if len(set(self.sources)) != len(self.sources):
-            raise ValueError(f"sources are repeated: {self.sources}")
-        return self
-
-
-class Thresholds(BaseModel):
-    """The bars of the conclusion (met when the value is at least the bar)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    judge_mean: float = Field(default=THRESHOLDS["judge_mean"], ge=1, le=5)
-    """Judge mean weighted score, 1–5."""
-    win_rate: float = Field(default=THRESHOLDS["win_rate"], ge=0, le=1)
-    """Win rate against real problems (ties count half)."""
-    judge_pass_rate: float = Field(default=THRESHOLDS["judge_pass_rate"], ge=0, le=1)
-    """Share of problems the judge scores >= 3.5."""
-    human_pass_rate: float = Field(default=THRESHOLDS["human_pass_rate"], ge=0, le=1)
-    """Share of reviewed problems a human approved."""
-
-
-class DatagenParams(StudyParams):
-    """Parameters of a generated-data quality study (``study: datagen``)."""
-
-    study: Literal["datagen"] = "datagen"
-    generator: ModelSpec
-    """The model that writes problems (``sim`` knobs: ``quality``, ``malformed_rate``,
-    ``copy_rate``)."""
-    judge: ModelSpec
-    """The rubric and pairwise judge (``sim`` knobs: ``noise``, ``leniency``,
-    ``position_bias``, ``malformed_rate``)."""
-    n_problems: int = Field(default=60, ge=1, le=100_000)
-    """Problems to generate (one slot each; a slot is retried until valid)."""
-    topics: Annotated[list[str], AfterValidator(_topic_list)] = Field(
-        default_factory=lambda: list(TOPICS)
-    )
-    """Topics to spread the problems over evenly (a subset of the fixed topic set)."""
-    max_attempts: int = Field(default=3, ge=1, le=20)
-    """Generator calls per slot before it is left unfilled (invalid outputs are retried)."""
-    json_mode: bool = False
-    """Send ``response_format: json_object`` (for endpoints that support JSON mode)."""
-    reference: ReferenceParams = Field(default_factory=ReferenceParams)
-    """The real AIME problems."""
-    duplicate_threshold: float = Field(default=DEFAULT_DUPLICATE_THRESHOLD, gt=0, le=1)
-    """Similarity from which a generated problem is a near-duplicate of a real one."""
-    duplicate_policy: Literal["loss", "exclude"] = "loss"
-    """A near-duplicate's comparisons: counted as losses, or excluded from the win rate."""
-    win_rate_pairs: int = Field(default=60, ge=0, le=100_000)
-    """Generated-vs-real comparisons (each judged in both orders; 0 skips the win rate)."""
-    verdict_format: Literal["mt_bench", "arena_hard"] = "mt_bench"
-    """Pairwise verdict labels: ``[[A]]/[[B]]/[[C]]`` or Arena-Hard's five labels."""
-    inconsistent: Literal["tie", "drop"] = "tie"
-    """A pair whose two orders disagree counts as a tie, or is dropped."""
-    verifications: Annotated[str | None, AfterValidator(_verifications_source)] = None
-    """Human reviews: a ``<data>_verifications.json`` path (relative to the params file), a
-    labels folder or ``.jsonl`` of the browser app / form (several reviewers: consensus and
-    agreement, see :mod:`~.reviewers`), ``simulated`` (a simulated reviewer, for demos), or
-    none: then the run folder's ``generated_verifications.json`` is read when it exists."""
-    human_sample: int = Field(default=30, ge=1, le=100_000)
-    """Problems the simulated reviewer checks (``verifications: simulated`` only)."""
-    thresholds: Thresholds = Field(default_factory=Thresholds)
-    """The criteria of the conclusion."""
-
-    @model_validator(mode="after")
-    def _check_names(self) -> DatagenParams:
-        if self.generator.name == self.judge.name:
-            raise ValueError(f"generator and judge need different names (both {self.judge.name!r})")
-        if self.verifications == "simulated" and not self.generator.simulated:
-            raise ValueError(
-                "verifications: simulated reviews need a simulated generator (its hidden "
-                "quality); give a <data>_verifications.json path or leave it empty"
-            )
-        return self
-
-    def model_specs(self) -> list[ModelSpec]:
-        """The generator and the judge."""
-        return [self.generator, self.judge]
+def params_of(run: Run) -> DatagenParams:
+    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
+    if not isinstance(run.params, DatagenParams):
+        raise TypeError(f"not a datagen run: {type(run.params).__name__}")
+    return run.params
 
 
 def load_study_reference(params: DatagenParams) -> pd.DataFrame:
@@ -201,13 +89,6 @@ def load_study_reference(params: DatagenParams) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- generation
-
-
-class Slot(NamedTuple):
-    """One problem to generate."""
-
-    id: str
-    topic: str
 
 
 def problem_slots(n: int, rng: np.random.Generator, topics: Sequence[str] = TOPICS) -> list[Slot]:
@@ -273,7 +154,7 @@ def generation_job(
 
 
 def read_generation(
-    planned: PlannedGeneration, response: Any
+    planned: PlannedGeneration, response: ResponseRecord
 ) -> GeneratedProblem | InvalidGeneration:
     """Parse one generator response; a failed call is an invalid attempt with its error."""
     if response.error is not None:
@@ -293,7 +174,7 @@ def read_generation(
     )
 
 
-def progress_postfix(job: Job, response: Any) -> dict[str, Any]:
+def progress_postfix(job: Job, response: ChatResponse) -> dict[str, Any]:
     """Progress-bar fields for the last generator answer: its topic and answer."""
     parsed = parse_generated(response.text if response.error is None else None, id=job.key)
     if isinstance(parsed, GeneratedProblem):
@@ -301,21 +182,7 @@ def progress_postfix(job: Job, response: Any) -> dict[str, Any]:
     return {"topic": "-", "answer": "invalid"}
 
 
-class GenerationResult(NamedTuple):
-    """What generation produced."""
-
-    problems: pd.DataFrame
-    """One row per filled slot (:class:`GeneratedProblem` fields + ``true_quality``)."""
-    invalid: pd.DataFrame
-    """One row per invalid attempt (:class:`InvalidGeneration` fields)."""
-    slots: list[Slot]
-    unfilled: list[str]
-    """Slots still invalid after ``max_attempts``."""
-    calls: int
-    """Generator calls (valid + invalid outputs)."""
-
-
-def generate_problems(run: Any, reference: pd.DataFrame) -> GenerationResult:
+def generate_problems(run: Run, reference: pd.DataFrame) -> GenerationResult:
     """Generate every slot, retrying invalid outputs, and write the dataset.
 
     The slots are ``n_problems`` with balanced topics, subsampled by ``tier`` / ``sample``
@@ -330,7 +197,7 @@ def generate_problems(run: Any, reference: pd.DataFrame) -> GenerationResult:
         run: the open :class:`evalbench.runs.Run` of a ``datagen`` study.
         reference: real problems to draw style references from (:func:`unique_reference`).
     """
-    params: DatagenParams = run.params
+    params = params_of(run)
     every = problem_slots(params.n_problems, run.rng("topics"), params.topics)
     slots = apply_tier(every, params, item_id=lambda s: s.id, stratum=lambda s: s.topic)
     valid: dict[str, GeneratedProblem] = {}
@@ -362,13 +229,13 @@ def generate_problems(run: Any, reference: pd.DataFrame) -> GenerationResult:
 
 
 def _generation_result(
-    run: Any,
+    run: Run,
     slots: list[Slot],
     valid: Mapping[str, GeneratedProblem],
     invalid: list[InvalidGeneration],
     calls: int,
 ) -> GenerationResult:
-    simulated = run.params.generator.simulated
+    simulated = params_of(run).generator.simulated
     rows = [
         {**valid[s.id].model_dump(), "true_quality": _truth(valid[s.id].problem, simulated)}
         for s in slots
@@ -408,15 +275,13 @@ def rubric_tasks(problems: pd.DataFrame) -> list[RubricTask]:
     ]
 
 
-def judge_problems(run: Any, problems: pd.DataFrame) -> pd.DataFrame:
+def judge_problems(run: Run, problems: pd.DataFrame) -> pd.DataFrame:
     """Score every problem with the ``aime_quality`` rubric; writes ``records/quality.jsonl``.
 
-    Returns:
-        :func:`evalbench.judge.judge_rubric` columns (``case_id`` is the
-        :func:`content_key`) plus ``problem_id``; unscored rows kept, counted in
-        :func:`judge_summary`.
+    Returns :func:`evalbench.judge.judge_rubric` columns (``case_id`` is the
+    :func:`~.scoring.content_key`) plus ``problem_id``; unscored rows are kept.
     """
-    frame = judge_rubric(run, run.params.judge, "aime_quality", rubric_tasks(problems))
+    frame = judge_rubric(run, params_of(run).judge, "aime_quality", rubric_tasks(problems))
     frame.insert(1, "problem_id", problems["id"].astype(str).tolist())  # rows in task order
     run.write_records("quality", plain_rows(frame))
     return frame
@@ -474,7 +339,7 @@ def pair_tasks(plan: pd.DataFrame, problems: pd.DataFrame, real: pd.DataFrame) -
     return tasks
 
 
-def compare_with_real(run: Any, problems: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame | None:
+def compare_with_real(run: Run, problems: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame | None:
     """Judge ``win_rate_pairs`` generated-vs-real pairs in both orders.
 
     Writes ``records/pairwise.jsonl``.
@@ -484,7 +349,7 @@ def compare_with_real(run: Any, problems: pd.DataFrame, real: pd.DataFrame) -> p
         ``generated_id, reference_id`` and ``outcome`` (``win``/``loss``/``tie`` for the
         generated problem, ``None`` when unscored or dropped); ``None`` when no pairs.
     """
-    params: DatagenParams = run.params
+    params = params_of(run)
     plan = pair_plan(problems, real, params.win_rate_pairs, run.rng("pairs"))
     if plan.empty:
         return None
@@ -503,30 +368,14 @@ def compare_with_real(run: Any, problems: pd.DataFrame, real: pd.DataFrame) -> p
     return verdicts
 
 
-class HumanData(NamedTuple):
-    """The human reviews a study read."""
-
-    verifications: dict[str, Verification]
-    """Reviews of this run's problems, by problem id."""
-    path: Path | None
-    """The file read (``None``: none found)."""
-    simulated: bool
-    """Written by the simulated reviewer."""
-    unknown_ids: list[str]
-    """Reviewed ids that are not problems of this run (ignored)."""
-    reviewers: ReviewerData | None = None
-    """Label files (browser app or form with a labels folder): every reviewer's reviews,
-    their agreement and the problems without a majority (``None`` for a JSON file)."""
-
-
-def study_verifications(run: Any, problems: pd.DataFrame) -> HumanData:
+def study_verifications(run: Run, problems: pd.DataFrame) -> HumanData:
     """The human reviews of this run: simulated, from the params file's path, or from
     ``<run dir>/generated_verifications.json`` when a reviewer has written it.
 
     Simulated reviews (which need a simulated generator's hidden truth) are saved to
     ``<run dir>/simulated_verifications.json`` and read back like a reviewer's file.
     """
-    params: DatagenParams = run.params
+    params = params_of(run)
     source = params.verifications
     if source == "simulated":
         if problems["true_quality"].isna().any():
@@ -555,53 +404,7 @@ def study_verifications(run: Any, problems: pd.DataFrame) -> HumanData:
 # --------------------------------------------------------------------------- the run
 
 
-class SimFacts(NamedTuple):
-    """The simulator's hidden truths the report states next to simulated numbers."""
-
-    real_quality: float
-    """Hidden quality (1–5) of every real problem."""
-    logit_per_point: float
-    """Pairwise log-odds per quality point."""
-    review_noise: float
-    """Score sd of the simulated reviewer."""
-
-
-SIM_FACTS = SimFacts(sim.REAL_TRUE_QUALITY, sim.LOGIT_PER_POINT, sim.SIM_REVIEW_NOISE)
-
-
-class DatagenResult(NamedTuple):
-    """Everything one run of the study produced (what the notebook shows)."""
-
-    params: DatagenParams
-    reference: pd.DataFrame
-    """All reference rows (every source)."""
-    real: pd.DataFrame
-    """One row per real problem (style references and win-rate opponents)."""
-    generation: GenerationResult
-    judge_results: pd.DataFrame
-    """One row per problem: :func:`evalbench.judge.judge_rubric` columns + ``problem_id``."""
-    verdicts: pd.DataFrame | None
-    """One row per generated-vs-real pair (``None`` with ``win_rate_pairs: 0``)."""
-    duplicates: DuplicateReport
-    human: HumanData
-    summary: StudySummary
-    real_answers: AnswerSummary
-    """The answer statistics of the real problems (beside the generated ones')."""
-    mismatches: pd.DataFrame
-    """Problems two reference sources both hold with different answers (should be empty)."""
-    usage: pd.DataFrame
-    """:meth:`evalbench.runs.Run.recorded_usage` after every call."""
-    simulated: frozenset[str]
-    """Names of the simulated generator and judge."""
-    sim_facts: SimFacts = SIM_FACTS
-
-    @property
-    def problems(self) -> pd.DataFrame:
-        """The valid generated problems."""
-        return self.generation.problems
-
-
-def run_study(run: Any, reference: pd.DataFrame) -> DatagenResult:
+def run_study(run: Run, reference: pd.DataFrame) -> DatagenResult:
     """Generate, judge, compare with real problems, check duplicates, read reviews, summarize.
 
     Writes ``records/problems, invalid, quality, pairwise, duplicates`` and
@@ -614,7 +417,7 @@ def run_study(run: Any, reference: pd.DataFrame) -> DatagenResult:
     Raises:
         ValueError: every generator output was invalid (no problem to evaluate).
     """
-    params: DatagenParams = run.params
+    params = params_of(run)
     real = unique_reference(reference)
     generation = generate_problems(run, real)
     problems = generation.problems
@@ -644,18 +447,20 @@ def run_study(run: Any, reference: pd.DataFrame) -> DatagenResult:
         level=params.confidence_level,
     )
     return DatagenResult(
-        params, reference, real, generation, judged, verdicts, duplicates, human, summary,
+        params, reference, real, generation, judged, judge_vs_truth(judged, problems), verdicts,
+        duplicates, human, summary,
         real_answers=answer_distribution(real["answer"]),
         mismatches=answer_mismatches(reference),
         usage=run.recorded_usage(),
         simulated=run.simulated_names,
+        sim_facts=SIM_FACTS,
     )  # fmt: skip
 
 
-def run(run: Any) -> DatagenResult:
+def run(run: Run) -> DatagenResult:
     """The whole study: :func:`load_study_reference`, then :func:`run_study`."""
     with run.timed("load"):
-        reference = load_study_reference(run.params)
+        reference = load_study_reference(params_of(run))
     return run_study(run, reference)
 
 

@@ -11,7 +11,13 @@ import pytest
 from datagen.cases import judge_frame, review_of
 
 from evalbench.datagen import duplicates, metrics, report, study
-from evalbench.datagen.study import DatagenParams, DatagenResult, GenerationResult, HumanData, Slot
+from evalbench.datagen.records import (
+    DatagenParams,
+    DatagenResult,
+    GenerationResult,
+    HumanData,
+    Slot,
+)
 
 PROBLEMS = pd.DataFrame(
     {
@@ -65,9 +71,10 @@ def _result(*, human: dict[str, Any] | None = None, **changes: Any) -> DatagenRe
     )  # fmt: skip
     result = DatagenResult(
         params, reference, reference, generation, judge_frame().assign(unscored_kind=None),
-        verdicts, dups, HumanData(reviews, None, False, []), summary,
+        metrics.judge_vs_truth(judge_frame(), PROBLEMS), verdicts, dups,
+        HumanData(reviews, None, False, []), summary,
         real_answers=metrics.answer_distribution([5, 50]), mismatches=pd.DataFrame(),
-        usage=_usage(), simulated=frozenset({"judge-sim"}),
+        usage=_usage(), simulated=frozenset({"judge-sim"}), sim_facts=study.SIM_FACTS,
     )  # fmt: skip
     return result._replace(**changes)
 
@@ -149,9 +156,9 @@ def test_judge_win_and_duplicate_sentences_by_hand() -> None:
     )
     truth = pd.DataFrame({"true_quality": [2.0, 3.0, 4.0], "judge": [2.5, 3.5, 4.5]})
     assert "Correlation 1.00, mean judge − truth +0.50 points over 3 problems" in (
-        report.truth_note(truth)
+        report.truth_note(result._replace(judge_truth=truth))
     )
-    assert report.truth_note(truth.iloc[:0]) == ""
+    assert report.truth_note(result._replace(judge_truth=truth.iloc[:0])) == ""
 
 
 def test_human_sentences_by_hand() -> None:

@@ -27,6 +27,7 @@ from evalbench.datagen import (
     study,
     verification,
 )
+from evalbench.datagen.records import DatagenParams
 from evalbench.records import read_jsonl
 from evalbench.runs import Run, open_run
 
@@ -61,7 +62,7 @@ def test_params_validate_topics_names_and_verification_paths(tmp_path: Path) -> 
     from evalbench.params import ParamsError, load_params
 
     params = load_params(params_file(tmp_path, topics=["Number Theory", "geometry"]))
-    assert isinstance(params, study.DatagenParams)
+    assert isinstance(params, DatagenParams)
     assert params.topics == ["number_theory", "geometry"]
     assert [s.name for s in params.model_specs()] == ["gen", "judge"] and params.simulated
     assert params.thresholds.model_dump() == metrics.THRESHOLDS
@@ -87,7 +88,7 @@ def test_demo_params_load() -> None:
 
     root = Path(__file__).resolve().parents[2]
     params = load_params(root / "params" / "datagen_demo.yaml")
-    assert isinstance(params, study.DatagenParams) and params.simulated
+    assert isinstance(params, DatagenParams) and params.simulated
     assert params.verifications == "simulated" and params.n_problems == 60
 
 
@@ -355,3 +356,26 @@ def test_every_record_file_the_study_declares_validates_against_its_type(tmp_pat
     assert study.counts(result)["judge_unscored"] == result.summary.judge.n_unscored
     assert study.notes(result) == ["simulated reviews"]
     assert result.usage.set_index("system").loc["judge", "calls"] == len(result.problems) + 2 * 10
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    import re
+
+    import evalbench.datagen as package
+
+    assert sorted(package.__all__) == [
+        "DatagenParams",
+        "DatagenResult",
+        "export_verification_csv",
+        "import_verification_csv",
+        "load_verifications",
+        "problems_frame",
+        "run",
+        "save_verifications",
+        "verification_form",
+        "verifications_path",
+    ]
+    doc = str(package.__doc__)
+    assert all(
+        re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
+    )
