@@ -83,7 +83,7 @@ def load_qwen25math_aime24() -> pd.DataFrame:
                 where=f"{path}:{line}",
             )
         )
-    return pd.DataFrame(rows, columns=_REFERENCE_COLUMNS)
+    return _reference_frame(rows)
 
 
 def load_matharena_aime(year: int, contest: str) -> pd.DataFrame:
@@ -108,7 +108,7 @@ def load_matharena_aime(year: int, contest: str) -> pd.DataFrame:
                 where=f"{answers_path} (problem {number})",
             )
         )
-    return pd.DataFrame(rows, columns=_REFERENCE_COLUMNS)
+    return _reference_frame(rows)
 
 
 def _read_answers_csv(path: Path) -> dict[int, str]:
@@ -150,6 +150,15 @@ def _reference_row(
 
 def _empty_reference() -> pd.DataFrame:
     return pd.DataFrame(columns=_REFERENCE_COLUMNS)
+
+
+def _reference_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The reference rows as a frame; a missing contest or solution stays ``None`` (pandas 3
+    would store NaN in a text column)."""
+    frame = pd.DataFrame(rows, columns=_REFERENCE_COLUMNS)
+    texts = ["contest", "solution"]
+    frame[texts] = frame[texts].astype(object).where(frame[texts].notna(), None)
+    return frame
 
 
 _HF_COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
@@ -205,7 +214,7 @@ def reference_from_rows(rows: Any, *, source: str) -> pd.DataFrame:
                 key=key,
             )
         )
-    return pd.DataFrame(out, columns=_REFERENCE_COLUMNS)
+    return _reference_frame(out)
 
 
 def _match_columns(columns: list[str]) -> dict[str, str]:

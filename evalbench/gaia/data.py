@@ -166,11 +166,14 @@ def filter_items(
 
 
 def items_frame(items: Sequence[GaiaItem]) -> pd.DataFrame:
-    """The items as a DataFrame (one row per item; ``attachment`` as a string path)."""
+    """The items as a DataFrame (one row per item; ``attachment`` as a string path; a hidden
+    answer or no attachment is ``None``, not the NaN pandas 3 puts in a text column)."""
     rows = [it.model_dump(exclude={"annotator_metadata"}) for it in items]
+    for row in rows:
+        row["attachment"] = None if row["attachment"] is None else str(row["attachment"])
     frame = pd.DataFrame(rows)
-    if "attachment" in frame:
-        frame["attachment"] = frame["attachment"].map(lambda p: None if p is None else str(p))
+    texts = [c for c in ("final_answer", "attachment") if c in frame]
+    frame[texts] = frame[texts].astype(object).where(frame[texts].notna(), None)
     return frame
 
 
@@ -455,7 +458,10 @@ def read_submission(path: Path | str) -> pd.DataFrame:
             if row["task_id"] in seen:
                 raise GaiaDataError(f"{where}: duplicate task_id {row['task_id']!r}")
             seen.add(row["task_id"])
-            rows.append({"reasoning_trace": "", **row})
+            if row.get("reasoning_trace") is None:  # null reads as absent, not as NaN
+                row = {**row, "reasoning_trace": ""}
+            _required_text(row, "reasoning_trace", where, allow_empty=True)
+            rows.append(row)
     return pd.DataFrame(rows, columns=["task_id", "model_answer", "reasoning_trace"])
 
 

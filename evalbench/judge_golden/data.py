@@ -187,7 +187,16 @@ def load_golden(
         rows.append(row)
     if not rows:
         raise GoldenSetError(f"{path}: no items")
-    return _with_weighted(pd.DataFrame(rows), rubric)
+    return _with_weighted(texts_frame(rows), rubric)
+
+
+def texts_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``rows`` as a DataFrame whose missing texts are ``None``: pandas 3 stores a text
+    column as strings with NaN for a missing one, which no text field accepts."""
+    frame = pd.DataFrame(rows)
+    texts = [c for c in frame if not pd.api.types.is_numeric_dtype(frame[c])]
+    frame[texts] = frame[texts].astype(object).where(frame[texts].notna(), None)
+    return frame
 
 
 def _with_weighted(frame: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
@@ -258,7 +267,7 @@ def load_annotations(
         rows.append(row)
     if not rows:
         raise GoldenSetError(f"{path}: no annotations")
-    frame = pd.DataFrame(rows)
+    frame = texts_frame(rows)
     if "simulated" in frame:
         frame["simulated"] = frame["simulated"].map(_truthy)
     return frame

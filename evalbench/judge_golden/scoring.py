@@ -69,7 +69,7 @@ def golden_pair_tasks(golden: pd.DataFrame) -> list[PairTask]:
                     answer_x=str(x["answer"]),
                     model_y=str(y["item"]),
                     answer_y=str(y["answer"]),
-                    reference=x["reference"],
+                    reference=x["reference"] or y["reference"],  # either may have none
                     quality_x=PAIR_QUALITY_PER_POINT * float(x["human_weighted"]),
                     quality_y=PAIR_QUALITY_PER_POINT * float(y["human_weighted"]),
                 )

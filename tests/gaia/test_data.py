@@ -39,6 +39,16 @@ def test_load_local_folder_jsonl_file_and_level_filter(tmp_path):
     assert str(path.resolve()) in reads and str((tmp_path / "data.csv").resolve()) in reads
 
 
+def test_items_frame_keeps_a_missing_answer_or_attachment_as_none(tmp_path):
+    """pandas 3 made ``None`` next to text NaN (a str column), which is truthy and not a
+    path: the hidden answer and the items without a file must read back as None."""
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    rows = [row("a", 1, "1"), row("b", 2, "x", file_name="data.csv"), row("c", 3, "?")]
+    frame = gaia.items_frame(gaia.load(write_jsonl(tmp_path, rows)))
+    assert frame["final_answer"].tolist() == ["1", "x", None]
+    assert frame["attachment"].tolist() == [None, str((tmp_path / "data.csv").resolve()), None]
+
+
 def test_load_parquet_folder_like_the_current_hub_layout(tmp_path):
     (tmp_path / "f.txt").write_text("hi", encoding="utf-8")
     rows = [row("p1", 1, "4", steps=2), row("p2", 2, "hi", file_name="f.txt", steps=5)]
@@ -152,6 +162,20 @@ def test_export_submission_round_trip_and_guide(tmp_path):
     guide = path.with_suffix(".md").read_text(encoding="utf-8")
     assert gaia.LEADERBOARD_URL in guide and "sub.jsonl" in guide
     assert "test split's answers are hidden" in guide
+
+
+def test_read_submission_reads_a_null_reasoning_trace_as_empty_text(tmp_path):
+    """A null trace became NaN next to a text one (pandas 3): it reads as "", like an absent one."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"task_id": "a", "model_answer": "1", "reasoning_trace": "r"}\n'
+        '{"task_id": "b", "model_answer": "2", "reasoning_trace": null}\n'
+        '{"task_id": "c", "model_answer": "3"}\n'
+    )
+    assert gaia.read_submission(path)["reasoning_trace"].tolist() == ["r", "", ""]
+    path.write_text('{"task_id": "a", "model_answer": "1", "reasoning_trace": 7}\n')
+    with pytest.raises(gaia.GaiaDataError, match=r"s.jsonl:1: field 'reasoning_trace' must be"):
+        gaia.read_submission(path)
 
 
 def test_read_submission_rejects_bad_lines(tmp_path):

@@ -85,3 +85,47 @@ def test_golden_structural_errors(tmp_path: Path) -> None:
     text.write_text("x")
     with pytest.raises(D.GoldenSetError, match=r"must be .csv or .jsonl"):
         D.load_golden(text)
+
+
+def _mixed_references(tmp_path: Path, suffix: str, **extra: object) -> Path:
+    """Two answers to one question, only the first with a reference (issue 23, defect 13)."""
+    rows = [
+        {**GOOD, "reference": "R1", **extra},
+        {**GOOD, "item": "q2", "answer": "Lyon", "reference": None, **extra},
+    ]
+    path = tmp_path / f"g{suffix}"
+    if suffix == ".csv":
+        return _write_csv(path, rows)  # the missing reference is an empty cell
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))  # "reference": null
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_a_missing_reference_next_to_a_given_one_is_none_not_nan(tmp_path, suffix) -> None:
+    """pandas 3 turned the missing text into NaN (a str column), where the docstring promises
+    None, and JudgeCase(reference=nan) then failed the whole run."""
+    frame = D.load_golden(_mixed_references(tmp_path, suffix))
+    assert frame["reference"].tolist() == ["R1", None]
+    assert [row.reference for row in frame.itertuples()] == ["R1", None]
+
+
+def test_label_exports_with_optional_references_load_as_none(tmp_path) -> None:
+    """`evalbench label export` writes one row per annotator and "reference": null."""
+    rows = [
+        {**GOOD, "annotator": name, "reference": ref, "item": item}
+        for name in ("alice", "bob")
+        for item, ref in (("q1", "R1"), ("q2", None))
+    ]
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert D.load_annotations(path)["reference"].tolist() == ["R1", None, "R1", None]
+    assert D.load_golden(path)["reference"].tolist() == ["R1", None]
+
+
+def test_metadata_text_missing_on_some_rows_is_none(tmp_path) -> None:
+    rows = [{**GOOD, "category": "geo"}, {**GOOD, "item": "q2"}]
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    frame = D.load_golden(path)
+    assert frame["category"].tolist() == ["geo", None]
+    assert frame["human_accuracy"].tolist() == [9.0, 9.0]  # numbers stay numbers

@@ -135,3 +135,34 @@ def test_judgment_record_accepts_rubric_columns_only() -> None:
     study.GoldenJudgmentRecord.model_validate(row)
     with pytest.raises(ValueError, match="score_tone"):
         study.GoldenJudgmentRecord.model_validate({**row, "score_tone": 3.0})
+
+
+def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path) -> None:
+    """Issue 23, defect 13's reproducer: two golden rows, one with "reference": "R1", one
+    without. The rubric judges and the pairwise check both ran into JudgeCase /
+    PairTask(reference=nan); now the one without a reference is asked without one."""
+    from evalbench.runs import open_run
+
+    base = {"question": "Capital of France?", "human_accuracy": 9, "human_completeness": 8,
+            "human_clarity": 7}  # fmt: skip
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(
+        json.dumps({"item": "q1", "answer": "Paris", "reference": "R1", **base}) + "\n"
+        + json.dumps({"item": "q2", "answer": "Lyon", **base}) + "\n"
+    )  # fmt: skip
+    data = yaml.safe_load(DEMO.read_text())
+    data.pop("annotations")
+    data.update(golden=str(golden), bootstrap_rounds=20)
+    path = tmp_path / "golden.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = open_run(path)
+    golden_set = G.load_study_golden(run.params)
+    tasks = {t.case_id.split("~")[0]: t.case.reference for t in G.golden_tasks(golden_set,
+             run.params.rubric_obj())}  # fmt: skip
+    assert tasks == {"q1": "R1", "q2": None}
+    assert [t.reference for t in G.golden_pair_tasks(golden_set)] == ["R1"]
+    result = G.run(run)
+    run.finish(result)
+    judged = read_jsonl(run.dir / "records" / "golden_judgments.jsonl")
+    assert {r["item"] for r in judged} == {"q1", "q2"}
+    assert len(read_jsonl(run.dir / "records" / "golden_pairs.jsonl")) == 1
