@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evalbench.history import is_published_run, params_run_dir, resolve_run
-from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
+from evalbench.importers import OutcomeError, RunOutcomes, read_options, read_outcomes
 from evalbench.params import ParamsError
 
 
@@ -32,6 +32,8 @@ class InputRun(NamedTuple):
     overrides: list[str]
     slices: list[str]
     """Sample metadata keys to slice an inspect_ai log by."""
+    max_log_mb: int | None = None
+    """For an inspect_ai log: the most it may expand to (default: the importer's limit)."""
 
 
 def default_label(index: int) -> str:
@@ -66,7 +68,8 @@ def locate(ref: Any, index: int, *, base: Path, outputs: Path) -> InputRun:
         path = resolve_run(ref.path, base=base, outputs=outputs)
     except (OutcomeError, ParamsError) as exc:
         raise OutcomeError(f"runs.{index}.path: {exc}") from None
-    return InputRun(index, label, path, file if params_ref else None, [], list(ref.slices))
+    params_file = file if params_ref else None
+    return InputRun(index, label, path, params_file, [], list(ref.slices), ref.max_log_mb)
 
 
 def read(run: InputRun) -> RunOutcomes:
@@ -77,7 +80,7 @@ def read(run: InputRun) -> RunOutcomes:
     """
     if run.path is None:
         raise OutcomeError(f"runs.{run.position}.path: {run.params_file} has not been rendered")
-    options = {"slices": run.slices} if run.slices else {}
+    options = read_options(run.slices, run.max_log_mb)
     try:
         return read_outcomes(run.path, **options)
     except OutcomeError as exc:

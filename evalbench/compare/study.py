@@ -48,6 +48,9 @@ class RunRef(BaseModel):
     current content when published, or the study's latest published run)."""
     slices: list[str] = Field(default_factory=list)
     """For an inspect_ai log: sample metadata keys to slice by."""
+    max_log_mb: int | None = Field(default=None, ge=1, exclude_if=lambda v: v is None)
+    """For an inspect_ai log: the most it may expand to, in MiB (default 256: it is read
+    whole into memory)."""
 
 
 class CompareParams(StudyParams):

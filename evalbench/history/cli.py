@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from evalbench.importers import OutcomeError, RunOutcomes
+from evalbench.importers import OutcomeError, RunOutcomes, read_options
 from evalbench.settings import get_settings
 
 from .paired import Comparison, compare_runs, gate_blockers, regression_line, regressions
@@ -78,6 +78,12 @@ def add_parsers(sub: Any) -> None:
         metavar="KEY",
         help="inspect_ai logs: slice by this sample metadata key",
     )
+    cmp.add_argument(
+        "--max-log-mb",
+        type=int,
+        metavar="MB",
+        help="inspect_ai logs: the most a log may expand to (default 256; read into memory)",
+    )
     cmp.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     cmp.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds")
     cmp.add_argument("--no-report", action="store_true", help="print only (no HTML report)")
@@ -104,7 +110,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"pinned {resolve_run(args.pin)} as the baseline of its study ({path})")
             return 0
         refs = _refs(args)
-        options = {"slices": args.slice} if args.slice else {}
+        options = read_options(args.slice, args.max_log_mb)
         runs = [load_run(ref, **options) for ref in refs]
         found = compare_runs(
             runs,
@@ -276,6 +282,11 @@ def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> str:
     return str(result.run_dir / "report.html")
 
 
+def _inspect_options(args: argparse.Namespace) -> dict[str, Any]:
+    slices = {"slices": args.slice} if args.slice else {}
+    return slices | ({"max_log_mb": args.max_log_mb} if args.max_log_mb else {})
+
+
 def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
     """The compare params file of this request, named by its content's hash (written
     atomically: two compares of the same pair at once write the same bytes)."""
@@ -288,7 +299,7 @@ def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
             {
                 "path": str(r.path.resolve()),
                 "create": False,
-                **({"slices": args.slice} if args.slice and r.source == "inspect_ai" else {}),
+                **(_inspect_options(args) if r.source == "inspect_ai" else {}),
             }
             for r in runs
         ],

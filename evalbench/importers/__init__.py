@@ -14,6 +14,7 @@ compare`` pairs across runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,12 +82,22 @@ def input_files(path: Path) -> list[Path]:
     return [*([results] if results else []), *samples]
 
 
+def read_options(slices: Sequence[str] = (), max_log_mb: int | None = None) -> dict[str, Any]:
+    """:func:`read_outcomes` options for an inspect_ai log (other readers ignore them):
+    sample metadata keys to slice by, and the most the log may expand to (MiB)."""
+    options: dict[str, Any] = {"slices": list(slices)} if slices else {}
+    if max_log_mb is not None:
+        options["max_log_bytes"] = max_log_mb * 2**20
+    return options
+
+
 def read_outcomes(path: Path | str, **options: Any) -> RunOutcomes:
     """Read a run of any supported kind (see the module docstring) into outcomes.
 
     Args:
         path: the run folder, log file or output folder.
-        **options: passed to the reader (``slices=[...]``: inspect sample metadata keys).
+        **options: passed to an inspect_ai log's reader (:func:`read_options`: ``slices``,
+            ``max_log_bytes``); the other readers take none.
 
     Raises:
         OutcomeError: unreadable input (one line naming file:line and field where known).
@@ -117,6 +128,7 @@ __all__ = [
     "detect",
     "input_files",
     "outcome_frame",
+    "read_options",
     "read_outcomes",
     "read_run_folder",
 ]

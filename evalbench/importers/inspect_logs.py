@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .archive import MAX_LOG_BYTES, check_archive, check_file_size
 from .outcomes import (
     BINARY,
     SCORE,
@@ -49,13 +50,17 @@ EXTRA = "pip install 'evalbench[importers]'  (inspect_ai>=0.3.280)"
 CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
 
 
-def _read_log(path: Path) -> Any:
+def _read_log(path: Path, max_log_bytes: int = MAX_LOG_BYTES) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
         from . import ImporterUnavailable
 
         raise ImporterUnavailable(f"{path}: reading inspect_ai logs needs: {EXTRA}") from None
+    if path.suffix == ".eval":
+        check_archive(path, max_log_bytes)  # inspect expands each member whole, in memory
+    else:
+        check_file_size(path, max_log_bytes)
     try:
         return read_eval_log(str(path))
     except Exception as exc:  # inspect raises many types; each becomes one line naming the file
@@ -110,19 +115,24 @@ def score_values(scorer: str, value: Any, where: str = "") -> dict[str, float] |
     return out
 
 
-def read_inspect_log(path: Path | str, *, slices: Sequence[str] = ()) -> RunOutcomes:
+def read_inspect_log(
+    path: Path | str, *, slices: Sequence[str] = (), max_log_bytes: int = MAX_LOG_BYTES
+) -> RunOutcomes:
     """An inspect_ai log as per-item outcomes (see the module docstring for the semantics).
 
     Args:
         path: a ``.eval`` or ``.json`` log.
         slices: sample metadata keys to slice by (e.g. ``subject``).
+        max_log_bytes: the most the log may expand to (it is read whole into memory;
+            :mod:`.archive` checks an ``.eval`` archive as a stream first).
 
     Raises:
         ImporterUnavailable: inspect_ai is not installed.
-        OutcomeError: unreadable log, no samples, or duplicate sample ids.
+        OutcomeError: unreadable log, a log above ``max_log_bytes`` or a hostile archive,
+            no samples, or duplicate sample ids.
     """
     path = Path(path)
-    log = _read_log(path)
+    log = _read_log(path, max_log_bytes)
     samples = list(log.samples or [])
     if not samples:
         raise OutcomeError(

@@ -16,20 +16,9 @@ from evalbench.importers.inspect_logs import read_inspect_samples, to_float
 
 # inspect_ai's retry setup uses a tenacity argument that tenacity deprecates (their business)
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated")
-EXTRA = "needs the optional extra `importers` (pip install 'evalbench[importers]'; .ci/run does)"
 
 QUESTIONS = [(f"q{i}", f"What is {i} + {i}?", str(2 * i), "math" if i % 2 else "arith")
              for i in range(8)]  # fmt: skip
-
-
-@pytest.fixture
-def inspect_ai(tmp_path, monkeypatch):
-    """inspect_ai, kept out of the user's home (its data/cache folders under tmp_path)."""
-    module = pytest.importorskip("inspect_ai", reason=EXTRA)
-    for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / "logs"))
-    return module
 
 
 def run_eval(log_dir: Path, answers: list[str], *, log_format: str = "eval", epochs: int = 1):
@@ -167,39 +156,11 @@ def test_a_file_that_is_not_a_log_is_one_line(inspect_ai, tmp_path):
         read_outcomes(path)
 
 
-def _hand_log(path: Path, values: dict) -> Path:
-    """A one-scorer log written by inspect's own writer (``write_eval_log``)."""
-    from inspect_ai.log import (
-        EvalConfig,
-        EvalDataset,
-        EvalLog,
-        EvalSample,
-        EvalSpec,
-        EvalStats,
-        write_eval_log,
-    )
-    from inspect_ai.scorer import Score
-
-    samples = [EvalSample(id=sid, epoch=1, input="?", target="x", scores={"grade": Score(value=v)})
-               for sid, v in values.items()]  # fmt: skip
-    log = EvalLog(
-        status="success",
-        eval=EvalSpec(created="2026-01-01T00:00:00+00:00", task="hand", model="openai/gpt-x",
-                      dataset=EvalDataset(name="hand", samples=len(values),
-                                          sample_ids=list(values)),
-                      config=EvalConfig(epochs=1)),
-        stats=EvalStats(started_at="2026-01-01T00:00:00+00:00"),
-        samples=samples,
-    )  # fmt: skip
-    write_eval_log(log, str(path))
-    return path
-
-
 @pytest.mark.parametrize("bad", [float("inf"), "-Infinity"])
-def test_an_infinite_score_names_the_log_sample_and_scorer(inspect_ai, tmp_path, bad):
+def test_an_infinite_score_names_the_log_sample_and_scorer(hand_log, tmp_path, bad):
     """inspect's value_to_float turns both into ±inf; a mean with it is meaningless."""
     for suffix in (".eval", ".json"):
-        path = _hand_log(tmp_path / f"inf{suffix}", {"s1": 1.0, "s2": bad})
+        path = hand_log(tmp_path / f"inf{suffix}", {"s1": 1.0, "s2": bad})
         pattern = rf"inf{re.escape(suffix)}: sample 's2' epoch 1: grade: .* is not a finite number"
         with pytest.raises(OutcomeError, match=pattern):
             read_outcomes(path)
