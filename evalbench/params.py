@@ -6,12 +6,25 @@ the pydantic model (in the benchmark's own ``study.py``). :func:`load_params` tu
 mistake (missing file, YAML syntax, unknown key, wrong type, missing data file, bad ``-p``
 override) into one :class:`ParamsError` line that names the file, the field path and what
 was expected.
+
+Params files (and ``-p`` values) are read with the YAML 1.2 core schema, the schema of
+YAML 1.2 and JSON, not YAML 1.1's (PyYAML's default):
+
+- booleans: ``true``/``false`` (any case) only; ``yes``/``no``/``on``/``off`` are text;
+- integers: decimal, ``0o17`` (octal, 15), ``0x1F`` (hex, 31); ``1_000``, ``1:20`` (base
+  60) and ``0b101`` are text, and so, as in JSON, is a number with a leading zero (``017``,
+  ``0800``: a code or an id; the core schema would read 17, YAML 1.1 octal 15);
+- floats: ``1.5``, ``.5``, ``2.``, ``1e3``, ``-1.5E-3``; ``.inf``/``-.inf``/``.nan`` are
+  numbers too, and refused: every params number is finite;
+- quote a value to keep it text (``'017'``). Anchors, aliases, duplicate keys, keys that are
+  lists or mappings, and nesting deeper than :data:`MAX_DEPTH` are refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -109,9 +122,25 @@ def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
     kind = _study_kind(data, path)
     cls = params_class(kind)
     try:
-        return cls.model_validate(data, context={"base_dir": path.resolve().parent})
+        params = cls.model_validate(data, context={"base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise ParamsError(f"{path}: {format_validation_error(exc)}") from None
+    for where, value in _non_finite(params.model_dump()):
+        raise ParamsError(f"{path}: {where}: expected a finite number, got {value}")
+    return params
+
+
+def _non_finite(value: Any, where: str = "") -> list[tuple[str, float]]:
+    """(field path, value) of every NaN or infinity in a params dump: YAML reads ``.inf`` and
+    ``.nan`` as numbers, and no params field means anything by them."""
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        finite = not isinstance(value, float) or math.isfinite(value)
+        return [] if finite else [(where or "(top level)", value)]
+    return [hit for key, item in items for hit in _non_finite(item, f"{where}.{key}".lstrip("."))]
 
 
 def params_class(kind: str) -> type[StudyParams]:
@@ -174,7 +203,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         ParamsError: missing file, too large, not UTF-8 (with the byte offset), YAML syntax
             (line:column), an anchor or alias (refused before anything is built: alias
             expansion is how a few hundred bytes become gigabytes), a duplicate key (with
-            its line), or a top level that is not a mapping.
+            its line), a key that is a list or mapping, nesting deeper than
+            :data:`MAX_DEPTH`, or a top level that is not a mapping.
     """
     if not path.is_file():
         raise ParamsError(f"{path}: params file not found")
@@ -198,8 +228,16 @@ def _decode(raw: bytes, path: Path) -> str:
         ) from None
 
 
+MAX_DEPTH = 100
+"""Deepest nesting of lists and mappings a params file may have (a page of settings is a
+handful of levels; ten thousand ``[`` would exhaust the parser's recursion)."""
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses anchors, aliases and duplicate keys."""
+    """``yaml.SafeLoader`` with the YAML 1.2 core schema's booleans and numbers that refuses
+    anchors, aliases, duplicate keys, keys that are not plain values, and deep nesting."""
+
+    _depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -208,29 +246,91 @@ class _StrictLoader(yaml.SafeLoader):
             sigil = "&" if kind == "anchor" else "*"
             message = f"YAML {kind} {sigil}{event.anchor} is not allowed in params files"
             raise _Refused(message + " (write the value out)", event.start_mark)
-        return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            raise _Refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                shape = "a mapping" if isinstance(key_node, yaml.MappingNode) else "a list"
+                raise _Refused(f"a mapping key must be text or a number, not {shape}",
+                               key_node.start_mark)  # fmt: skip
             key = self.construct_object(key_node, deep=True)
             line = key_node.start_mark.line + 1
-            if isinstance(key, (str, int, float, bool)) and key in seen:
+            if key in seen:
                 raise _Refused(f"duplicate key {key!r} (first on line {seen[key]})",
                                key_node.start_mark)  # fmt: skip
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
 
 
-# YAML 1.2 booleans only: YAML 1.1 also reads yes/no/on/off as booleans, so `cache: off`
-# would be False. Only true/false (any case) are booleans here.
+# The YAML 1.2 core schema's booleans and numbers. YAML 1.1 (PyYAML's default) also reads
+# yes/no/on/off as booleans (`cache: off` would be False), 017 as octal 15, 1:20 as 80 (base
+# 60) and 1_000 as 1000, and reads 1e3 as text. One departure from the core schema, as in
+# JSON: a number with a leading zero (017, 0800) is text, not 17: PyYAML writes the strings
+# "0800" or "01632 ..." unquoted, and a phone number, a code or an id must read back as text.
+_DECIMAL = r"(?:0|[1-9][0-9]*)"
+_CORE = {
+    "bool": (r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    "int": (rf"[-+]?{_DECIMAL}|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    "float": (
+        rf"[-+]?(?:\.[0-9]+|{_DECIMAL}(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+.0123456789",
+    ),
+}
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag.rsplit(":", 1)[-1] not in _CORE]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+for _name, (_pattern, _first) in _CORE.items():  # in this order: 17 is an int, not a float
+    _StrictLoader.add_implicit_resolver(
+        f"tag:yaml.org,2002:{_name}", re.compile(rf"^(?:{_pattern})$"), list(_first)
+    )
+
+
+def _core_int(loader: yaml.SafeLoader, node: Any) -> int:
+    text = loader.construct_scalar(node)
+    try:
+        if text[:2] in ("0o", "0x"):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)  # an explicit !!int 017 is 17 (only implicit 017 is text)
+    except ValueError:
+        raise _Refused(f"!!int: {text!r} is not an integer", node.start_mark) from None
+
+
+def _core_float(loader: yaml.SafeLoader, node: Any) -> float:
+    text = str(loader.construct_scalar(node))
+    special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+    if text.lower() in special:
+        return special[text.lower()]
+    try:
+        return float(text)
+    except ValueError:
+        raise _Refused(f"!!float: {text!r} is not a number", node.start_mark) from None
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _core_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _core_float)
+
+
+class _CoreDumper(yaml.SafeDumper):
+    """Quotes exactly the text that :func:`parse_yaml` would read as something else (PyYAML's
+    own dumper leaves ``1e3`` or ``-.5`` bare: numbers in the core schema)."""
+
+
+_CoreDumper.yaml_implicit_resolvers = _StrictLoader.yaml_implicit_resolvers
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML text that :func:`parse_yaml` reads back as ``data`` (keys in their order)."""
+    return yaml.dump(data, Dumper=_CoreDumper, sort_keys=False, allow_unicode=True)
 
 
 class _Refused(Exception):
@@ -240,10 +340,11 @@ class _Refused(Exception):
 
 
 def parse_yaml(text: str, where: str) -> Any:
-    """Parse YAML text strictly (see :class:`_StrictLoader`); errors name ``where:line:col``.
+    """Parse YAML text strictly (the core schema, see :class:`_StrictLoader`); errors name
+    ``where:line:col``.
 
     Raises:
-        ParamsError: syntax error, anchor/alias, or duplicate key.
+        ParamsError: syntax error, anchor/alias, duplicate or non-scalar key, deep nesting.
     """
     try:
         return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no tags that run code

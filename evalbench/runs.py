@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 from filelock import FileLock, Timeout
 
 from evalbench import sources
@@ -42,7 +41,7 @@ from evalbench.models import (
     generate,
 )
 from evalbench.models.usage import token_cost
-from evalbench.params import StudyParams, load_params, params_hash
+from evalbench.params import StudyParams, dump_yaml, load_params, params_hash
 from evalbench.records import RecordStore, ResponseRecord, to_json, write_atomic, write_jsonl
 from evalbench.settings import get_settings
 
@@ -335,7 +334,7 @@ class Run:
         """
         lock_run(self.dir)
         resolved = self.params.model_dump(mode="json")
-        (self.dir / "params.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False))
+        write_atomic(self.dir / "params.yaml", dump_yaml(resolved))
         update_manifest(
             self.dir,
             study=self.params_file.stem,

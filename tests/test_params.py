@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import papermill as pm
@@ -12,10 +13,12 @@ import yaml
 from evalbench.params import (
     ParamsError,
     discover_params,
+    dump_yaml,
     load_params,
     notebook_for,
     params_class,
     params_hash,
+    parse_yaml,
 )
 from evalbench.studies import STUDY_KINDS, get_study
 
@@ -158,3 +161,79 @@ def test_off_on_yes_no_are_strings_not_booleans(tmp_path):
     assert load_params(path).cache == "off"
     assert load_params(_write(tmp_path, GOOD), ["cache=off"]).cache == "off"
     assert load_params(_write(tmp_path, GOOD + "allow_degraded: true\n")).allow_degraded is True
+
+
+# YAML 1.2 core schema: what each plain scalar is (YAML 1.1, PyYAML's default, differs on
+# every row marked "1.1:")
+CORE_SCHEMA = [
+    ("17", 17),
+    ("-17", -17),
+    ("+17", 17),
+    ("017", "017"),  # 1.1: 15 (octal); the core schema: 17; here text, as in JSON (below)
+    ("0800", "0800"),  # PyYAML writes the string "0800" unquoted: it must read back as text
+    ("0", 0),
+    ("0.5", 0.5),
+    ("017.5", "017.5"),
+    ("0o17", 15),  # 1.1: a string
+    ("0x1F", 31),
+    ("1e3", 1000.0),  # 1.1: a string (no dot)
+    ("1.5e-3", 0.0015),
+    ("-.5", -0.5),  # 1.1: a string
+    ("2.", 2.0),
+    ("1:20", "1:20"),  # 1.1: 80 (base 60)
+    ("1_000", "1_000"),  # 1.1: 1000
+    ("0b101", "0b101"),  # 1.1: 5
+    ("0x", "0x"),
+    ("1e", "1e"),
+    ("'017'", "017"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), CORE_SCHEMA, ids=[t for t, _ in CORE_SCHEMA])
+def test_numbers_follow_the_yaml_1_2_core_schema(text, value):
+    parsed = parse_yaml(f"x: {text}\n", "t.yaml")["x"]
+    assert parsed == value and type(parsed) is type(value)
+
+
+def test_inf_and_nan_are_numbers_that_params_refuse(tmp_path):
+    assert parse_yaml("a: .inf\nb: -.Inf\nc: .NaN\n", "t.yaml") == {
+        "a": math.inf, "b": -math.inf, "c": pytest.approx(math.nan, nan_ok=True)
+    }  # fmt: skip
+    for field, text in [("bootstrap_rounds", ".inf"), ("confidence_level", ".nan"),
+                        ("systems.0.sim.strength", ".inf"), ("systems.0.timeout_s", ".inf"),
+                        ("systems.0.sim.accuracy", "-.inf")]:  # fmt: skip
+        with pytest.raises(ParamsError) as err:
+            load_params(_write(tmp_path, GOOD), [f"{field}={text}"])
+        assert str(err.value).count("\n") == 0 and field in str(err.value), str(err.value)
+        assert "finite" in str(err.value) or "greater" in str(err.value) or "less" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{a: 1}: 2\n", "t.yaml:1:1: a mapping key must be text or a number, not a mapping"),
+        ("? [a, b]\n: 2\n", "t.yaml:1:3: a mapping key must be text or a number, not a list"),
+        # the mapping is level 1, the k-th "[" level k + 1 at column 3 + k: the 100th is refused
+        ("x: " + "[" * 10_000 + "]" * 10_000 + "\n", "t.yaml:1:103: nested deeper than 100"),
+        ("x: " + "{a: " * 10_000 + "1" + "}" * 10_000 + "\n", "nested deeper than 100"),
+        ("x: !!int abc\n", "t.yaml:1:4: !!int: 'abc' is not an integer"),
+    ],
+    ids=["mapping_key", "list_key", "deep_lists", "deep_mappings", "bad_int_tag"],
+)
+def test_hostile_yaml_shapes_are_one_line(text, message):
+    with pytest.raises(ParamsError) as err:
+        parse_yaml(text, "t.yaml")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+ROUND_TRIP = ["09", "0800", "01632960418", "017", "1e3", "1.5e3", "-.5", "0o17", "0x1F", ".inf",
+              "1_000", "1:20", "09:00", "yes", "off", "true", "null", "", "2.", "caf\u00e9"]  # fmt: skip
+
+
+def test_what_evalbench_writes_as_yaml_reads_back_the_same():
+    data = {
+        "texts": ROUND_TRIP,
+        "numbers": [17, -0.5, 1e300, 15, True, None],
+        "nested": {"a": "1e3"},
+    }
+    assert parse_yaml(dump_yaml(data), "t.yaml") == data

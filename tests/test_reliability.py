@@ -284,6 +284,12 @@ HOSTILE = {
     ),
     "duplicate_key": (b"study: gaia\ntitle: a\ntitle: b\n",
                       "bad.yaml:3:1: duplicate key 'title' (first on line 2)"),
+    "complex_key": (b"study: gaia\n{a: 1}: 2\n",
+                    "bad.yaml:2:1: a mapping key must be text or a number, not a mapping"),
+    "deep_nesting": (b"study: gaia\nx: " + b"[" * 10_000 + b"]" * 10_000 + b"\n",
+                     "bad.yaml:2:103: nested deeper than 100 levels"),
+    "infinite_number": (b"study: gaia\ntitle: t\nsystems: [{name: s, sim: {noise: .inf}}]\n",
+                        "bad.yaml: systems.0.sim.noise: expected a finite number, got inf"),
 }  # fmt: skip
 
 
