@@ -2,7 +2,9 @@
 the reference agent (``reference.py``) and the simulated agent (``sim.py``).
 
 Every backend is ``async backend(item, recorder, workdir) -> Outcome``; the runner adds the
-time limit, the private working dir and the record.
+time limit, the private working dir and the record. A sync Python function and a command
+run in processes of their own, so a task past ``max_time_s`` is killed with everything it
+started and the study goes on.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib
 import inspect
 import json
 import os
+import pickle
 import shutil
 import signal
 import subprocess
@@ -30,7 +33,11 @@ from .runner import Backend, Outcome, Recorder, TaskInput, clip
 from .types import AgentReply, SystemSpec
 
 MAX_STDOUT_BYTES = 10_000_000  # a command's reply larger than this is an error, not read on
+MAX_REPLY_BYTES = 100_000_000  # a sync python agent's pickled reply, likewise
 STDERR_TAIL = 500
+WORKER_SCRIPT = Path(__file__).with_name("_agent_worker.py")
+WORKER_EXIT_GRACE_S = 1.0  # after its reply, how long a worker may take to exit by itself
+KILL_ROUNDS = 20  # rounds of killing a worker's descendants (each round may find new forks)
 
 
 class AgentConfigError(ValueError):
@@ -46,7 +53,7 @@ def backend_for(run: Any, spec: SystemSpec, **sim_options: Any) -> Backend:
         sim_options: for simulated agents (``wrong_answer(truth, rng) -> str``).
     """
     if spec.provider == "python":
-        return python_backend(load_entrypoint(spec.entrypoint or ""))
+        return python_backend(load_entrypoint(spec.entrypoint or ""), spec.entrypoint or "")
     if spec.provider == "command":
         argv = list(spec.argv or [])
         if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
@@ -87,20 +94,75 @@ def load_entrypoint(entrypoint: str) -> Callable[..., Any]:
     return fn
 
 
-def python_backend(fn: Callable[..., Any]) -> Backend:
-    """The user's function, called with the task as a dict (async functions awaited, sync
-    ones in a worker thread: a sync function past ``max_time_s`` is recorded as a timeout
-    but cannot be stopped; use ``command`` for hard isolation)."""
+def python_backend(fn: Callable[..., Any], entrypoint: str) -> Backend:
+    """The user's function, called with the task as a dict: an async function is awaited
+    (and cancelled at ``max_time_s``); a sync one runs in a worker process of its own per
+    task (:func:`call_in_worker`), killed with everything it started at ``max_time_s``."""
+    if inspect.iscoroutinefunction(fn):
+
+        async def run_async(item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
+            return outcome_of(await fn(item.task.model_dump(mode="json")), recorder)
+
+        return run_async
 
     async def run(item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
-        payload = item.task.model_dump(mode="json")
-        if inspect.iscoroutinefunction(fn):
-            reply = await fn(payload)
-        else:
-            reply = await asyncio.to_thread(fn, payload)
-        return outcome_of(reply, recorder)
+        ok, reply = await call_in_worker(entrypoint, item.task.model_dump(mode="json"))
+        return outcome_of(reply, recorder) if ok else Outcome("error", error=reply)
 
     return run
+
+
+async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, Any]:
+    """Call ``entrypoint(task)`` in a fresh worker process (``_agent_worker.py``).
+
+    The worker gets this process's ``sys.path``, environment and working dir, so whatever
+    imports here imports there. It runs in its own PID namespace where possible (else its
+    own process group), which is killed when the call ends or is cancelled.
+
+    Returns:
+        ``(True, reply)`` as the function returned it, or ``(False, "<Type>: <message>")``
+        when it raised (or the worker died before replying).
+    """
+    job = json.dumps({"sys_path": sys.path, "entrypoint": entrypoint, "task": task}).encode()
+    proc = await asyncio.create_subprocess_exec(
+        *_contained([sys.executable, "-I", str(WORKER_SCRIPT)]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(len(job).to_bytes(8, "big") + job)  # stdin stays open: the lifeline
+        return await _worker_reply(proc)
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        if not _pid_namespaces():  # no namespace to kill: find what left the process group
+            _kill_descendants(proc.pid)
+        await _kill_tree(proc)
+
+
+async def _worker_reply(proc: Any) -> tuple[bool, Any]:
+    """Read the worker's length-prefixed pickled reply, then give it a moment to exit."""
+    try:
+        size = int.from_bytes(await proc.stdout.readexactly(8), "big")
+        if size > MAX_REPLY_BYTES:
+            return False, f"ReplyTooLarge: {size:,d} bytes (at most {MAX_REPLY_BYTES:,d})"
+        result = pickle.loads(await proc.stdout.readexactly(size))
+    except asyncio.IncompleteReadError:
+        status = await proc.wait()
+        return False, f"WorkerDied: the agent's process ended ({_status(status)}) before replying"
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), WORKER_EXIT_GRACE_S)
+    return result
+
+
+def _status(returncode: int) -> str:
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    try:
+        return f"signal {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"signal {-returncode}"
 
 
 def outcome_of(reply: Any, recorder: Recorder) -> Outcome:
@@ -236,6 +298,39 @@ async def _communicate(proc: Any, payload: bytes) -> tuple[bytes, bytes, bool]:
     if not too_big:
         await proc.wait()
     return out, err, too_big
+
+
+def _kill_descendants(pid: int) -> None:
+    """SIGKILL every live descendant of ``pid``, those in sessions of their own included.
+
+    The worker is a child subreaper, so orphans of its descendants stay in its tree; rounds
+    repeat (bounded) for processes forked while the previous round was killing.
+    """
+    for _ in range(KILL_ROUNDS):
+        found = _descendants(pid)
+        for child in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        if not found:
+            return
+
+
+def _descendants(pid: int) -> list[int]:
+    """Live (not zombie) descendants of ``pid``, from one scan of /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, ppid = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+        if state != "Z":
+            children.setdefault(int(ppid), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
 
 
 async def _kill_tree(proc: Any) -> None:

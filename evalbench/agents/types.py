@@ -4,7 +4,8 @@ the records its runs leave (``records/agent_runs.jsonl``, ``records/steps.jsonl`
 A system in params is a :class:`SystemSpec`: a chat model (``openai``, ``sim``) or an agent:
 
 - ``python``: the user's function ``entrypoint: "package.module:function"`` (sync or async),
-  called with the task as a dict; returns an answer (str) or an :class:`AgentReply` dict;
+  called with the task as a dict; returns an answer (str) or an :class:`AgentReply` dict (a
+  sync function runs in a fresh process per task, killed at ``max_time_s``);
 - ``command``: the user's program ``argv: [...]``, one process per task, the task as JSON
   on stdin, the reply as JSON on stdout;
 - ``agent``: evalbench's reference ReAct agent over an OpenAI-compatible model with native

@@ -62,3 +62,66 @@ def hle_answer(task: dict) -> dict:
     assert "Exact Answer" in task["question"] or "Answer:" in task["question"]
     steps = [{"kind": "model", "prompt_tokens": 50, "completion_tokens": 10}]
     return {"answer": "Explanation: counted\nExact Answer: 4\nConfidence: 90%", "steps": steps}
+
+
+FOREVER_MARK = "EVALBENCH_FOREVER_MARK"
+ASYNC_CANCELLED: list[str] = []
+
+
+def forever(task: dict) -> str:
+    """Never returns, ignores SIGTERM, and leaves a marked ``sleep`` in a session of its own
+    (everything of it must still be gone after its task times out)."""
+    import contextlib
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with contextlib.suppress(ValueError):  # in a thread (evalbench before its worker process)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    mark = f"{FOREVER_MARK}-{task['id']}"
+    sleeper = "import time; time.sleep(300)"  # the mark is its argv[1] (sleep would refuse it)
+    subprocess.Popen([sys.executable, "-c", sleeper, mark], start_new_session=True)
+    while True:
+        time.sleep(1)
+
+
+async def async_forever(task: dict) -> str:
+    """Awaits forever; notes its cancellation (the runner must cancel it at max_time_s)."""
+    try:
+        await asyncio.sleep(3600)
+    finally:
+        ASYNC_CANCELLED.append(task["id"])
+    return "never"
+
+
+RICH_REPLY = {
+    "answer": "ok",
+    "steps": [
+        {"kind": "model", "prompt_tokens": 7, "completion_tokens": 3, "latency_s": 0.25},
+        {"kind": "tool", "tool": "calc", "arguments": {"x": [1, 2.5, None, True], "y": "é"}},
+        {"kind": "tool", "tool": "t1", "result": {"nested": {"value": 1.0}}, "error": "flaky"},
+        {"kind": "tool", "tool": "t2", "arguments": "raw", "result": 3},
+    ],
+    "cost_usd": 0.5,
+}
+
+
+def rich(task: dict) -> dict:
+    """Reports a trajectory with nested arguments and results of every JSON type."""
+    print("the agent prints; its reply must not change")
+    return RICH_REPLY
+
+
+def exits(task: dict) -> str:
+    """Calls sys.exit (an error of the agent, not of the run)."""
+    import sys
+
+    sys.exit(3)
+
+
+def dies(task: dict) -> str:
+    """Ends its process without a word."""
+    import os
+
+    os._exit(7)

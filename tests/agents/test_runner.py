@@ -3,6 +3,9 @@ server, the simulated agent, resume after a kill — real processes, the real op
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import copy
 import json
 import os
 import signal
@@ -17,12 +20,21 @@ from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset
 
 from evalbench import gaia
-from evalbench.agents import AgentConfigError
+from evalbench.agents import (
+    AgentConfigError,
+    AgentTask,
+    Recorder,
+    TaskInput,
+    backends,
+    load_entrypoint,
+)
+from evalbench.agents.backends import outcome_of
 from evalbench.records import read_jsonl
 from evalbench.report import run_study
 from evalbench.runs import open_run
 
 ENTRY = "tests.agents.example_agent"
+example_agent = sys.modules[load_entrypoint(f"{ENTRY}:answer").__module__]  # as agents see it
 
 
 def _dataset(tmp_path: Path, answers: list[str], with_csv: bool = False) -> Path:
@@ -97,6 +109,142 @@ def test_a_bad_entrypoint_fails_before_any_task(tmp_path):
         _run(_params(tmp_path, _dataset(tmp_path, ["x"]), systems))
 
 
+def _marked(mark: str) -> list[int]:
+    """Live processes with ``mark`` in their command line."""
+    return _marked_processes(mark)
+
+
+def _kill_marked(mark: str) -> None:
+    for pid in _marked(mark):  # only what the test's own agent started
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _study_process(path: Path) -> subprocess.Popen:
+    """The study in a process of its own, its stderr in a file (not a pipe, which processes
+    an agent leaves behind would hold open)."""
+    with open(path.with_suffix(".stderr"), "wb") as err:
+        return subprocess.Popen([sys.executable, "-c", _RUN, str(path)],
+                                cwd=Path(__file__).parents[2], stdout=subprocess.DEVNULL,
+                                stderr=err)  # fmt: skip
+
+
+def test_a_sync_agent_that_never_returns_is_stopped_at_max_time_s(tmp_path):
+    """The agent ignores SIGTERM and leaves a process in a session of its own: the study
+    still ends right after max_time_s, with both tasks ``timeout`` and nothing left."""
+    systems = [{"name": "forever", "provider": "python", "entrypoint": f"{ENTRY}:forever",
+                "limits": {"max_time_s": 1}, "max_concurrency": 2}]  # fmt: skip
+    path = _params(tmp_path, _dataset(tmp_path, ["a", "b"]), systems)
+    started = time.monotonic()
+    proc = _study_process(path)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    finally:
+        elapsed = time.monotonic() - started
+        leftovers = _marked(example_agent.FOREVER_MARK)
+        _kill_marked(example_agent.FOREVER_MARK)
+    assert elapsed < 15, "still running after 15 s"  # start-up (imports) + 1 s
+    assert proc.returncode == 0, path.with_suffix(".stderr").read_text()[-2000:]
+    outputs = Path(os.environ["EVALBENCH_OUTPUTS"])
+    runs = read_jsonl(next(outputs.glob("agents_test/*/records/agent_runs.jsonl")))
+    assert sorted(r["task_id"] for r in runs) == ["t0", "t1"]
+    assert {r["state"] for r in runs} == {"timeout"}
+    assert all(1 <= r["wall_s"] < 1 + 1 for r in runs)  # max_time_s, then the kill
+    assert leftovers == []
+
+
+def test_the_worker_of_a_sync_agent_dies_with_evalbench(tmp_path):
+    systems = [{"name": "forever", "provider": "python", "entrypoint": f"{ENTRY}:forever",
+                "limits": {"max_time_s": 120}}]  # fmt: skip
+    path = _params(tmp_path, _dataset(tmp_path, ["a"]), systems)
+    proc = _study_process(path)
+    try:
+        assert _wait_for(lambda: _marked(example_agent.FOREVER_MARK), 20), "the agent never started"
+        proc.kill()  # kill -9: no cleanup code of evalbench runs
+        proc.wait(10)
+        assert _wait_for(lambda: not _marked(example_agent.FOREVER_MARK), 5)
+    finally:
+        proc.kill()
+        proc.wait()
+        _kill_marked(example_agent.FOREVER_MARK)
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["pid-namespace", "session"])
+def test_a_cancelled_worker_leaves_no_process(namespaces, monkeypatch):
+    """Cancelled (as at max_time_s), the worker goes with everything it started — in a
+    session (no root) too, where its sleeper in a session of its own escapes the group."""
+    if namespaces and not backends._pid_namespaces():
+        pytest.skip("needs root and util-linux unshare")
+    monkeypatch.setattr(backends, "_pid_namespaces", lambda: namespaces)
+    task = {"id": f"cancel-{namespaces}"}
+    mark = f"{example_agent.FOREVER_MARK}-{task['id']}"
+
+    async def cancel_once_started() -> None:
+        call = asyncio.ensure_future(backends.call_in_worker(f"{ENTRY}:forever", task))
+        while not _marked(mark) and not call.done():
+            await asyncio.sleep(0.02)
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+
+    try:
+        asyncio.run(asyncio.wait_for(cancel_once_started(), 20))
+        assert _wait_for(lambda: not _marked(mark), 1)
+    finally:
+        _kill_marked(mark)
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())
+
+
+def test_a_sync_agent_reply_comes_back_exactly_as_returned(tmp_path):
+    """The worker's reply is recorded as the function's own would be in-process (the
+    oracle: :func:`outcome_of` on the reply itself); a sys.exit or a dead worker is an
+    error record with the reason."""
+    systems = [{"name": name, "provider": "python", "entrypoint": f"{ENTRY}:{name}"}
+               for name in ("rich", "exits", "dies")]  # fmt: skip
+    run, _ = _run(_params(tmp_path, _dataset(tmp_path, ["ok"]), systems, max_error_rate=1.0))
+    expected = Recorder(_ListStore(), "rich", TaskInput(AgentTask(id="t0", question="q"), {}))
+    outcome = outcome_of(copy.deepcopy(example_agent.RICH_REPLY), expected)
+    keep = ("step", "kind", "tool", "arguments", "result", "prompt_tokens", "completion_tokens",
+            "latency_s", "error")  # fmt: skip
+    steps = [s for s in _records(run, "steps") if s["system"] == "rich"]
+    assert [{k: s[k] for k in keep} for s in steps] == [
+        {k: getattr(s, k) for k in keep} for s in expected.steps
+    ]
+    by = {r["system"]: r for r in _records(run, "agent_runs")}
+    assert (by["rich"]["answer"], by["rich"]["cost_usd"]) == (outcome.answer, 0.5)
+    assert by["exits"]["error"] == "SystemExit: 3"
+    assert by["dies"]["error"] == (
+        "WorkerDied: the agent's process ended (exit status 7) before replying"
+    )
+
+
+class _ListStore(list):
+    def append(self, record) -> None:  # a record store that keeps records in memory
+        super().append(record)
+
+
+def test_an_async_agent_is_cancelled_at_max_time_s(tmp_path):
+    example_agent.ASYNC_CANCELLED.clear()
+    systems = [{"name": "af", "provider": "python", "entrypoint": f"{ENTRY}:async_forever",
+                "limits": {"max_time_s": 0.5}}]  # fmt: skip
+    started = time.monotonic()
+    run, _ = _run(_params(tmp_path, _dataset(tmp_path, ["a"]), systems))
+    assert time.monotonic() - started < 5
+    assert _records(run, "agent_runs")[0]["state"] == "timeout"
+    assert example_agent.ASYNC_CANCELLED == ["t0"]  # its finally ran: it was cancelled
+
+
 # --- command agents --------------------------------------------------------------------------
 
 AGENT_SCRIPT = """
@@ -112,7 +260,8 @@ if mode == "hang":
 if mode == "huge":
     sys.stdout.write("x" * 30_000_000); sys.exit(0)
 if mode == "orphan":
-    subprocess.Popen(["sleep", "300", "EVALBENCH_ORPHAN_MARK"], start_new_session=True)
+    sleeper = "import time; time.sleep(300)"  # the mark is its argv[1] (sleep would refuse it)
+    subprocess.Popen([sys.executable, "-c", sleeper, "EVALBENCH_ORPHAN_MARK"], start_new_session=True)
 print(json.dumps({"answer": "ok", "steps": [{"kind": "tool", "tool": "think"}]}))
 """
 
