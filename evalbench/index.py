@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import os
 import re
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.records import write_atomic
-from evalbench.runs import run_is_active
+from evalbench.runs import current_manifest
 from evalbench.settings import get_settings
 
 PUBLISHED: frozenset[str] = frozenset({"ok", "degraded"})
@@ -35,17 +34,12 @@ def collect_runs(outputs: Path) -> list[dict[str, Any]]:
     """Every run manifest under ``outputs/<study>/<run>/``, sorted by study and time.
 
     A run still marked ``running`` whose folder no process holds any more (killed, machine
-    restarted) is shown as ``interrupted``.
+    restarted) is ``interrupted`` (:func:`evalbench.runs.current_manifest`, which also
+    rewrites its manifest so).
     """
     rows = []
     for path in sorted(outputs.glob("*/*/manifest.json")):
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            manifest = {"status": "failed", "reason": f"unreadable manifest {path}: {exc}"}
-        if manifest.get("status") in ("running", "executed") and not run_is_active(path.parent):
-            manifest["status"] = "interrupted"
-            manifest["reason"] = "its process is gone (killed?); rerun the same command to resume"
+        manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         rows.append(manifest)
     return sorted(rows, key=lambda m: (str(m.get("study", "")), str(m.get("started_at", ""))))

@@ -160,6 +160,63 @@ def run_is_active(run_dir: Path) -> bool:
     return False
 
 
+UNFINISHED = ("running", "executed")
+"""Statuses a run's own process writes before it ends (``executed``: the notebook ran to the
+end, not yet exported and published)."""
+
+
+def current_manifest(run_dir: Path) -> dict[str, Any]:
+    """The run's manifest as every reader shows it (index, history, compare, scorecard).
+
+    A manifest that cannot be read is a ``failed`` run saying why. A run still marked
+    ``running`` or ``executed`` whose folder no process holds any more (killed by
+    ``kill -9``, a crash, a reboot; or a notebook run by hand) is ``interrupted``, and
+    ``manifest.json`` is rewritten to say so: the first reader settles it for all.
+    """
+    try:
+        manifest = read_manifest(run_dir)
+    except (OSError, ValueError) as exc:
+        return {"status": "failed", "reason": f"unreadable manifest {run_dir}: {exc}"}
+    if not isinstance(manifest, dict):
+        return {"status": "failed", "reason": f"unreadable manifest {run_dir}: not an object"}
+    if manifest.get("status") not in UNFINISHED or run_is_active(run_dir):
+        return manifest
+    return _settle(run_dir, manifest)
+
+
+def _settle(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite an abandoned run's manifest ``interrupted``, holding the folder's lock: a run
+    that starts meanwhile (it takes the lock first) is never overwritten."""
+    lock = FileLock(run_dir.resolve() / ".lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return read_manifest(run_dir)  # a run has just started: it says so itself
+    except OSError:  # a folder this process may not lock (read-only): say it, unwritten
+        return {**manifest, **_interrupted(manifest)}
+    try:
+        manifest = read_manifest(run_dir)
+        if manifest.get("status") not in UNFINISHED:
+            return manifest
+        try:
+            return update_manifest(run_dir, **_interrupted(manifest))
+        except OSError:  # read-only or full: the readers still agree, the file catches up later
+            return {**manifest, **_interrupted(manifest)}
+    finally:
+        lock.release()
+
+
+def _interrupted(manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("status") == "executed":
+        why = (
+            "its notebook ran to the end but was never published (run by hand, or its "
+            "`evalbench run` was stopped); `evalbench run` the params file to publish it"
+        )
+    else:
+        why = "its process is gone (killed?); rerun the same command to resume"
+    return {"status": "interrupted", "reason": why, "interrupted_seen_at": now_iso()}
+
+
 def _owner(run_dir: Path) -> str:
     try:
         owner = json.loads((run_dir / ".lock.owner").read_text())

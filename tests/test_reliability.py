@@ -243,6 +243,11 @@ def test_a_killed_run_shows_interrupted_not_running(tmp_path, loopback):
     time.sleep(0.5)  # the kernel dies with its parent (PR_SET_PDEATHSIG)
     index = build_index().read_text()
     assert ">interrupted<" in index and ">running<" not in index
+    run_dir = next(get_settings().outputs_dir.glob("gaia_test/*"))
+    assert _manifest(run_dir)["status"] == "interrupted"  # the file agrees (it said running)
+    from evalbench.history.runs import study_runs
+
+    assert [m["status"] for m in study_runs("gaia_test")] == ["interrupted"]
 
 
 def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopback):

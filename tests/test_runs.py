@@ -166,3 +166,51 @@ def test_run_ask_opens_no_file_descriptor_per_call_in_a_notebook_kernel(tmp_path
         km.shutdown_kernel(now=True)
     growth = [line for line in "".join(out).splitlines() if line.startswith("growth")]
     assert growth == ["growth 0"], "".join(out)[-2000:]  # was "growth 150": one per call
+
+
+def _abandoned(tmp_path, status):
+    """A run folder as `kill -9` leaves it: the manifest says ``status``, no process holds it."""
+    from evalbench.runs import update_manifest
+
+    run_dir = tmp_path / "outputs" / "study" / "abc123"
+    update_manifest(run_dir, study="study", status=status, started_at="2025-01-01T00:00:00")
+    return run_dir
+
+
+@pytest.mark.parametrize("status", ["running", "executed"])
+def test_an_abandoned_run_is_interrupted_for_every_reader_and_in_its_manifest(tmp_path, status):
+    from evalbench.history.runs import study_runs
+    from evalbench.index import collect_runs
+    from evalbench.runs import current_manifest
+
+    run_dir = _abandoned(tmp_path, status)
+    assert current_manifest(run_dir)["status"] == "interrupted"
+    on_disk = json.loads((run_dir / "manifest.json").read_text())
+    assert on_disk["status"] == "interrupted" and on_disk["reason"]  # the file says so too
+    assert [m["status"] for m in collect_runs(tmp_path / "outputs")] == ["interrupted"]
+    assert [m["status"] for m in study_runs("study", tmp_path / "outputs")] == ["interrupted"]
+
+
+def test_a_run_whose_lock_is_held_stays_running(tmp_path):
+    from filelock import FileLock
+
+    from evalbench.runs import current_manifest
+
+    run_dir = _abandoned(tmp_path, "running")
+    holder = FileLock(run_dir / ".lock", timeout=0)  # another process, as flock sees it
+    holder.acquire()
+    try:
+        assert current_manifest(run_dir)["status"] == "running"
+        assert json.loads((run_dir / "manifest.json").read_text())["status"] == "running"
+    finally:
+        holder.release()
+    assert current_manifest(run_dir)["status"] == "interrupted"  # once it lets go
+
+
+def test_an_unreadable_manifest_is_a_failed_run_saying_why(tmp_path):
+    from evalbench.runs import current_manifest
+
+    run_dir = _abandoned(tmp_path, "running")
+    (run_dir / "manifest.json").write_text('{"status": "runn')
+    found = current_manifest(run_dir)
+    assert found["status"] == "failed" and "unreadable manifest" in found["reason"]
