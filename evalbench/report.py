@@ -137,7 +137,7 @@ def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
     """The manifest could not be written at the end of an attempt: write it ``failed``, if
     need be after deleting this failed attempt's files (what filled the disk, often). When
     even that fails, the previous manifest stays (whole: it is replaced atomically); its
-    ``running`` reads ``interrupted`` once the lock is released (:func:`runs.effective_status`).
+    ``running`` reads ``interrupted`` once the lock is released (:func:`runs.current_manifest`).
     """
     fields = {"status": "failed", "reason": reason, "ended_at": now_iso()}
     for leftover in (None, FAILED_NOTEBOOK, ATTEMPT_NOTEBOOK, ATTEMPT_REPORT):
