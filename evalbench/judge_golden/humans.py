@@ -67,6 +67,16 @@ def annotator_pairs(
     )
 
 
+def every_pair(annotations: pd.DataFrame, rubric: Rubric, *, tolerance: float) -> pd.DataFrame:
+    """:func:`annotator_pairs` on every dimension: ``dimension`` first, then its columns."""
+    tables = [
+        annotator_pairs(annotations, rubric, dimension=d, tolerance=tolerance).assign(dimension=d)
+        for d in dimension_names(rubric)
+    ]
+    table = pd.concat(tables, ignore_index=True)
+    return table[["dimension", *table.columns[:-1]]]
+
+
 def reference_golden(
     golden: pd.DataFrame, annotations: pd.DataFrame, rubric: Rubric, policy: Policy
 ) -> pd.DataFrame:

@@ -5,10 +5,12 @@ rubric judge to grade every item (resumable, through :func:`evalbench.judge.judg
 asks the primary judge a second time for a test–retest comparison, and, with a
 ``pairwise_judge``, compares the two answers to each question in both orders
 (:func:`evalbench.judge.judge_pairs`). It writes ``records/golden_judgments.jsonl`` and
-``records/golden_pairs.jsonl`` and returns a :class:`JudgeGoldenResult` with everything
-``notebooks/judge_golden.ipynb`` shows: ±k agreement per judge and dimension, bias,
-confusion, answer-length bias, the worst disagreements, the unscored outputs, a panel of
-the judges, the retest and the pairwise position check. Offline it uses ``sim`` judges whose
+``records/golden_pairs.jsonl`` (with several annotators also ``annotator_agreement.jsonl``
+and ``annotator_pairs.jsonl``: their agreement per dimension and per pair) and returns a
+:class:`JudgeGoldenResult` with everything ``notebooks/judge_golden.ipynb`` shows: ±k
+agreement per judge and dimension, bias, confusion, answer-length bias, the worst
+disagreements, the unscored outputs, a panel of the judges, the retest and the pairwise
+position check. Offline it uses ``sim`` judges whose
 truth is the human score, so every estimate is checked against its known expectation.
 """
 
@@ -202,6 +204,52 @@ class GoldenPairRecord(PairJudgment):
     second_verdict: Verdict | None = None
     verdict: Verdict | None = None
     """``final`` as an agreement verdict."""
+
+
+class AnnotatorAgreementRecord(Record):
+    """A line of ``records/annotator_agreement.jsonl``: agreement among the annotators on one
+    rubric dimension (:func:`~.humans.annotator_table`), at full precision; ``null`` where a
+    statistic is undefined (no shared item, or no variation for the chance-corrected ones)."""
+
+    dimension: str
+    n_items: int
+    """Items scored by at least two annotators (the pairable ones)."""
+    n_annotators: int
+    alpha: float | None
+    """Krippendorff's alpha (``alpha_level``, interval for scores)."""
+    alpha_low: float | None
+    alpha_high: float | None
+    """Percentile bootstrap interval of ``alpha`` over items, at ``level``."""
+    alpha_level: Literal["interval", "nominal"]
+    level: float
+    alpha_ordinal: float | None
+    """Krippendorff's alpha at the ordinal level (point estimate)."""
+    exact: float | None
+    within_k: float | None
+    """Within ±``tolerance``. This, ``exact``, ``kappa`` and ``qwk``: means over the annotator
+    pairs weighted by the items each pair shares."""
+    kappa: float | None
+    """Cohen's kappa over the dimension's scale points."""
+    qwk: float | None
+    """Quadratic weighted kappa."""
+    tolerance: float
+    simulated: bool
+    """The annotations were written by a simulator, not by people."""
+
+
+class AnnotatorPairRecord(Record):
+    """A line of ``records/annotator_pairs.jsonl``: two annotators on one dimension, on the
+    items both scored (:func:`~.humans.every_pair`)."""
+
+    dimension: str
+    annotator_1: str
+    annotator_2: str
+    n: int
+    exact: float | None
+    within_k: float | None
+    kappa: float | None
+    qwk: float | None
+    tolerance: float
 
 
 # --------------------------------------------------------------------------- asking
@@ -506,7 +554,7 @@ def _humans(
     rubric, policy, k = params.rubric_obj(), params.human_reference, params.tolerance
     stats: dict[str, Any] = {"rounds": params.bootstrap_rounds, "level": params.confidence_level}
     reference = H.reference_golden(golden, annotations, rubric, policy)
-    return HumansResult(
+    result = HumansResult(
         annotations=annotations, policy=policy, counts=H.reference_counts(annotations),
         agreement=H.annotator_table(
             annotations, rubric, tolerance=k, rng=run.rng("annotators"), **stats
@@ -523,6 +571,19 @@ def _humans(
             policy=policy, tolerance=k,
         ),
     )  # fmt: skip
+    _write_agreement(run, result)
+    return result
+
+
+def _write_agreement(run: Any, humans: HumansResult) -> None:
+    """``records/annotator_agreement.jsonl`` and ``annotator_pairs.jsonl`` (write_records
+    writes NaN as null and floats at full precision)."""
+    params: JudgeGoldenParams = run.params
+    k, simulated = params.tolerance, humans.counts["simulated"]
+    table = humans.agreement.assign(level=params.confidence_level, tolerance=k, simulated=simulated)
+    run.write_records("annotator_agreement", table.to_dict(orient="records"))
+    pairs = H.every_pair(humans.annotations, params.rubric_obj(), tolerance=k)
+    run.write_records("annotator_pairs", pairs.assign(tolerance=k).to_dict(orient="records"))
 
 
 def run(run: Any) -> JudgeGoldenResult:
@@ -588,7 +649,10 @@ STUDY = Study(
         "pairwise": ResponseRecord,
         "golden_judgments": GoldenJudgmentRecord,
         "golden_pairs": GoldenPairRecord,
+        "annotator_agreement": AnnotatorAgreementRecord,
+        "annotator_pairs": AnnotatorPairRecord,
     },
     headlines=report.headlines,
     counts=counts,
+    optional_records=frozenset({"annotator_agreement", "annotator_pairs"}),  # one annotator
 )

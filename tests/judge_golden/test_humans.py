@@ -234,3 +234,80 @@ def test_a_fractional_reference_has_no_confusion_and_says_why(tmp_path):
     median = G.run(open_run(_params_file(tmp_path / "m", golden=str(path), annotations=None)))
     assert median.confusion is None  # the median of two is their mean too
     assert report.confusion_note(G.run(open_run(_params_file(tmp_path / "d", limit=4)))) == ""
+
+
+# --------------------------------------------------------------------- agreement records
+
+
+def _two_annotators_run(tmp_path: Path, rows: list[dict]):
+    golden = _rows(tmp_path / "g.jsonl", rows)
+    path = _params_file(tmp_path, golden=str(golden), annotations=None, pairwise_judge=None,
+                        retest=False, judges=[{"name": "j", "provider": "sim"}])  # fmt: skip
+    run = open_run(path)
+    return run, G.run(run)
+
+
+def test_annotator_agreement_is_in_the_records_at_full_precision_by_hand(tmp_path):
+    """Two annotators, three items. accuracy: a = 1, 2, 3 and b = 1, 2, 4; completeness the
+    same for both; clarity 5 from everyone (no variation: alpha and kappa are undefined).
+
+    accuracy by hand (scale 1-10):
+      exact 2/3; within ±1 3/3;
+      Cohen's kappa: p_o = 2/3, p_e = (1/3)(1/3) [1] + (1/3)(1/3) [2] = 2/9,
+        kappa = (2/3 - 2/9) / (1 - 2/9) = 4/7;
+      quadratic kappa: observed (1,1), (2,2), (3,4) -> sum (i-j)^2 O = 1 * 1/3; expected
+        over a in {1,2,3} x b in {1,2,4}, 1/9 each: (0+1+9) + (1+0+4) + (4+1+1) = 21 -> 21/9;
+        qwk = 1 - (1/3) / (21/9) = 6/7;
+      Krippendorff interval alpha: D_o = (1/6) * 2 * (3-4)^2 = 1/3; over all six values
+        1,1,2,2,3,4 the unordered squared differences sum to 41, so
+        D_e = 2 * 41 / (6 * 5) = 41/15 and alpha = 1 - (1/3) / (41/15) = 36/41;
+      ordinal alpha: with n_1 = n_2 = 2, n_3 = n_4 = 1 the ordinal distances squared are
+        (1,2) 4, (1,3) 12.25, (1,4) 20.25, (2,3) 2.25, (2,4) 6.25, (3,4) 1: D_o = 1/3,
+        D_e = 2 * (4*4 + 2*12.25 + 2*20.25 + 2*2.25 + 2*6.25 + 1) / 30 = 6.6,
+        alpha = 1 - (1/3) / 6.6 = 94/99.
+    """
+    scores = {"a": [(1, 7, 5), (2, 8, 5), (3, 9, 5)], "b": [(1, 7, 5), (2, 8, 5), (4, 9, 5)]}
+    rows = [_scored(f"i{n}", who, *s, question=f"Q{n}?", answer=f"A{n}.")
+            for who, triples in scores.items() for n, s in enumerate(triples, 1)]  # fmt: skip
+    run, result = _two_annotators_run(tmp_path, rows)
+    text = (run.dir / "records" / "annotator_agreement.jsonl").read_text()
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON: null
+    got = {r["dimension"]: r for r in map(json.loads, text.splitlines())}
+    acc = got["accuracy"]
+    assert (acc["n_items"], acc["n_annotators"], acc["tolerance"]) == (3, 2, 1.0)
+    assert acc["exact"] == pytest.approx(2 / 3, abs=1e-15)
+    assert acc["within_k"] == 1.0
+    assert acc["kappa"] == pytest.approx(4 / 7, abs=1e-15)
+    assert acc["qwk"] == pytest.approx(6 / 7, abs=1e-15)
+    assert acc["alpha"] == pytest.approx(36 / 41, abs=1e-15)
+    assert acc["alpha_ordinal"] == pytest.approx(94 / 99, abs=1e-15)
+    assert acc["alpha_low"] <= acc["alpha"] <= acc["alpha_high"] and acc["level"] == 0.95
+    assert got["completeness"]["alpha"] == 1.0 and got["completeness"]["qwk"] == 1.0
+    assert got["clarity"]["alpha"] is None and got["clarity"]["kappa"] is None
+    assert (
+        got["clarity"]["exact"] == 1.0
+    )  # everyone agrees; only the chance-corrected are undefined
+    # read back, every number is the one the report shows (not rounded to 3 decimals)
+    shown = result.humans.agreement.set_index("dimension")
+    for dim, row in got.items():
+        for column in ("alpha", "alpha_low", "alpha_high", "alpha_ordinal", "exact", "kappa"):
+            value = shown.loc[dim, column]
+            assert row[column] == (None if math.isnan(value) else value), (dim, column)
+    pairs = [json.loads(x) for x in (run.dir / "records" / "annotator_pairs.jsonl").open()]
+    assert [(p["dimension"], p["annotator_1"], p["annotator_2"], p["n"]) for p in pairs] == [
+        ("accuracy", "a", "b", 3), ("completeness", "a", "b", 3), ("clarity", "a", "b", 3)
+    ]  # fmt: skip
+    assert pairs[0]["kappa"] == pytest.approx(4 / 7, abs=1e-15) and pairs[2]["kappa"] is None
+
+
+def test_annotators_without_a_shared_item_give_empty_statistics_not_a_crash(tmp_path):
+    """Zero pairable items: each item scored by one annotator only."""
+    rows = [_scored("i1", "a", 7, 5, 9, question="Q1?", answer="A1."),
+            _scored("i2", "b", 3, 2, 2, question="Q2?", answer="A2.")]  # fmt: skip
+    run, _ = _two_annotators_run(tmp_path, rows)
+    for name in ("annotator_agreement", "annotator_pairs"):
+        rows = [json.loads(x) for x in (run.dir / "records" / f"{name}.jsonl").open()]
+        assert len(rows) == 3, name  # one per dimension
+        for row in rows:
+            assert row.get("n_items", row.get("n")) == 0
+            assert row["alpha" if "alpha" in row else "kappa"] is None
