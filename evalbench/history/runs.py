@@ -51,7 +51,7 @@ def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
     for path in sorted((_outputs(outputs) / study).glob("*/manifest.json")):
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             manifest = {"status": "failed", "reason": f"unreadable manifest: {exc}"}
         if manifest.get("status") in ("running", "executed") and not run_is_active(path.parent):
             manifest["status"] = "interrupted"
@@ -147,7 +147,7 @@ def is_published_run(run_dir: Path) -> bool:
 def _manifest(run_dir: Path) -> dict[str, Any]:
     try:
         return dict(json.loads((run_dir / "manifest.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
 
 
@@ -192,7 +192,7 @@ def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:
         return None
     try:
         run_id = str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise OutcomeError(f"{path}: run_id: unreadable pin ({exc})") from None
     run_dir = path.parent / run_id
     if not (run_dir / "manifest.json").exists():

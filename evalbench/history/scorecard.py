@@ -13,14 +13,13 @@ No cell is averaged with another: benchmarks measure different things on differe
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
 from evalbench.importers import OutcomeError, read_outcomes
-from evalbench.importers.outcomes import simulated_names
+from evalbench.importers.outcomes import iter_lines, simulated_names
 
 from .paired import compare_runs, gate_blockers, regression_line, regressions
 from .runs import latest_published, pinned_baseline, study_runs, summarize_outcomes
@@ -129,11 +128,8 @@ def read_ratings(run_dir: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, r in iter_lines(path):
         try:
-            r = json.loads(line)
             rows.append({
                 "system": str(r["model"]), "metric": f"rating ({r['dataset']})",
                 "kind": "rating", "higher_is_better": True, "n": int(r["n_battles"]),

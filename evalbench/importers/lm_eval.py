@@ -31,14 +31,14 @@ from typing import Any
 
 import pandas as pd
 
-from evalbench.records import iter_jsonl
-
 from .outcomes import (
     BINARY,
     SCORE,
+    TOO_DEEP,
     OutcomeError,
     RunOutcomes,
     check_unique,
+    iter_lines,
     outcome_frame,
     shown,
 )
@@ -112,7 +112,7 @@ def read_lm_eval(path: Path | str) -> RunOutcomes:
     skipped: set[str] = set()
     for file in sample_files:
         task = task_of(file)
-        for number, line in iter_jsonl(file, error=OutcomeError):
+        for number, line in iter_lines(file):
             rows += _sample_rows(
                 line, (file, number), task, system, higher.get(task) or {}, skipped
             )
@@ -146,6 +146,8 @@ def _read_results(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise OutcomeError(f"{path}: not a readable lm-eval results file ({exc})") from None
+    except RecursionError:
+        raise OutcomeError(f"{path}: not a readable lm-eval results file ({TOO_DEEP})") from None
     if not isinstance(data, dict) or "results" not in data:
         raise OutcomeError(f"{path}: results: missing field (not an lm-eval results file)")
     return data

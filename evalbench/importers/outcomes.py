@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -84,6 +84,33 @@ def outcome_frame(rows: list[dict[str, Any]], slices: tuple[str, ...] = ()) -> p
     return frame
 
 
+TOO_DEEP = "nested too deeply to read (JSON deeper than the parser's recursion limit)"
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`evalbench.records.iter_jsonl` with :class:`OutcomeError`, and a line nested
+    too deeply for the parser (a RecursionError) as one line naming file:line too.
+
+    Raises:
+        OutcomeError: a line that is not a JSON object, or nested too deeply.
+    """
+    last = 0
+    try:
+        for last, row in iter_jsonl(path, error=OutcomeError):
+            yield last, row
+    except RecursionError:
+        raise OutcomeError(f"{path}:{_next_line(path, last)}: {TOO_DEEP}") from None
+
+
+def _next_line(path: Path, after: int) -> int:
+    """The number of the first non-blank line after line ``after`` (the one that failed)."""
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if number > after and line.strip():
+                return number
+    return after + 1
+
+
 def check_unique(frame: pd.DataFrame, where: str) -> None:
     """Refuse a frame with two rows for one (item, system, metric).
 
@@ -115,6 +142,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise OutcomeError(f"{path}: no run manifest ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise OutcomeError(f"{path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise OutcomeError(f"{path}: not JSON ({TOO_DEEP})") from None
     if not isinstance(manifest, dict):
         raise OutcomeError(f"{path}: expected a JSON object")
     return manifest
@@ -194,7 +223,7 @@ def _rows(run_dir: Path, name: str) -> list[tuple[Path, int, dict[str, Any]]]:
     path = run_dir / "records" / f"{name}.jsonl"
     if not path.exists():
         raise OutcomeError(f"{path}: missing (the run wrote no {name} records; did it finish?)")
-    return [(path, number, row) for number, row in iter_jsonl(path, error=OutcomeError)]
+    return [(path, number, row) for number, row in iter_lines(path)]
 
 
 def _field(where: tuple[Path, int], row: dict[str, Any], name: str) -> Any:
