@@ -128,9 +128,11 @@ def _scores(tasks: Tasks, raw: Any) -> dict[str, float]:
         if dim["integer"] and not value.is_integer():
             raise LabelRejected(f"scores.{dim['name']}: {value:g} is not a whole number")
         out[dim["name"]] = value
-    extra = set(raw) - set(out)
+    extra = sorted(set(raw) - set(out))
     if extra:
-        raise LabelRejected(f"scores: unknown dimension(s) {sorted(extra)}")
+        named = ", ".join(repr(name)[:40] for name in extra[:3])
+        more = ", ..." if len(extra) > 3 else ""
+        raise LabelRejected(f"scores: {len(extra)} unknown dimension(s): {named}{more}")
     return out
 
 
@@ -141,11 +143,15 @@ def decode_body(raw: bytes) -> Any:
         LabelRejected: not UTF-8, not JSON, or nested too deeply for the parser.
     """
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_constant=_not_json)
     except RecursionError:
         raise LabelRejected("JSON nested too deeply (a label is a flat object)") from None
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError included
         raise LabelRejected(f"body is not JSON: {exc}") from None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity; JSON has none
 
 
 def _comment(tasks: Tasks, raw: Any) -> str:

@@ -136,7 +136,9 @@ def test_a_body_that_trickles_in_past_the_deadline_gets_408(tmp_path):
      (b'{"position": 0,', "body is not JSON"),
      (b"", "body is not JSON"),
      (b"\xff\xfe{}", "body is not JSON"),
-     (b'{"position": ' + b"9" * 5000 + b"}", "body is not JSON")],
+     (b'{"position": ' + b"9" * 5000 + b"}", "body is not JSON"),
+     (b'{"position": 0, "elapsed_s": Infinity}', "body is not JSON: Infinity"),
+     (b'{"position": 0, "scores": {"accuracy": NaN}}', "body is not JSON: NaN")],
 )  # fmt: skip
 def test_deep_or_malformed_json_is_a_400_with_the_reason(tmp_path, raw, message):
     tasks = _tasks(tmp_path)
@@ -214,3 +216,15 @@ def test_bodies_in_flight_are_capped_and_a_dropped_upload_frees_its_place(tmp_pa
         assert httpx.post(url, json={**GOOD, "position": 1}).status_code == 200
     assert [r.getMessage() for r in errors.records] == []
     assert len(read_labels(tasks.labels_dir)) == 2
+
+
+def test_a_label_with_thousands_of_unknown_dimensions_gets_a_short_answer(tmp_path):
+    """60,000 made-up dimensions (770 KB, under the cap): the refusal names a few and the
+    count, instead of echoing every name back (it was a 589 KB answer)."""
+    tasks = _tasks(tmp_path)
+    scores = {**GOOD["scores"], **{f"k{i}": 1 for i in range(60_000)}}
+    with running(tasks) as server:
+        got = httpx.post(f"{server.base}/api/label?annotator=alice",
+                         json={**GOOD, "scores": scores})  # fmt: skip
+    assert got.status_code == 422 and len(got.content) < 300
+    assert got.json()["error"] == "scores: 60000 unknown dimension(s): 'k0', 'k1', 'k10', ..."
