@@ -69,3 +69,22 @@ def test_a_small_run_rates_arena_hard_and_writes_its_records(tmp_path, mirror):
     for name, record in study.STUDY.records.items():
         for line in (run.dir / "records" / f"{name}.jsonl").open():
             record.model_validate(json.loads(line))
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    import re
+
+    import evalbench.arena_public as package
+
+    assert sorted(package.__all__) == [
+        "ArenaPublicParams",
+        "ArenaPublicResult",
+        "PUBLIC_DATASETS",
+        "alpaca_eval_study",
+        "public_battles",
+        "run",
+    ]
+    doc = str(package.__doc__)
+    assert all(
+        re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
+    )

@@ -61,3 +61,23 @@ def test_run_one_section_and_finish(tmp_path: Path, mirror: Path) -> None:
     # 46 of 73 scored pairs give the same verdict in both orders
     assert manifest["headlines"] == {"MT-Bench GPT-4 position consistency": 46 / 73}
     assert not (run.dir / "records").exists() or not any((run.dir / "records").iterdir())
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    import re
+
+    import evalbench.judge_public as package
+
+    assert sorted(package.__all__) == [
+        "JudgeAgreementParams",
+        "JudgeAgreementResult",
+        "load_mtbench_pairs",
+        "load_mtbench_single",
+        "load_pandalm",
+        "load_prd",
+        "run",
+    ]
+    doc = str(package.__doc__)
+    assert all(
+        re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
+    )
