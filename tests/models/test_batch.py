@@ -452,3 +452,22 @@ def test_an_upload_the_provider_never_took_is_sent_again_after_a_lookup(tmp_path
     run = _run(_study(tmp_path, slow, **SLOW))
     assert slow.calls[:5] == ["upload", "list_files", "upload", "list_files", "upload"]
     assert slow.uploads == 1 and slow.batch_creates == 1 and len(_records(run)) == 6
+
+
+def test_no_wait_after_a_failed_create_says_unconfirmed_and_the_rerun_adopts_it(
+    tmp_path, slow, monkeypatch
+):
+    """The create times out and the batch only appears later: --no-wait stops with the batch
+    unconfirmed (not resubmitted); the rerun finds it by its tag."""
+    slow.creates.append(Create(delay_s=0.4, made="late"))
+    path = _study(tmp_path, slow, **SLOW)
+    monkeypatch.setenv(batch_mode.NO_WAIT_ENV, "1")
+    with pytest.raises(BatchPending, match=r"6 request\(s\) in 1 batch\(es\) .*1 unconfirmed"):
+        gaia.run(open_run(path))
+    deadline = time.monotonic() + 10
+    while slow.batch_creates == 0 and time.monotonic() < deadline:  # the late batch is made
+        time.sleep(0.02)
+    monkeypatch.setenv(batch_mode.NO_WAIT_ENV, "")
+    run = _run(path)
+    assert slow.calls.count("create") == 1 and slow.batch_creates == 1
+    assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
