@@ -9,6 +9,7 @@ skips the keys already written.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,13 +18,31 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 
 class Record(BaseModel):
-    """Base of every record written to a run's ``records/`` folder."""
+    """Base of every record written to a run's ``records/`` folder.
+
+    Record files are strict JSON (:func:`to_json`): a missing number (NaN) is written
+    ``null``, and a field typed ``float`` reads ``null`` back as NaN.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_nan(cls, data: Any) -> Any:
+        floats = _float_fields(cls)
+        if not isinstance(data, dict) or not floats:
+            return data
+        return {k: math.nan if v is None and k in floats else v for k, v in data.items()}
+
+
+@functools.cache
+def _float_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The fields of a record type that are exactly ``float`` (not ``float | None``)."""
+    return frozenset(name for name, field in cls.model_fields.items() if field.annotation is float)
 
 
 class Battle(Record):

@@ -87,3 +87,31 @@ def test_a_file_two_writers_appended_to_is_read_once_per_key(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = RecordStore(path, ("system", "key"))
     assert store.rows() == [rows[1], rows[2]] and store.duplicates == 1
+
+
+def _strict(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def test_records_are_strict_json_and_a_float_field_reads_null_back_as_nan(tmp_path):
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from evalbench.records import Rating, to_json
+
+    frame = pd.DataFrame({"tokens": [120, None], "x": [np.inf, -np.inf]})  # NaN for the gap
+    write_jsonl(tmp_path / "a.jsonl", frame.to_dict(orient="records"))
+    store = RecordStore(tmp_path / "b.jsonl", ["k"])
+    store.append({"k": 1, "v": np.float32("nan"), "w": [np.float64(2.5), math.nan]})
+    lines = [*(tmp_path / "a.jsonl").read_text().splitlines(),
+             *(tmp_path / "b.jsonl").read_text().splitlines()]  # fmt: skip
+    rows = [json.loads(line, parse_constant=_strict) for line in lines]
+    assert rows == [{"tokens": 120.0, "x": None}, {"tokens": None, "x": None},
+                    {"k": 1, "v": None, "w": [2.5, None]}]  # fmt: skip
+    assert to_json({"n": np.int64(3), "a": np.array([1.0, np.nan])}) == '{"n": 3, "a": [1.0, null]}'
+    fields = dict(dataset="d", model="m", rating=1.0, ci_low=0.0, ci_high=2.0, n_battles=3,
+                  level=0.95, rounds=10, degenerate_rounds=0)  # fmt: skip
+    back = Rating.model_validate(json.loads(to_json({**fields, "online_elo": math.nan})))
+    assert math.isnan(back.online_elo)  # "NaN where battles have no order", as before

@@ -65,8 +65,38 @@ def test_every_study_renders_with_its_promised_records(path):
                 raise AssertionError(f"records/{name}.jsonl:{number}: {exc}") from None
     if manifest["simulated"]:
         assert "SIMULATED" in html
+    _every_json_file_is_strict_json(result.run_dir)
     if path.stem == "bfcl_public":
         _agrees_with_the_official_bfcl_checker(result.run_dir / "records" / "bfcl.jsonl")
+
+
+def _strict(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _every_json_file_is_strict_json(run_dir: Path) -> None:
+    """Records, manifest, exports: what any JSON parser reads (no NaN, no Infinity)."""
+    files = [p for p in run_dir.rglob("*") if p.suffix in (".json", ".jsonl")]
+    assert run_dir / "manifest.json" in files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        # one document, or JSON Lines (BFCL's result files are JSON Lines named .json)
+        lines = text.splitlines() if path.suffix == ".jsonl" or _lines(text) else [text]
+        for number, line in enumerate(lines, start=1):
+            try:
+                line.strip() and json.loads(line, parse_constant=_strict)
+            except ValueError as exc:
+                raise AssertionError(f"{path.relative_to(run_dir)}:{number}: {exc}") from None
+
+
+def _lines(text: str) -> bool:
+    try:
+        json.loads(text, parse_constant=_strict)
+    except json.JSONDecodeError as exc:
+        return exc.msg == "Extra data"
+    except ValueError:  # NaN or Infinity: the caller reports it
+        return False
+    return False
 
 
 def _agrees_with_the_official_bfcl_checker(records: Path) -> None:
