@@ -322,7 +322,11 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:float", _core_float)
 
 class _CoreDumper(yaml.SafeDumper):
     """Quotes exactly the text that :func:`parse_yaml` would read as something else (PyYAML's
-    own dumper leaves ``1e3`` or ``-.5`` bare: numbers in the core schema)."""
+    own dumper leaves ``1e3`` or ``-.5`` bare: numbers in the core schema), and writes a
+    repeated value out in full (the reader refuses anchors and aliases)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 _CoreDumper.yaml_implicit_resolvers = _StrictLoader.yaml_implicit_resolvers

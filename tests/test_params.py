@@ -231,9 +231,7 @@ ROUND_TRIP = ["09", "0800", "01632960418", "017", "1e3", "1.5e3", "-.5", "0o17",
 
 
 def test_what_evalbench_writes_as_yaml_reads_back_the_same():
-    data = {
-        "texts": ROUND_TRIP,
-        "numbers": [17, -0.5, 1e300, 15, True, None],
-        "nested": {"a": "1e3"},
-    }
+    shared = ["the same list", "twice"]  # PyYAML would write an anchor and an alias
+    data = {"texts": ROUND_TRIP, "numbers": [17, -0.5, 1e300, 15, True, None],
+            "nested": {"a": "1e3"}, "first": shared, "second": shared}  # fmt: skip
     assert parse_yaml(dump_yaml(data), "t.yaml") == data
