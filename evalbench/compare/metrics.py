@@ -87,6 +87,32 @@ def primary_metric(outcomes: pd.DataFrame) -> str | None:
     return str(outcomes["metric"].iloc[0]) if len(outcomes) else None
 
 
+def history_series(series: pd.DataFrame | None, metric: str | None) -> pd.DataFrame:
+    """``metric`` of each system over a study's published runs (:func:`evalbench.history.
+    headline_series`), oldest first, with ``run`` (time and run id) and ``series``: the
+    system and its configuration — the ``-p`` overrides (or "as written") and the code
+    commit — so that runs made differently are never one line."""
+    if series is None or not len(series):
+        return pd.DataFrame()
+    part = series[series["metric"] == metric].copy()
+    part["run"] = [
+        f"{str(t)[5:16].replace('T', ' ')} {r[:6]}"
+        for t, r in zip(part["started_at"], part["run_id"], strict=True)
+    ]
+    part["series"] = [
+        f"{system} · {configuration(overrides, commit, dirty)}"
+        for system, overrides, commit, dirty in zip(
+            part["system"], part["overrides"], part["commit"], part["dirty"], strict=True
+        )
+    ]
+    return part.reset_index(drop=True)
+
+
+def configuration(overrides: str, commit: str, dirty: bool) -> str:
+    """How a run was made, in a few words: ``seed=2 · 1a2b3c4d5e+dirty``."""
+    return f"{overrides or 'as written'} · {commit or 'no commit'}{'+dirty' if dirty else ''}"
+
+
 def slice_accuracy(
     outcomes: pd.DataFrame, system: str, metric: str, slice_name: str | None
 ) -> dict[str, float]:

@@ -49,14 +49,26 @@ def headlines(result: CompareResult) -> dict[str, Any]:
     return heads
 
 
+SIMULATORS = {
+    "evalbench": "evalbench's offline sim provider",
+    "inspect_ai": "inspect_ai's mockllm model (canned outputs)",
+    "lm_eval": "lm-evaluation-harness's dummy model (random answers)",
+}
+"""What produced a simulated system, by the harness whose run it is."""
+
+
 def simulated_notice(result: CompareResult) -> str:
-    """A banner naming the simulated systems of the compared runs ("" when none)."""
-    if not result.simulated:
+    """A banner naming the simulated systems of the compared runs and what produced each
+    ("" when none)."""
+    made: dict[tuple[str, str], list[str]] = {}
+    for label, run in zip(result.labels, result.runs, strict=True):
+        for name in sorted(run.simulated):
+            made.setdefault((name, SIMULATORS.get(run.source, run.source)), []).append(label)
+    if not made:
         return ""
-    names = ", ".join(sorted(result.simulated))
+    parts = "; ".join(f"{name} ({', '.join(runs)}): {by}" for (name, by), runs in made.items())
     return display.banner(
-        f"SIMULATED — the compared runs' systems {names} were produced by the offline sim "
-        "provider; the comparison shows the method, not real models."
+        f"SIMULATED — not real models: {parts}. The comparison shows the method, not real models."
     )
 
 
@@ -338,27 +350,6 @@ def history_caption(result: CompareResult) -> str:
         "uncommitted changes), params hash, overrides, systems and headline numbers; pinned = "
         "the study's pinned baseline (evalbench compare --pin RUN)"
     )
-
-
-def series_frame(result: CompareResult) -> pd.DataFrame:
-    """The headline metric of each system over the baseline study's published runs."""
-    series = result.series
-    if series is None or not len(series):
-        return pd.DataFrame()
-    series = series.dropna(subset=["metric"])
-    primary = metrics.primary_metric(result.runs[0].outcomes)
-    part = series[series["metric"] == primary].copy()
-    part["run"] = [
-        f"{str(t)[5:16].replace('T', ' ')} {r[:6]}"
-        for t, r in zip(part["started_at"], part["run_id"], strict=True)
-    ]
-    return part
-
-
-def series_title(result: CompareResult) -> str:
-    """Title of the history plot."""
-    primary = metrics.primary_metric(result.runs[0].outcomes)
-    return f"{primary} over the study's runs, {result.params.confidence_level:.0%} intervals"
 
 
 def calibration_table(result: CompareResult) -> pd.DataFrame:

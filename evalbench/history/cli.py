@@ -216,8 +216,11 @@ def _p(value: float) -> str:
 
 
 def format_tests(tests: pd.DataFrame, letters: dict[str, str] | None = None) -> str:
-    """The comparison as a text table (one row per metric and slice; candidates by letter)."""
+    """The comparison as a text table (one row per metric and slice; candidates by letter:
+    ``mean B`` with one candidate, else ``mean run``, the row's run)."""
     letters = letters or {}
+    shown = {letters.get(c, c) for c in tests["candidate"]}
+    candidate_mean = f"mean {shown.pop()}" if len(shown) == 1 else "mean run"
     rows = []
     for r in tests.itertuples():
         system = r.system_a if r.system_a == r.system_b else f"{r.system_a}->{r.system_b}"
@@ -229,8 +232,8 @@ def format_tests(tests: pd.DataFrame, letters: dict[str, str] | None = None) -> 
                 "metric": r.metric,
                 "slice": where,
                 "n": r.n,
-                "A": _fmt(r.mean_a),
-                "run's": _fmt(r.mean_b),
+                "mean A": _fmt(r.mean_a),
+                candidate_mean: _fmt(r.mean_b),
                 "change [interval]": f"{r.difference:+.3f} [{r.low:+.3f}, {r.high:+.3f}]",
                 "test": r.test.split(" (")[0],
                 "p": _p(r.p),

@@ -311,12 +311,20 @@ def headline_series(
     study: str, outputs: Path | None = None, *, level: float = 0.95, rounds: int = 1000
 ) -> pd.DataFrame:
     """Each published run's per-system summary (:func:`summarize_outcomes`), oldest first,
-    with ``run_id``, ``started_at`` and ``problem`` (why a run could not be read)."""
+    with ``run_id``, ``started_at``, what made it (``overrides``, ``commit``, ``dirty``) and
+    ``problem`` (why a run could not be read)."""
     frames = []
     for m in study_runs(study, outputs):
         if not is_published(m):
             continue
-        head = {"run_id": Path(m["_dir"]).name, "started_at": m.get("started_at")}
+        git = (m.get("environment") or {}).get("git") or {}
+        head = {
+            "run_id": Path(m["_dir"]).name,
+            "started_at": m.get("started_at"),
+            "overrides": " ".join(m.get("overrides") or []),
+            "commit": (git.get("commit") or "")[:10],
+            "dirty": bool(git.get("dirty")),
+        }
         try:
             summary = summarize_outcomes(
                 read_outcomes(Path(m["_dir"])).outcomes, level=level, rounds=rounds
@@ -325,7 +333,7 @@ def headline_series(
             frames.append(pd.DataFrame([{**head, "problem": str(exc)}]))
             continue
         frames.append(summary.assign(**head, problem=None))
-    columns = ["run_id", "started_at", *SUMMARY_COLUMNS, "problem"]
+    columns = ["run_id", "started_at", "overrides", "commit", "dirty", *SUMMARY_COLUMNS, "problem"]
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)

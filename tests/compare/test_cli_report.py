@@ -35,6 +35,9 @@ def test_the_same_compare_twice_reuses_its_report_and_a_changed_run_does_not(
     first = capsys.readouterr()
     report = _report_path(first.out)
     rendered = report.stat().st_mtime_ns
+    html = report.read_text()
+    assert "<code>evalbench history PARAMS_FILE</code>" in html and "&amp;lt;" not in html
+    assert first.out.index("McNemar exact") < first.out.index("report:")  # the table first
     assert main(["compare", str(base), str(cand)]) == 0
     second = capsys.readouterr()
     assert second.err == "" and _report_path(second.out) == report
