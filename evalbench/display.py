@@ -11,6 +11,7 @@ import html
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evalbench.runs import Run
@@ -114,6 +115,8 @@ def _cell(value: Any, digits: int) -> str:
         return "—"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return f"{value:,d}"  # counts: 179,031
     return str(value)
 
 
@@ -126,7 +129,7 @@ def usage(run: Run) -> None:
     """
     study = run.recorded_usage()
     if study.empty:
-        text("<p>No model calls: this study reads published outputs only.</p>")
+        text("<p>No model calls or agent tasks are recorded in this run.</p>")
         return
     study["error_reasons"] = [_reasons(r) for r in study["error_reasons"]]
     table(
@@ -138,16 +141,43 @@ def usage(run: Run) -> None:
         digits=4,
     )
     session = run.ledger.frame().drop(columns="simulated")
-    if session.empty:
-        text("<p>No model calls this session: every answer was read back from the run folder.</p>")
-        return
-    session["error_reasons"] = [_reasons(r) for r in session["error_reasons"]]
-    table(
-        session,
-        "This session: requests = provider requests (retries included; 0 for a cache hit), "
-        "latency percentiles in seconds, cost in USD",
-        digits=4,
-    )
+    if not session.empty:
+        session["error_reasons"] = [_reasons(r) for r in session["error_reasons"]]
+        table(
+            session,
+            "This session: requests = provider requests (retries included; 0 for a cache hit), "
+            "latency percentiles in seconds, cost in USD",
+            digits=4,
+        )
+    note = _session_note(run, set(session["system"]))
+    if note:
+        text("<p>{note}</p>", note=note)
+
+
+def _session_note(run: Run, through_client: set[str]) -> str:
+    """What this session did beyond the table of calls through evalbench's model client:
+    agent tasks that made no such calls (simulated agents; users' agents, whose own calls
+    are in the study table as they reported them), or nothing at all."""
+    tasks = run.recorded_this_session("agent_runs")
+    outside = {name: n for name, n in sorted(tasks.items()) if name not in through_client}
+    if outside:
+        listed = ", ".join(
+            f"{name} ({n}{', simulated' if name in run.simulated_names else ''})"
+            for name, n in outside.items()
+        )
+        return (
+            f"Agent tasks run this session outside evalbench's model client: {listed}. A "
+            "simulated agent calls no model; a python or command agent calls its own, and "
+            "its tokens and cost are in the table above as it reported them."
+        )
+    if through_client:
+        return ""
+    if not sum(run.recorded_this_session().values()):
+        return (
+            "Nothing was asked this session: every answer and agent task was already recorded "
+            "in the run folder (a rerun asks only what is missing or failed)."
+        )
+    return "No model calls this session."
 
 
 def _reasons(reasons: Mapping[str, int]) -> str:

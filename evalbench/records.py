@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -128,6 +129,8 @@ class RecordStore:
         self.key_fields = tuple(key_fields)
         self._rows = self._latest_per_key(self._load())
         self._keys = {self.key_of(r) for r in self._rows}
+        self.appended: Counter[str] = Counter()
+        """Records this object appended, by their ``system`` field (what this session did)."""
 
     def _latest_per_key(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One row per key (the last written): a file two writers appended to at once (before
@@ -172,6 +175,7 @@ class RecordStore:
             fh.flush()
         self._rows.append(row)
         self._keys.add(key)
+        self.appended[str(row.get("system", ""))] += 1
 
     def extend(self, records: Iterable[Record | dict[str, Any]]) -> None:
         """Append several records (each flushed as it is written)."""

@@ -20,6 +20,7 @@ import os
 import platform
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
@@ -458,6 +459,14 @@ class Run:
         )
         release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
 
+    def recorded_this_session(self, store: str | None = None) -> Counter[str]:
+        """Records appended by this session (all stores, or ``store``'s) by system: what a
+        rerun actually did, beside what the run folder holds from earlier sessions."""
+        stores = [self._stores[store]] if store in self._stores else []
+        if store is None:
+            stores = list(self._stores.values())
+        return sum((s.appended for s in stores), Counter())
+
     def recorded_usage(self) -> pd.DataFrame:
         """Usage of the whole study from its response records (every session, resumes too).
 
@@ -510,6 +519,8 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         completion_tokens=("completion_tokens", "sum"),
         cost_usd=("cost_usd", "sum"),
     )
+    counts = ["cached", "prompt_tokens", "completion_tokens"]  # float only for their gaps
+    out[counts] = out[counts].astype("int64")
     return out.reset_index()[USAGE_COLUMNS]
 
 
