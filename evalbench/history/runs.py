@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
-from evalbench.runs import now_iso, run_is_active
+from evalbench.runs import current_manifest, now_iso
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
 
@@ -45,16 +45,16 @@ def is_published(manifest: dict[str, Any]) -> bool:
 def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
     """Every run manifest of ``outputs/<study>/``, oldest first, each with ``_dir``.
 
-    A run still marked running whose folder no process holds is shown ``interrupted``.
+    Statuses as every reader shows them (:func:`evalbench.runs.current_manifest`): a run
+    still marked running whose folder no process holds is ``interrupted`` (and its manifest
+    rewritten so), an unreadable manifest ``failed``.
     """
     rows = []
     for path in sorted((_outputs(outputs) / study).glob("*/manifest.json")):
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            manifest = {"status": "failed", "reason": f"unreadable manifest: {exc}"}
-        if manifest.get("status") in ("running", "executed") and not run_is_active(path.parent):
-            manifest["status"] = "interrupted"
+            manifest = current_manifest(path.parent)
+        except RecursionError:  # runs.read_manifest lets it through (asked of its owner)
+            manifest = {"status": "failed", "reason": f"unreadable manifest {path}: too deep"}
         manifest["_dir"] = path.parent
         rows.append(manifest)
     return sorted(rows, key=lambda m: str(m.get("started_at") or ""))

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.records import iter_jsonl
+from evalbench.runs import UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
 """The fixed columns of an outcome frame (slice columns follow)."""
@@ -130,7 +131,8 @@ def check_unique(frame: pd.DataFrame, where: str) -> None:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """A run folder's ``manifest.json``.
+    """A run folder's ``manifest.json`` (a run marked running that no process holds is
+    ``interrupted``: :func:`evalbench.runs.current_manifest`).
 
     Raises:
         OutcomeError: no manifest, or not a JSON object.
@@ -146,6 +148,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise OutcomeError(f"{path}: not JSON ({TOO_DEEP})") from None
     if not isinstance(manifest, dict):
         raise OutcomeError(f"{path}: expected a JSON object")
+    if manifest.get("status") in UNFINISHED:  # killed? every reader says the same
+        manifest = current_manifest(run_dir)
     return manifest
 
 

@@ -83,3 +83,18 @@ def test_runs_with_overrides_fill_a_cell_only_when_no_plain_run_has_the_system(g
     cells = scorecard(outputs).cells.set_index("system")
     assert cells.loc["s", "run_id"] == "plain" and cells.loc["s", "estimate"] == 1.0
     assert cells.loc["new", "run_id"] == "experiment"  # only an experiment has it
+
+
+def test_a_killed_run_is_interrupted_for_history_and_compare_and_on_disk(gaia_run):
+    """A manifest left ``running`` by a kill -9 (no process holds the folder): every reader
+    says interrupted, and the first one rewrites the file (runs.current_manifest)."""
+    import json
+
+    from evalbench.history import load_run
+
+    killed = gaia_run("g", "killed", {"s": {"t1": True}}, status="running")
+    assert load_run(str(killed)).meta["status"] == "interrupted"
+    assert json.loads((killed / "manifest.json").read_text())["status"] == "interrupted"
+    other = gaia_run("g", "other", {"s": {"t1": True}}, status="executed")
+    assert history_frame("g").set_index("run_id").loc["other", "status"] == "interrupted"
+    assert json.loads((other / "manifest.json").read_text())["status"] == "interrupted"
