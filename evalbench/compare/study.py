@@ -121,7 +121,10 @@ class ComparisonRecord(Record):
     """Paired items whose call failed in A (counted as the study counts them)."""
     errors_b: int
     mdd: float | None
-    """Minimum detectable difference at this n (NaN: unknown, inf: none detectable)."""
+    """Minimum detectable difference at this n (null when ``mdd_status`` is not ``ok``)."""
+    mdd_status: Literal["ok", "unknown", "none detectable"]
+    """``none detectable``: no change is detectable at this n (the MDD is infinite);
+    ``unknown``: no spread of the differences to compute it from."""
     improvement: float | None
     """The difference in the metric's better direction."""
     verdict: str
@@ -329,8 +332,11 @@ def run(run: Any) -> CompareResult:
 
 
 def _plain(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rows with NaN (no value) as ``None``; an infinite MDD stays ``Infinity``."""
-    clean = frame.astype(object)
+    """Rows with NaN (no value) as ``None`` and the MDD's status beside it (strict JSON
+    writes an infinite MDD as null too)."""
+    mdd = frame["mdd"].to_numpy(float)
+    status = np.where(np.isinf(mdd), "none detectable", np.where(np.isnan(mdd), "unknown", "ok"))
+    clean = frame.assign(mdd_status=status).astype(object)
     return clean.where(clean.notna(), None).to_dict(orient="records")
 
 

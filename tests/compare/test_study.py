@@ -80,3 +80,17 @@ def test_the_report_says_the_gate_would_exit_2_when_a_metric_paired_nothing(gaia
     pin_baseline(base)
     status = regression_status("g")  # the index's mark: a problem, not a clean pass
     assert status is not None and "the gate compared nothing" in str(status["problem"])
+
+
+def test_an_mdd_of_none_detectable_survives_strict_json(gaia_run, tmp_path):
+    """3 paired items: no change is detectable at 5% (n < z² = 3.84): MDD inf. Strict JSON
+    writes null for it, so the record says which null it is."""
+    import json
+
+    base = gaia_run("g", "a", {"s": {"t0": True, "t1": True, "t2": False}})
+    gaia_run("g", "b", {"s": {"t0": True, "t1": False, "t2": False}})
+    live = open_run(_params(tmp_path, [{"path": str(base)}, {"path": "g/b"}]))
+    live.finish(run(live))
+    [row, *_] = [json.loads(line) for line in (live.dir / "records" / "comparison.jsonl").open()]
+    assert (row["n"], row["mdd"], row["mdd_status"]) == (3, None, "none detectable")
+    assert ComparisonRecord.model_validate(row).mdd_status == "none detectable"
