@@ -265,6 +265,15 @@ def length_points(
     )
 
 
+def length_fit(points: pd.DataFrame, slope: float, n: int = 20) -> pd.DataFrame:
+    """The fitted line of the length-bias scatter: ``n`` evenly spaced ``log_ratio`` values
+    over the range of :func:`length_points`, and ``fit``, the line of slope ``slope`` through
+    the mean point (where an OLS line passes)."""
+    grid = np.linspace(points["log_ratio"].min(), points["log_ratio"].max(), n)
+    fit = points["diff"].mean() + slope * (grid - points["log_ratio"].mean())
+    return pd.DataFrame({"log_ratio": grid, "fit": fit})
+
+
 # --------------------------------------------------------------------------- panel
 
 

@@ -1,24 +1,28 @@
-"""Golden-set sentences with numbers, captions, titles and the index headlines (pure; escaped).
+"""What the golden-set notebook says: sentences with numbers, tables with their captions,
+and the index headlines.
 
-Every function takes the study's :class:`~.study.JudgeGoldenResult` and returns text:
-sentences as escaped HTML (:func:`evalbench.display.fill`), captions and titles as plain
-text (the table and plot helpers escape them). Nothing here computes a number the
-metrics did not.
+Every function takes the study's :class:`~.records.JudgeGoldenResult`. Sentences are escaped
+HTML (:func:`evalbench.display.fill`); tables are DataFrames with plain-text captions
+(:func:`evalbench.display.table` escapes them); a part the run did not compute (retest,
+pairs, several annotators) has a sentence saying so and no table. Nothing here computes a
+number the metrics did not; the figures are :mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from evalbench import display, tiers
 from evalbench.labels import POLICY_TEXT
 
+from . import metrics
+from .records import JudgeGoldenResult
 from .scoring import PAIR_TIE_MARGIN
 
-if TYPE_CHECKING:
-    from .study import JudgeGoldenResult
+Table = tuple[pd.DataFrame, str]
+"""A table to show and its caption (``display.table(*table)``)."""
 
 
 def headlines(result: JudgeGoldenResult) -> dict[str, Any]:
@@ -142,6 +146,18 @@ def golden_intro(result: JudgeGoldenResult) -> str:
     )
 
 
+def human_table(result: JudgeGoldenResult) -> Table:
+    """The human (golden) scores per dimension: mean, standard deviation, quantiles."""
+    caption = "Human (golden) scores per dimension: mean, standard deviation and quantiles"
+    return metrics.human_summary(result.golden, result.rubric), caption
+
+
+def status_table(result: JudgeGoldenResult) -> Table:
+    """Scored and unscored judgments per judge and replicate."""
+    caption = "Scored and unscored judgments per judge and replicate"
+    return metrics.status_counts(result.judgments), caption
+
+
 # --------------------------------------------------------------------------- agreement
 
 
@@ -169,16 +185,6 @@ def headline_sentence(result: JudgeGoldenResult) -> str:
         u=head.n_unscored,
         strict=head.within_k_strict,
     )
-
-
-def agreement_axes(result: JudgeGoldenResult) -> dict[str, str]:
-    """``xlabel`` and ``title`` of the ±k agreement forest plot."""
-    p = result.params
-    return {
-        "xlabel": f"share within ±{p.tolerance:g} of the human score",
-        "title": f"±{p.tolerance:g} agreement per judge and dimension "
-        f"({p.confidence_level:.0%} Wilson)",
-    }
 
 
 def expected_note(result: JudgeGoldenResult) -> str:
@@ -218,11 +224,6 @@ def error_caption(result: JudgeGoldenResult) -> str:
 # --------------------------------------------------------------------------- bias and length
 
 
-def confusion_title(result: JudgeGoldenResult) -> str:
-    """Title of the score confusion heatmap."""
-    return f"{result.params.judges[0].name} vs human on {result.shown} (item counts)"
-
-
 def confusion_note(result: JudgeGoldenResult) -> str:
     """Why there is no score confusion (``""`` when there is one)."""
     if result.confusion is not None:
@@ -255,15 +256,6 @@ def bias_sentence(result: JudgeGoldenResult) -> str:
         j=primary.name, d=result.shown, b=row["bias"], lvl=level, lo=row["bias_low"],
         hi=row["bias_high"], s=slope.estimate, slo=slope.low, shi=slope.high,
     ) + knob + "; a slope near 0 means length does not sway it.</p>"  # fmt: skip
-
-
-def length_labels(result: JudgeGoldenResult) -> dict[str, str]:
-    """``ylabel``, ``title`` and the fit's ``fit`` label of the length-bias scatter."""
-    return {
-        "ylabel": f"judge − human ({result.shown}, jittered)",
-        "title": f"Length bias of {result.params.judges[0].name}: error vs answer length",
-        "fit": f"OLS slope {result.slope.estimate:+.2f}",
-    }
 
 
 # --------------------------------------------------------------------------- failures
@@ -304,6 +296,19 @@ def unscored_sentence(result: JudgeGoldenResult) -> str:
     )
 
 
+def unscored_tables(result: JudgeGoldenResult) -> list[Table]:
+    """The unscored judgments by judge and cause (none when every judgment was scored)."""
+    if result.unscored.empty:
+        return []
+    return [(metrics.unscored_kinds(result.unscored), "Unscored judgments by judge and cause")]
+
+
+def unscored_examples(result: JudgeGoldenResult) -> tuple[list[dict[str, Any]], list[str]]:
+    """The first five unscored judgments as example rows, and the fields to show."""
+    rows = result.unscored.head(5).to_dict("records")
+    return rows, ["judge", "item", "unscored_reason", "raw"]
+
+
 # --------------------------------------------------------------------------- panel
 
 
@@ -323,24 +328,15 @@ def panel_sentence(result: JudgeGoldenResult) -> str:
     )  # fmt: skip
 
 
-def panel_axes(result: JudgeGoldenResult) -> dict[str, str]:
-    """Labels of the panel figure: forest ``xlabel``/``title``, heatmap ``matrix_title``."""
-    p = result.params
-    return {
-        "xlabel": f"share within ±{p.tolerance:g} of the human {p.headline}",
-        "title": f"Single judges vs the panel ({p.confidence_level:.0%} Wilson)",
-        "matrix_title": f"Judge vs judge: share within ±{p.tolerance:g}",
-    }
-
-
-def outliers_caption(result: JudgeGoldenResult) -> str:
-    """Caption of the table of items with an outlier judge."""
-    p = result.params
-    return (
+def outliers_table(result: JudgeGoldenResult) -> Table:
+    """The items with an outlier judge (the caption says the notebook shows the first 12)."""
+    p, outliers = result.params, result.panel.outliers
+    caption = (
         f"Items with an outlier judge ({p.headline} scores; consensus = panel "
         f"{p.panel_method}, std = standard deviation of the judges' scores; first 12 of "
-        f"{len(result.panel.outliers)})"
+        f"{len(outliers)})"
     )
+    return outliers, caption
 
 
 # --------------------------------------------------------------------------- retest, pairs
@@ -369,13 +365,16 @@ def retest_sentence(result: JudgeGoldenResult) -> str:
     ) + expected + "</p>"  # fmt: skip
 
 
-def retest_caption(result: JudgeGoldenResult) -> str:
-    """Caption of the retest table."""
+def retest_tables(result: JudgeGoldenResult) -> list[Table]:
+    """The retest table (none with ``retest: false``)."""
+    if result.retest is None:
+        return []
     p = result.params
-    return (
+    caption = (
         f"Test–retest of {p.judges[0].name} on {result.shown} ({p.confidence_level:.0%} "
         f"bootstrap intervals, {p.bootstrap_rounds} rounds; the two kappas are point estimates)"
     )
+    return [(result.retest.table, caption)]
 
 
 def pairs_sentence(result: JudgeGoldenResult) -> str:
@@ -420,13 +419,6 @@ def _failed_pairs(result: JudgeGoldenResult, name: str) -> str:
     return f" {failed}; a pair with a failed call is unscored." if failed else ""
 
 
-def pairs_title(result: JudgeGoldenResult) -> str:
-    """Title of the pairwise bias forest plot."""
-    spec = result.params.pairwise_judge
-    name = spec.name if spec is not None else ""
-    return f"{name}: position and length bias ({result.params.confidence_level:.0%} Wilson)"
-
-
 def agreement_tables(result: JudgeGoldenResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The agreement table with its intervals folded, split in two for display: the ±k
     columns and the error/bias/kappa columns."""
@@ -442,14 +434,8 @@ def agreement_tables(result: JudgeGoldenResult) -> tuple[pd.DataFrame, pd.DataFr
 
 def tier_sentence(result: JudgeGoldenResult) -> str:
     """How many items were studied (tier or sample) and how precise a share is at that size."""
-    p, n = result.params, len(result.golden)
-    how = tiers.subset_label(p.tier, p.sample)
-    return display.fill(
-        "<p>{n} golden items studied ({how}). At this size a share near 50% is known to about "
-        "±{hw:.1%} ({lvl:.0%}, normal approximation); shares near 0 or 1 more tightly.</p>",
-        n=n, how=how, hw=tiers.expected_half_width(n, p.confidence_level),
-        lvl=p.confidence_level,
-    )  # fmt: skip
+    size = tiers.size_sentence(len(result.golden), "golden items studied", result.params)
+    return f"<p>{display.escape(size)} Shares near 0 or 1 are known more tightly.</p>"
 
 
 def humans_intro(result: JudgeGoldenResult) -> str:
@@ -527,34 +513,27 @@ def humans_judge_sentence(result: JudgeGoldenResult) -> str:
     )  # fmt: skip
 
 
-def humans_tables(result: JudgeGoldenResult) -> dict[str, pd.DataFrame]:
-    """The tables of the annotators section, intervals folded (``{}`` without annotators)."""
-    h = result.humans
+def humans_tables(result: JudgeGoldenResult) -> list[Table]:
+    """The annotators' tables, intervals folded: agreement per dimension, every pair, each
+    judge against the reference, leave one annotator out (none without annotators)."""
+    p, h = result.params, result.humans
     if h is None:
-        return {}
+        return []
+    k, lvl = f"±{p.tolerance:g}", f"{p.confidence_level:.0%}"
     agreement = display.fold_intervals(h.agreement, ["alpha"]).drop(columns="alpha_level")
     versus = display.fold_intervals(h.versus, ["within_k", "mae", "bias", "qwk"])
     keep = ["judge", "dimension", "n_scored", "within_k", "exact", "mae", "bias", "qwk"]
-    return {"agreement": agreement, "pairs": h.pairs, "versus": versus[keep], "among": h.among}
-
-
-def humans_captions(result: JudgeGoldenResult) -> dict[str, str]:
-    """Captions of :func:`humans_tables`."""
-    p, h = result.params, result.humans
-    if h is None:
-        return {}
-    k, lvl = f"±{p.tolerance:g}", f"{p.confidence_level:.0%}"
-    return {
-        "agreement": f"Among the annotators, per dimension: Krippendorff's alpha (interval "
-        f"level, {lvl} percentile bootstrap over items, {p.bootstrap_rounds} rounds) and ordinal "
-        f"alpha; exact, {k}, Cohen's and quadratic weighted kappa averaged over annotator pairs "
-        "(weighted by shared items)",
-        "pairs": f"Every pair of annotators on {h.dimension}: items both scored, exact and {k} "
-        "agreement, Cohen's kappa, quadratic weighted kappa",
-        "versus": f"Each judge against the annotators' {h.policy} ({k}: {lvl} Wilson; MAE, "
-        f"bias, quadratic kappa: {lvl} bootstrap)",
-        "among": f"Leave one annotator out on {h.dimension}: the annotator and "
-        f"{p.judges[0].name} against the {h.policy} of the other annotators ({k} share and "
-        "mean absolute error, on the items where the annotator, the others' reference and the "
-        "judge's score all exist); last row: the mean over annotators",
-    }
+    return [
+        (agreement, f"Among the annotators, per dimension: Krippendorff's alpha (interval "
+         f"level, {lvl} percentile bootstrap over items, {p.bootstrap_rounds} rounds) and "
+         f"ordinal alpha; exact, {k}, Cohen's and quadratic weighted kappa averaged over "
+         "annotator pairs (weighted by shared items)"),
+        (h.pairs, f"Every pair of annotators on {h.dimension}: items both scored, exact and "
+         f"{k} agreement, Cohen's kappa, quadratic weighted kappa"),
+        (versus[keep], f"Each judge against the annotators' {h.policy} ({k}: {lvl} Wilson; "
+         f"MAE, bias, quadratic kappa: {lvl} bootstrap)"),
+        (h.among, f"Leave one annotator out on {h.dimension}: the annotator and "
+         f"{p.judges[0].name} against the {h.policy} of the other annotators ({k} share and "
+         "mean absolute error, on the items where the annotator, the others' reference and "
+         "the judge's score all exist); last row: the mean over annotators"),
+    ]  # fmt: skip

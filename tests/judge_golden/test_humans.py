@@ -16,7 +16,7 @@ from evalbench import judge_golden as G
 from evalbench.judge import get_rubric
 from evalbench.judge_golden import data as D
 from evalbench.judge_golden import humans as H
-from evalbench.judge_golden import report, sim
+from evalbench.judge_golden import report, sim, study
 from evalbench.labels import LabelStore, export_labels, load_tasks
 from evalbench.labels.views import parse_label
 from evalbench.runs import open_run
@@ -95,7 +95,7 @@ def test_annotations_must_name_golden_items_and_not_double_up(tmp_path):
     stray = _rows(tmp_path / "a.jsonl", [_scored("nope", "a", 5, 5, 5)])
     params = open_run(_params_file(tmp_path, annotations=str(stray), limit=4)).params
     with pytest.raises(D.GoldenSetError, match=r"a.jsonl:1: column 'item': 'nope' is not in"):
-        G.load_study_annotations(params, G.load_study_golden(params))
+        study.load_study_annotations(params, study.load_study_golden(params))
 
 
 def test_the_demo_headline_numbers_do_not_move_with_the_annotators(tmp_path):
@@ -106,7 +106,7 @@ def test_the_demo_headline_numbers_do_not_move_with_the_annotators(tmp_path):
     assert report.headlines(with_humans) == report.headlines(without)
     assert with_humans.panel.summary == without.panel.summary
     assert "One human score per item" in report.humans_intro(without)
-    assert report.humans_tables(without) == {}
+    assert report.humans_tables(without) == []
 
 
 def test_the_annotator_section_of_the_demo(tmp_path):
@@ -169,13 +169,13 @@ def test_a_golden_set_exported_from_the_label_app_is_read_with_its_annotators(tm
     same += ["within_k_low", "within_k_high"]
     pd.testing.assert_frame_equal(h.versus[same], result.agreement[same])
     with pytest.raises(D.GoldenSetError, match="has an annotator column"):
-        G.load_study_annotations(
+        study.load_study_annotations(
             open_run(_params_file(tmp_path / "x", golden=str(path))).params, result.golden
         )
 
 
 def test_tiers_keep_whole_questions_and_nest(tmp_path):
-    golden = {t: G.load_study_golden(open_run(_params_file(tmp_path / t, tier=t)).params)
+    golden = {t: study.load_study_golden(open_run(_params_file(tmp_path / t, tier=t)).params)
               for t in ("quick", "standard", "full")}  # fmt: skip
     sizes = {t: len(g) for t, g in golden.items()}
     assert sizes == {"quick": 2 * 3, "standard": 2 * 9, "full": 60}  # ceil(0.1·30), ceil(0.3·30)

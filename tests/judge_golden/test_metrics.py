@@ -178,6 +178,14 @@ def test_length_points_take_log_ratios_of_the_first_replicate() -> None:
     assert (abs(points["shown"] - points["diff"]) <= 0.12).all()
 
 
+def test_length_fit_is_the_slope_through_the_mean_point() -> None:
+    points = pd.DataFrame({"log_ratio": [0.0, 1.0, 3.0], "diff": [0.0, 1.0, 5.0]})
+    line = M.length_fit(points, slope=2.0, n=4)
+    # mean point (4/3, 2); x from 0 to 3 in 3 steps; fit = 2 + 2·(x − 4/3)
+    assert line["log_ratio"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert line["fit"].tolist() == pytest.approx([-2 / 3, 4 / 3, 10 / 3, 16 / 3])
+
+
 def test_unscored_kinds_counts_by_judge_and_cause() -> None:
     unscored = pd.DataFrame({"judge": ["a", "a", "b"], "unscored_kind": ["nan", "nan", "empty"]})
     assert M.unscored_kinds(unscored).to_dict("records") == [

@@ -1,41 +1,17 @@
 """evalbench.judge_golden.report: the sentences and headlines, with their arithmetic shown.
 
-Each test runs a small simulated study, then replaces the parts a sentence reads with
+Each test takes a small simulated study (conftest.py), then replaces the parts a sentence reads with
 hand-made numbers, so the expected text is the hand computation.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
-import pytest
-import yaml
 
-from evalbench import judge_golden as G
 from evalbench.judge_golden import report
-from evalbench.judge_golden.study import JudgeGoldenResult
 from evalbench.stats import Interval, wilson_interval
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def result(tmp_path: Path) -> JudgeGoldenResult:
-    """A 6-item study with judges ``a`` (primary) and ``b`` and a pairwise judge ``p``."""
-    from evalbench.runs import open_run
-
-    data = yaml.safe_load((ROOT / "params" / "judge_golden_demo.yaml").read_text())
-    data.update(
-        limit=6,
-        bootstrap_rounds=20,
-        judges=[{"name": "a", "provider": "sim"}, {"name": "b", "provider": "sim"}],
-        pairwise_judge={"name": "p", "provider": "sim"},
-    )
-    path = tmp_path / "golden.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return G.run(open_run(path))
 
 
 def _text(html: str) -> str:
@@ -150,8 +126,6 @@ def test_retest_sentence_quotes_the_expected_exact_agreement(result) -> None:
 def test_captions_name_the_tolerance_level_and_rounds(result) -> None:
     assert report.within_caption(result).startswith("Judge vs human per dimension: share within ±1")
     assert "20 rounds" in report.error_caption(result)
-    title = report.agreement_axes(result)["title"]
-    assert title == "±1 agreement per judge and dimension (95% Wilson)"
     within, _ = report.agreement_tables(result)
     assert list(within.columns)[:4] == ["judge", "dimension", "n_scored", "n_unscored"]
     assert within["within_k"].iloc[0].count("[") == 1  # folded: "0.833 [0.436, 0.970]"
@@ -161,3 +135,25 @@ def test_synthetic_notice_only_for_the_demo_set(result) -> None:
     assert "SYNTHETIC GOLDEN SET" in report.synthetic_notice(result)
     other = result._replace(params=result.params.model_copy(update={"golden": "/x/g.csv"}))
     assert report.synthetic_notice(other) == ""
+
+
+def test_a_part_the_run_did_not_compute_has_no_table(result) -> None:
+    assert [caption for _, caption in report.retest_tables(result)] == [
+        "Test–retest of a on accuracy (95% bootstrap intervals, 20 rounds; the two kappas are "
+        "point estimates)"
+    ]
+    assert report.retest_tables(result._replace(retest=None)) == []
+    assert len(report.humans_tables(result)) == 4  # the demo's simulated annotators
+    assert report.humans_tables(result._replace(humans=None)) == []
+    assert report.unscored_tables(result._replace(unscored=result.unscored.head(0))) == []
+    outliers, caption = report.outliers_table(result)
+    assert caption.endswith(f"first 12 of {len(outliers)})")
+
+
+def test_tier_sentence_states_the_half_width_by_hand(result) -> None:
+    # 6 items: 1.96·sqrt(0.25 / 6) = 0.4001 -> ±40.0%
+    assert report.tier_sentence(result) == (
+        "<p>6 golden items studied (tier full). At this size a share near 50% is known to "
+        "about ±40.0% (95%, normal approximation). Shares near 0 or 1 are known more "
+        "tightly.</p>"
+    )

@@ -10,6 +10,7 @@ import pytest
 
 from evalbench import judge as J
 from evalbench import judge_golden as G
+from evalbench.judge_golden import scoring as S
 from evalbench.judge_golden import sim as GS
 from evalbench.models import ModelSpec, SimSpec
 
@@ -35,7 +36,7 @@ def test_sim_expectations_by_hand_without_noise() -> None:
 def test_sim_expectations_match_monte_carlo() -> None:
     rubric = J.get_rubric("fine_grained")
     golden = G.load_golden("demo").head(20)
-    typical = G.typical_length(golden)
+    typical = S.typical_length(golden)
     spec = ModelSpec(name="s", sim=SimSpec(noise=1.2, leniency=0.4, length_bias=0.5))
     expected = GS.sim_expectations(
         golden, rubric, spec, dimension="clarity", tolerance=1, typical=typical

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from evalbench import judge_golden as G
-from evalbench.judge_golden import report, study
+from evalbench.judge_golden import records, report, study
+from evalbench.judge_golden import scoring as S
 from evalbench.params import ParamsError, load_params
 from evalbench.records import read_jsonl
 
@@ -55,9 +56,9 @@ def test_golden_study_end_to_end_resumes_without_new_calls(tmp_path: Path) -> No
     ]
     path = _params_file(tmp_path, limit=12, bootstrap_rounds=50, judges=judges)
     run = open_run(path)
-    golden = G.load_study_golden(run.params)
-    judgments = G.run_golden(run, golden)
-    pairs = G.run_golden_pairs(run, golden)
+    golden = study.load_study_golden(run.params)
+    judgments = study.run_golden(run, golden)
+    pairs = study.run_golden_pairs(run, golden)
     # 3 judges x 12 items + a retest of the primary judge
     assert len(judgments) == 4 * 12 and set(judgments["item"]) == set(golden["item"])
     assert pairs is not None and len(pairs) == 6  # 12 items = 6 questions x 2 answers
@@ -67,8 +68,8 @@ def test_golden_study_end_to_end_resumes_without_new_calls(tmp_path: Path) -> No
     first = run.ledger.frame()["requests"].sum()
     assert first == 4 * 12 + 2 * 6  # rubric calls + both orders of every pair
     again = open_run(path)
-    G.run_golden(again, golden)
-    G.run_golden_pairs(again, golden)
+    study.run_golden(again, golden)
+    study.run_golden_pairs(again, golden)
     assert again.ledger.frame().empty or again.ledger.frame()["requests"].sum() == 0
 
 
@@ -132,9 +133,9 @@ def test_judgment_record_accepts_rubric_columns_only() -> None:
         "human_weighted": 50.0, "score_timeliness": 40.0, "human_timeliness": 50.0,
         "extra_confidence": 80.0, "extra_reason": "ok",
     }  # fmt: skip
-    study.GoldenJudgmentRecord.model_validate(row)
+    records.GoldenJudgmentRecord.model_validate(row)
     with pytest.raises(ValueError, match="score_tone"):
-        study.GoldenJudgmentRecord.model_validate({**row, "score_tone": 3.0})
+        records.GoldenJudgmentRecord.model_validate({**row, "score_tone": 3.0})
 
 
 def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path) -> None:
@@ -156,11 +157,11 @@ def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path
     path = tmp_path / "golden.yaml"
     path.write_text(yaml.safe_dump(data))
     run = open_run(path)
-    golden_set = G.load_study_golden(run.params)
-    tasks = {t.case_id.split("~")[0]: t.case.reference for t in G.golden_tasks(golden_set,
+    golden_set = study.load_study_golden(run.params)
+    tasks = {t.case_id.split("~")[0]: t.case.reference for t in S.golden_tasks(golden_set,
              run.params.rubric_obj())}  # fmt: skip
     assert tasks == {"q1": "R1", "q2": None}
-    assert [t.reference for t in G.golden_pair_tasks(golden_set)] == ["R1"]
+    assert [t.reference for t in S.golden_pair_tasks(golden_set)] == ["R1"]
     result = G.run(run)
     run.finish(result)
     judged = read_jsonl(run.dir / "records" / "golden_judgments.jsonl")
