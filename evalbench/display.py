@@ -75,8 +75,9 @@ def table(
 ) -> None:
     """Show a DataFrame as an escaped HTML table.
 
-    Floats are rounded to ``digits``, missing values show as "—", numeric columns are
-    right-aligned and text columns left-aligned; a wide table scrolls sideways.
+    Floats are rounded to ``digits``, integers get thousands separators, missing values show
+    as "—", numeric columns are right-aligned and text columns left-aligned; a wide table
+    scrolls sideways, in a report inside a box no taller than the window (its header stays).
     """
     shown = df.head(max_rows).reset_index() if index else df.head(max_rows)
     cap = f"<p><b>{escape(caption)}</b></p>" if caption else ""
@@ -101,7 +102,7 @@ def table_html(df: pd.DataFrame, *, digits: int = 3) -> str:
         for row in df.itertuples(index=False, name=None)
     )
     return (
-        '<div style="overflow-x:auto"><table class="evalbench-table">'
+        '<div class="evalbench-scroll" style="overflow-x:auto"><table class="evalbench-table">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 

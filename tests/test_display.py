@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import html as html_module
+import re
+
+import pytest
+
 from evalbench import display
 
 
@@ -83,3 +88,46 @@ def test_counts_print_as_integers_with_thousands_separators():
     frame = pd.DataFrame({"n": np.array([1234567, 5], dtype=np.int64), "rate": [0.5, 1.0]})
     html = display.table_html(frame, digits=3)
     assert ">1,234,567<" in html and ">5<" in html and ">1.000<" in html  # floats keep digits
+
+
+def test_a_wide_long_table_scrolls_inside_its_own_box_on_screen(tmp_path):
+    """200 rows × 40 columns in a report, in Chromium at 1400 × 900: the table's box scrolls
+    sideways and is no taller than the window, so its scrollbar is on screen (a box as tall as
+    its 200 rows put the scrollbar thousands of pixels below: the table looked clipped)."""
+    import json
+    import shutil
+    import subprocess
+
+    import nbformat
+    import pandas as pd
+
+    from evalbench.report import export_html
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("needs Debian chromium (apt-get install chromium)")
+    frame = pd.DataFrame({f"a_long_column_name_{i}": range(200) for i in range(40)})
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output(
+        "display_data", data={"text/html": display.table_html(frame)})]  # fmt: skip
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nbformat.write(nb, tmp_path / "wide.ipynb")
+    html = export_html(tmp_path / "wide.ipynb", tmp_path / "wide.html").read_text()
+    probe = """<script>window.onload = () => {
+      const box = document.querySelector('table.evalbench-table').parentElement;
+      document.body.dataset.m = JSON.stringify({scroll: box.scrollWidth, client: box.clientWidth,
+        height: box.getBoundingClientRect().height, window: innerHeight,
+        page: document.documentElement.scrollWidth, width: innerWidth});
+    };</script></body>"""  # measures only; the report itself has no script
+    (tmp_path / "probe.html").write_text(html.replace("</body>", probe))
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'chrome'}", "--window-size=1400,900",
+         "--virtual-time-budget=3000", "--dump-dom", (tmp_path / "probe.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    m = json.loads(html_module.unescape(re.search(r'data-m="([^"]*)"', dom).group(1)))
+    assert m["scroll"] > m["client"]  # wider than its box: it scrolls sideways
+    assert m["height"] <= m["window"]  # and its scrollbar is on screen
+    assert m["page"] <= m["width"]  # the page itself never scrolls sideways
