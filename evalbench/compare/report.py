@@ -298,7 +298,7 @@ def regressions_sentence(result: CompareResult) -> str:
         alpha=params.alpha,
         drop=params.min_drop,
     )
-    blockers = gate_blockers(result.comparison)
+    blockers = gate_blockers(result.comparison, result.runs)
     if blockers:
         lines = "".join(f"<li>{display.escape(line)}</li>" for line in blockers)
         return (

@@ -30,7 +30,14 @@ import yaml
 from evalbench.importers import OutcomeError, RunOutcomes, read_options
 from evalbench.settings import get_settings
 
-from .paired import Comparison, compare_runs, gate_blockers, regression_line, regressions
+from .paired import (
+    Comparison,
+    compare_runs,
+    gate_blockers,
+    regression_line,
+    regressions,
+    unfinished,
+)
 from .runs import history_frame, load_run, pin_baseline, pinned_baseline, resolve_run
 
 
@@ -124,7 +131,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except OutcomeError as exc:
         return _fail(exc)
     _print_table(runs, found)
-    code = _gate(args, found) if args.fail_on_regression else 0
+    code = _gate(args, found, runs) if args.fail_on_regression else 0
     if code == 2 or args.no_report:
         return code
     return _report(args, runs, code)
@@ -133,14 +140,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
     print(_describe(runs))
     print(format_tests(found.tests, {r.label: _letter(i) for i, r in enumerate(runs)}))
-    for note in found.notes + [f"{r.label}: {n}" for r in runs for n in r.notes]:
+    notes = [unfinished(r) for r in runs if not r.finished]
+    for note in notes + found.notes + [f"{r.label}: {n}" for r in runs for n in r.notes]:
         print(f"note: {note}")
     sys.stdout.flush()  # the table before any report work, also when stdout is a pipe
 
 
-def _gate(args: argparse.Namespace, found: Comparison) -> int:
+def _gate(args: argparse.Namespace, found: Comparison, runs: list[RunOutcomes]) -> int:
     """The gate's exit code, with its lines: 2 when it cannot decide (one line on stderr)."""
-    blockers = gate_blockers(found)
+    blockers = gate_blockers(found, runs)
     if blockers:
         more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
         print(f"evalbench: {blockers[0]}{more}", file=sys.stderr)

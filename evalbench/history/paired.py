@@ -450,6 +450,9 @@ def compare_runs(
         raise OutcomeError("compare needs at least two runs (the first is the baseline)")
     check_comparable(runs)
     for run in runs:
+        if not len(run.outcomes):
+            raise OutcomeError(f"{run.label}: no outcomes (its records hold no item): nothing "
+                               "to compare")  # fmt: skip
         check_finite(run)
     wanted = set(metrics) if metrics else None
     tests, pairing, notes = [], [], []
@@ -563,11 +566,20 @@ def _some(ids: set[str]) -> str:
     return f"{len(ids)} items, e.g. {min(ids)!r}" if ids else "no items"
 
 
-def gate_blockers(comparison: Comparison) -> list[str]:
-    """Why the regression gate cannot pass, one line each: a metric of a system pair that
-    paired no item, or a test whose numbers are not finite (e.g. a mean that overflowed).
-    The gate never says "no regression" over either."""
-    lines = []
+def unfinished(run: RunOutcomes) -> str:
+    """Why ``run`` may hold partial records ("" when it finished)."""
+    if run.finished:
+        return ""
+    return (
+        f"{run.label}: status {run.meta.get('status')} (not finished: its records may be partial)"
+    )
+
+
+def gate_blockers(comparison: Comparison, runs: Sequence[RunOutcomes] = ()) -> list[str]:
+    """Why the regression gate cannot pass, one line each: a compared run that did not
+    finish, a metric of a system pair that paired no item, or a test whose numbers are not
+    finite (e.g. a mean that overflowed). The gate never says "no regression" over these."""
+    lines = [f"{why}; the gate compares finished runs" for r in runs if (why := unfinished(r))]
     for row in comparison.pairing[comparison.pairing["paired"] == 0].itertuples():
         lines.append(
             f"{_pair_name(row)}: the gate compared nothing: 0 paired items (only in A "

@@ -180,7 +180,7 @@ def regression_status(study: str, outputs: Path | None = None) -> dict[str, Any]
         found = compare_runs(runs, rounds=200)
     except OutcomeError as exc:
         return status | {"problem": str(exc)}
-    if blockers := gate_blockers(found):
+    if blockers := gate_blockers(found, runs):
         return status | {"problem": "; ".join(blockers)}
     lines = [regression_line(r) for r in regressions(found.tests).itertuples()]
     return status | {"regressions": lines}

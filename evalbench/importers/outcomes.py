@@ -68,6 +68,14 @@ class RunOutcomes(NamedTuple):
     """What the reader left out and why (e.g. corpus-level metrics)."""
 
     @property
+    def finished(self) -> bool:
+        """Whether the run ended as it should: an evalbench run published (``ok`` or
+        ``degraded``), an inspect_ai log ``success``; lm-eval writes its files at the end."""
+        status = self.meta.get("status")
+        ended = {"evalbench": status in ("ok", "degraded"), "inspect_ai": status == "success"}
+        return ended.get(self.source, True)
+
+    @property
     def systems(self) -> list[str]:
         """The systems with outcomes, in name order."""
         return sorted(self.outcomes["system"].unique()) if len(self.outcomes) else []

@@ -78,7 +78,8 @@ def _run(label: str, values: list[float]) -> RunOutcomes:
         "item_id": [f"t{i}" for i in range(len(values))], "system": "s", "metric": "score",
         "kind": "score", "higher_is_better": True, "value": values, "state": "ok",
     })  # fmt: skip
-    return RunOutcomes(label, "x", "evalbench", Path(label), frame, (), frozenset(), {})
+    return RunOutcomes(label, "x", "evalbench", Path(label), frame, (), frozenset(),
+                       {"status": "ok"})  # fmt: skip
 
 
 def test_a_non_finite_value_is_refused_before_any_test():
@@ -118,3 +119,35 @@ def test_an_infinite_per_sample_value_is_exit_2_naming_file_and_line(tmp_path, c
     assert (
         "samples_toy_2026-01-01T00-00-00.1.jsonl:2: acc: Infinity is not a per-item number" in err
     )
+
+
+def test_a_run_with_no_outcomes_says_so(gaia_run, capsys):
+    base = gaia_run("g", "a", {"s": _items("t")})
+    empty = gaia_run("g", "b", {})  # a records file with no line
+    assert main(["compare", "--no-report", str(base), str(empty)]) == 2
+    assert capsys.readouterr().err == (
+        "evalbench: g/b: no outcomes (its records hold no item): nothing to compare\n"
+    )
+
+
+def test_the_gate_refuses_a_run_that_did_not_finish(gaia_run, capsys):
+    """A candidate still being written (or killed) has partial records: the gate cannot pass
+    on them; the plain table says so in a note."""
+    from evalbench.runs import lock_run, release_run
+
+    base = gaia_run("g", "a", {"s": _items("t")})
+    cand = gaia_run("g", "b", {"s": _items("t")}, status="running")
+    lock_run(cand)  # as the process writing it holds it
+    try:
+        code, out, err = _gate(capsys, base, cand)
+        assert code == 2 and "no regression" not in out
+        assert err == (
+            "evalbench: g/b: status running (not finished: its records may be partial); the "
+            "gate compares finished runs\n"
+        )
+        assert main(["compare", "--no-report", str(base), str(cand)]) == 0
+        assert "note: g/b: status running (not finished" in capsys.readouterr().out
+    finally:
+        release_run(cand)
+    code, out, err = _gate(capsys, base, cand)  # the writer is gone: interrupted
+    assert code == 2 and "g/b: status interrupted (not finished" in err
