@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 STUDY_KINDS: dict[str, str] = {
     "gaia": "evalbench.gaia.study",
     "bfcl": "evalbench.bfcl.study",
-    "judge_agreement": "evalbench.judge_public.study",
+    "judge_public": "evalbench.judge_public.study",
     "judge_golden": "evalbench.judge_golden.study",
     "arena": "evalbench.arena.study",
     "arena_public": "evalbench.arena_public.study",

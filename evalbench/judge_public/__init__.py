@@ -1,9 +1,9 @@
 """Published LLM judges against real human labels: PRD Vicuna-80, PandaLM, MT-Bench.
 
-``study: judge_agreement``, notebook ``judge_public.ipynb``; no model is asked. What
+``study: judge_public``, notebook ``judge_public.ipynb``; no model is asked. What
 notebooks and users call:
 
-* :func:`run` (a :class:`JudgeAgreementParams` run) -> :class:`JudgeAgreementResult`.
+* :func:`run` (a :class:`JudgePublicParams` run) -> :class:`JudgePublicResult`.
 * :func:`load_prd`, :func:`load_pandalm`, :func:`load_mtbench_single`,
   :func:`load_mtbench_pairs`: the published files as DataFrames (readers in
   :mod:`evalbench.published`).
@@ -14,12 +14,12 @@ golden-set study are :mod:`evalbench.judge.tables`'.
 """
 
 from .data import load_mtbench_pairs, load_mtbench_single, load_pandalm, load_prd
-from .records import JudgeAgreementParams, JudgeAgreementResult
+from .records import JudgePublicParams, JudgePublicResult
 from .study import run
 
 __all__ = [
-    "JudgeAgreementParams",
-    "JudgeAgreementResult",
+    "JudgePublicParams",
+    "JudgePublicResult",
     "load_mtbench_pairs",
     "load_mtbench_single",
     "load_pandalm",

@@ -1,4 +1,4 @@
-"""The public judge-agreement study's files: PRD, PandaLM and MT-Bench, and where they come from.
+"""The judge_public study's files: PRD, PandaLM and MT-Bench, and where they come from.
 
 The readers live in :mod:`evalbench.published` (shared with the other studies that read the
 same files); this module gathers what one study run needs and lists the sources (repository,

@@ -1,6 +1,6 @@
-"""The public judge-agreement notebook's figures: one function per figure, each a new one.
+"""The judge_public notebook's figures: one function per figure, each a new one.
 
-Each takes the study's :class:`~.records.JudgeAgreementResult` (whose section is present)
+Each takes the study's :class:`~.records.JudgePublicResult` (whose section is present)
 and returns the :class:`~matplotlib.figure.Figure`; the notebook shows it with
 ``plt.show()``. Intervals are labelled with their level.
 """
@@ -16,10 +16,10 @@ from matplotlib.figure import Figure
 
 from evalbench import plots
 
-from .records import JudgeAgreementResult, PrdResult
+from .records import JudgePublicResult, PrdResult
 
 
-def prd_agreement(result: JudgeAgreementResult) -> Figure:
+def prd_agreement(result: JudgePublicResult) -> Figure:
     """Each reviewer's agreement with the human majority, with and without ties (Wilson),
     and human–human agreement as dotted lines."""
     prd = result.prd_part()
@@ -43,7 +43,7 @@ def prd_agreement(result: JudgeAgreementResult) -> Figure:
     return cast(Figure, ax.figure)
 
 
-def prd_confusion(result: JudgeAgreementResult) -> Figure:
+def prd_confusion(result: JudgePublicResult) -> Figure:
     """How each human verdict was judged by each reviewer (row shares)."""
     fig, ax = plt.subplots(figsize=(6, 7))
     plots.heatmap(
@@ -58,7 +58,7 @@ def _with_humans(prd: PrdResult) -> pd.DataFrame:
     return pd.concat([prd.table, humans], ignore_index=True)
 
 
-def prd_bias(result: JudgeAgreementResult) -> Figure:
+def prd_bias(result: JudgePublicResult) -> Figure:
     """Position consistency per reviewer, and P(longer wins) per reviewer and for the humans."""
     prd, level = result.prd_part(), result.params.confidence_level
     fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
@@ -77,7 +77,7 @@ def prd_bias(result: JudgeAgreementResult) -> Figure:
     return fig
 
 
-def pandalm_confusion(result: JudgeAgreementResult) -> Figure:
+def pandalm_confusion(result: JudgePublicResult) -> Figure:
     """How each human verdict was judged by each PandaLM judge (row shares)."""
     ax = plots.heatmap(
         result.pandalm_part().confusions, vmin=0, vmax=1, cmap="Blues", xlabel="judge verdict",
@@ -86,7 +86,7 @@ def pandalm_confusion(result: JudgeAgreementResult) -> Figure:
     return cast(Figure, ax.figure)
 
 
-def mtbench_retest(result: JudgeAgreementResult, rng: np.random.Generator) -> Figure:
+def mtbench_retest(result: JudgePublicResult, rng: np.random.Generator) -> Figure:
     """The two grades of each triple against each other (jittered by ``rng``)."""
     ax = plots.identity_scatter(
         result.mtbench_part().regrades.dropna(subset=["score_1", "score_2"]),

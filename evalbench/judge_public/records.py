@@ -1,7 +1,7 @@
-"""The public judge-agreement study's types: its params and the result the notebook shows.
+"""The judge_public study's types: its params and the result the notebook shows.
 
 The study writes no records (its inputs are the pinned published files); its result is
-:class:`JudgeAgreementResult`. The params live here, beside the result that holds them, so
+:class:`JudgePublicResult`. The params live here, beside the result that holds them, so
 that :mod:`~.report` and :mod:`~.figures` read both without importing :mod:`~.study`.
 """
 
@@ -19,13 +19,13 @@ from evalbench.published.prd import PRD_REVIEWERS, PrdReviewer
 from .data import SECTIONS, Section
 
 
-class JudgeAgreementParams(StudyParams):
-    """Parameters of the public judge-agreement study (``study: judge_agreement``).
+class JudgePublicParams(StudyParams):
+    """Parameters of the published-judges study (``study: judge_public``).
 
     No model is called: the study re-analyses published judgments against human labels.
     """
 
-    study: Literal["judge_agreement"] = "judge_agreement"
+    study: Literal["judge_public"] = "judge_public"
     sections: list[Section] = Field(default_factory=lambda: list(SECTIONS))
     """Which public data sets to analyse (``prd``, ``pandalm``, ``mtbench``)."""
     prd_reviewers: list[PrdReviewer] = Field(default_factory=lambda: list(PRD_REVIEWERS))
@@ -42,7 +42,7 @@ class JudgeAgreementParams(StudyParams):
     numbers) or unscored."""
 
     @model_validator(mode="after")
-    def _check_lists(self) -> JudgeAgreementParams:
+    def _check_lists(self) -> JudgePublicParams:
         for name, values in (("sections", self.sections), ("prd_reviewers", self.prd_reviewers)):
             if len(set(values)) != len(values) or not values:
                 raise ValueError(f"{name}: must be a non-empty list without repeats (got {values})")
@@ -108,10 +108,10 @@ class MtBenchResult(NamedTuple):
     """Position consistency and P(longer wins), all pairs then per category."""
 
 
-class JudgeAgreementResult(NamedTuple):
+class JudgePublicResult(NamedTuple):
     """Everything the notebook shows; a section not in ``params.sections`` is None."""
 
-    params: JudgeAgreementParams
+    params: JudgePublicParams
     sources: pd.DataFrame
     """:func:`~.data.public_sources` of the sections."""
     prd: PrdResult | None

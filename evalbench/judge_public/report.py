@@ -1,4 +1,4 @@
-"""What the public judge-agreement notebook says: sentences with numbers and tables.
+"""What the judge_public notebook says: sentences with numbers and tables.
 
 Every sentence is escaped HTML built with :func:`evalbench.display.fill`; tables come with
 their captions (:func:`evalbench.display.table_html`); the figures are :mod:`~.figures`'.
@@ -18,18 +18,18 @@ from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from .metrics import position_lean, reproduces_published
-from .records import JudgeAgreementResult, PandalmResult, PrdResult
+from .records import JudgePublicResult, PandalmResult, PrdResult
 
 
 def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
     return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)
 
 
-def _level(result: JudgeAgreementResult) -> float:
+def _level(result: JudgePublicResult) -> float:
     return result.params.confidence_level
 
 
-def _all_pairs(result: JudgeAgreementResult) -> pd.Series:
+def _all_pairs(result: JudgePublicResult) -> pd.Series:
     return result.mtbench_part().table.iloc[0]
 
 
@@ -66,7 +66,7 @@ def _pandalm_key(panda: PandalmResult) -> str:
     )
 
 
-def _mtbench_key(result: JudgeAgreementResult) -> str:
+def _mtbench_key(result: JudgePublicResult) -> str:
     row = _all_pairs(result)
     return display.fill(
         "MT-Bench: GPT-4 gives the same verdict in both answer orders on {c:.1%} "
@@ -76,7 +76,7 @@ def _mtbench_key(result: JudgeAgreementResult) -> str:
     )  # fmt: skip
 
 
-def key_result(result: JudgeAgreementResult) -> str:
+def key_result(result: JudgePublicResult) -> str:
     """The key-result sentence: the lead PRD reviewer, both PandaLM judges, GPT-4 on MT-Bench.
 
     E.g. ``PRD Vicuna-80: gpt4 agrees with the MTurk majority on 58.9% [55.3%, 62.4%] of 744
@@ -101,7 +101,7 @@ def key_result(result: JudgeAgreementResult) -> str:
     )
 
 
-def tier_note(result: JudgeAgreementResult) -> str:
+def tier_note(result: JudgePublicResult) -> str:
     """With ``tier`` / ``sample``: what was kept and the interval half-width to expect at
     that size ("" for the full data)."""
     p = result.params
@@ -135,7 +135,7 @@ def tier_note(result: JudgeAgreementResult) -> str:
     )
 
 
-def sources_table(result: JudgeAgreementResult) -> str:
+def sources_table(result: JudgePublicResult) -> str:
     """Each section's files: repository @ commit, license, number of files."""
     return _table(result.sources, "Sources (repository @ commit, license)")
 
@@ -143,7 +143,7 @@ def sources_table(result: JudgeAgreementResult) -> str:
 # --------------------------------------------------------------------------- PRD
 
 
-def prd_humans(result: JudgeAgreementResult) -> str:
+def prd_humans(result: JudgePublicResult) -> str:
     """How many reviewer items lack a human majority, and how far two MTurk workers agree."""
     prd, p = result.prd_part(), result.params
     raters = prd.raters
@@ -168,7 +168,7 @@ PRD_AGREEMENT_COLUMNS = [
 """The columns of the PRD agreement table, in order."""
 
 
-def prd_agreement_table(result: JudgeAgreementResult) -> str:
+def prd_agreement_table(result: JudgePublicResult) -> str:
     """How a reviewer's verdict is resolved, then its agreement with the humans (table)."""
     p, level = result.params, _level(result)
     note = display.fill(
@@ -196,7 +196,7 @@ PRD_BIAS_COLUMNS = [
 """The columns of the PRD position and length table, in order."""
 
 
-def prd_bias_table(result: JudgeAgreementResult) -> str:
+def prd_bias_table(result: JudgePublicResult) -> str:
     """Position consistency, first-position preference and P(longer wins) per reviewer."""
     prd, level = result.prd_part(), _level(result)
     folded = display.fold_intervals(prd.table, ["consistency", "first_win_rate", "p_longer"])
@@ -211,7 +211,7 @@ def prd_bias_table(result: JudgeAgreementResult) -> str:
     return _table(folded[PRD_BIAS_COLUMNS], caption)
 
 
-def prd_rerun(result: JudgeAgreementResult) -> str:
+def prd_rerun(result: JudgePublicResult) -> str:
     """The sentence on a reviewer's second run (``""`` when PRD ships none)."""
     rerun = result.prd_part().rerun
     if rerun is None:
@@ -226,7 +226,7 @@ def prd_rerun(result: JudgeAgreementResult) -> str:
     )  # fmt: skip
 
 
-def prd_against_papers(result: JudgeAgreementResult) -> str:
+def prd_against_papers(result: JudgePublicResult) -> str:
     """GPT-4 here beside MT-Bench's published agreement (``""`` when GPT-4 is not reviewed)."""
     prd = result.prd_part()
     if "gpt4" not in set(prd.table["reviewer"]):
@@ -246,7 +246,7 @@ def prd_against_papers(result: JudgeAgreementResult) -> str:
 # --------------------------------------------------------------------------- PandaLM
 
 
-def pandalm_setup(result: JudgeAgreementResult) -> str:
+def pandalm_setup(result: JudgePublicResult) -> str:
     """Pairs, items without a majority, GPT-3.5's unusable verdicts, and the paper check."""
     panda, p = result.pandalm_part(), result.params
     same = reproduces_published(panda.comparison)
@@ -276,7 +276,7 @@ PANDALM_COLUMNS = [
 """The columns of the PandaLM judges table, in order."""
 
 
-def pandalm_judges_table(result: JudgeAgreementResult) -> str:
+def pandalm_judges_table(result: JudgePublicResult) -> str:
     """Accuracy (answered and all items), macro P/R/F1, kappa and agreement without ties."""
     folded = display.fold_intervals(result.pandalm_part().judges, ["accuracy", "kappa"])
     caption = (
@@ -288,7 +288,7 @@ def pandalm_judges_table(result: JudgeAgreementResult) -> str:
     return _table(folded[PANDALM_COLUMNS], caption)
 
 
-def pandalm_published_tables(result: JudgeAgreementResult) -> str:
+def pandalm_published_tables(result: JudgePublicResult) -> str:
     """Ours vs the paper's metrics, the README's annotator kappas and label counts."""
     panda = result.pandalm_part()
     published = panda.comparison.assign(difference=panda.comparison["difference"].round(4) + 0.0)
@@ -304,7 +304,7 @@ def pandalm_published_tables(result: JudgeAgreementResult) -> str:
     )
 
 
-def pandalm_longer_table(result: JudgeAgreementResult) -> str:
+def pandalm_longer_table(result: JudgePublicResult) -> str:
     """P(the longer response wins) per judge and for the humans (Wilson)."""
     folded = display.fold_intervals(result.pandalm_part().longer, ["p_longer"])
     caption = (
@@ -321,7 +321,7 @@ def _estimate(by: dict[bool, Any], flag: bool) -> float:
     return by[flag].estimate if flag in by else np.nan
 
 
-def mtbench_retest(result: JudgeAgreementResult) -> str:
+def mtbench_retest(result: JudgePublicResult) -> str:
     """GPT-4 grading two generations of the same answers: agreement, drift, length."""
     mt, level = result.mtbench_part(), _level(result)
     rt = mt.retest
@@ -347,7 +347,7 @@ def mtbench_retest(result: JudgeAgreementResult) -> str:
     )  # fmt: skip
 
 
-def mtbench_pairs(result: JudgeAgreementResult) -> str:
+def mtbench_pairs(result: JudgePublicResult) -> str:
     """GPT-4's position consistency on the pairs, which side it leans to, P(longer wins)."""
     mt, level = result.mtbench_part(), _level(result)
     row = _all_pairs(result)
@@ -373,7 +373,7 @@ MTBENCH_PAIR_COLUMNS = [
 """The columns of the MT-Bench pair table, in order."""
 
 
-def mtbench_pair_table(result: JudgeAgreementResult) -> str:
+def mtbench_pair_table(result: JudgePublicResult) -> str:
     """Position consistency and P(longer wins), all pairs and per category."""
     folded = display.fold_intervals(
         result.mtbench_part().table, ["consistency", "first_win_rate", "p_longer"]
@@ -388,7 +388,7 @@ def mtbench_pair_table(result: JudgeAgreementResult) -> str:
 # --------------------------------------------------------------------------- index
 
 
-def headlines(result: JudgeAgreementResult) -> dict[str, Any]:
+def headlines(result: JudgePublicResult) -> dict[str, Any]:
     """The index's numbers: the lead PRD reviewer's agreement with ties, PandaLM-7B's
     accuracy, GPT-4's MT-Bench position consistency (those of the sections run)."""
     heads: dict[str, Any] = {}
@@ -405,7 +405,7 @@ def headlines(result: JudgeAgreementResult) -> dict[str, Any]:
     return heads
 
 
-def not_analysed(result: JudgeAgreementResult, section: str) -> str:
+def not_analysed(result: JudgePublicResult, section: str) -> str:
     """A note that ``section`` is not in this run's ``sections`` (``""`` when it is)."""
     if section in result.params.sections:
         return ""

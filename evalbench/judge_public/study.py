@@ -1,4 +1,4 @@
-"""The public judge-agreement study (``study: judge_agreement``): published judges vs humans.
+"""The published-judges study (``study: judge_public``): published judges vs humans.
 
 ``run(run)`` re-analyses published judgments against real human labels, with no model
 call, for each section of ``params.sections``:
@@ -13,7 +13,7 @@ call, for each section of ``params.sections``:
   judgments shared in forks of FastChat: single-answer grades with one model graded twice,
   and pair judgments in both orders.
 
-It returns a :class:`~.records.JudgeAgreementResult` with everything
+It returns a :class:`~.records.JudgePublicResult` with everything
 ``notebooks/judge_public.ipynb`` shows, and writes no records (the inputs are the pinned
 published files).
 """
@@ -39,8 +39,8 @@ from .data import (
     public_sources,
 )
 from .records import (
-    JudgeAgreementParams,
-    JudgeAgreementResult,
+    JudgePublicParams,
+    JudgePublicResult,
     MtBenchResult,
     PandalmResult,
     PrdResult,
@@ -48,20 +48,20 @@ from .records import (
 from .scoring import prd_human_items, prd_merged, prd_orders, reviewed_items, with_lengths
 
 
-def params_of(run: Run) -> JudgeAgreementParams:
+def params_of(run: Run) -> JudgePublicParams:
     """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, JudgeAgreementParams):
-        raise TypeError(f"not a judge_agreement run: {type(run.params).__name__}")
+    if not isinstance(run.params, JudgePublicParams):
+        raise TypeError(f"not a judge_public run: {type(run.params).__name__}")
     return run.params
 
 
-def is_tiered(params: JudgeAgreementParams) -> bool:
+def is_tiered(params: JudgePublicParams) -> bool:
     """Whether ``tier`` / ``sample`` asks for a subsample."""
     return params.tier != "full" or params.sample is not None
 
 
 def tiered(
-    frame: pd.DataFrame, params: JudgeAgreementParams, key: list[str], stratum: list[str]
+    frame: pd.DataFrame, params: JudgePublicParams, key: list[str], stratum: list[str]
 ) -> pd.DataFrame:
     """The rows of ``frame`` whose item (a distinct ``key``) the tier keeps, strata by the
     ``stratum`` columns (:func:`evalbench.tiers.apply_tier`: seeded, nested)."""
@@ -149,10 +149,10 @@ def run_mtbench(run: Run) -> MtBenchResult:
     return MtBenchResult(single, regrades, retest, pairs, table)
 
 
-def run(run: Run) -> JudgeAgreementResult:
+def run(run: Run) -> JudgePublicResult:
     """Analyse every section of ``params.sections`` (no model call, no records written)."""
     p = params_of(run)
-    return JudgeAgreementResult(
+    return JudgePublicResult(
         params=p,
         sources=public_sources(p.sections),
         prd=run_prd(run) if "prd" in p.sections else None,
@@ -163,7 +163,7 @@ def run(run: Run) -> JudgeAgreementResult:
     )
 
 
-def counts(result: JudgeAgreementResult) -> dict[str, int]:
+def counts(result: JudgePublicResult) -> dict[str, int]:
     """Items per section: PRD reviewer items, PandaLM pairs, MT-Bench regrades both scored."""
     out: dict[str, int] = {}
     if result.prd is not None:
@@ -176,8 +176,8 @@ def counts(result: JudgeAgreementResult) -> dict[str, int]:
 
 
 STUDY = Study(
-    kind="judge_agreement",
-    params=JudgeAgreementParams,
+    kind="judge_public",
+    params=JudgePublicParams,
     run=run,
     notebook="judge_public.ipynb",
     records={},

@@ -42,7 +42,7 @@ def test_params_validate_names_headline_and_golden_path(tmp_path: Path) -> None:
 
 def test_public_params_ask_no_model() -> None:
     # (from the shared judge_study tests: the public kind's params ask no model)
-    public = load_params(ROOT / "params" / "judge_agreement_public.yaml")
+    public = load_params(ROOT / "params" / "judge_public.yaml")
     assert public.model_specs() == [] and not public.simulated
 
 

@@ -1,4 +1,4 @@
-"""The public judge-agreement figures: one new Figure each, and a missing section named."""
+"""The judge_public figures: one new Figure each, and a missing section named."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The public judge-agreement notebook's sentences: numbers checked by hand, text escaped."""
+"""The judge_public notebook's sentences: numbers checked by hand, text escaped."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from evalbench.judge.tables import longer_summary
 from evalbench.judge_public import metrics, report, scoring
 from evalbench.judge_public.records import (
-    JudgeAgreementParams,
-    JudgeAgreementResult,
+    JudgePublicParams,
+    JudgePublicResult,
     MtBenchResult,
     PandalmResult,
     PrdResult,
@@ -20,9 +20,9 @@ RATERS = {"n_items": 3, "with_ties": 0.5, "without_ties": 0.75, "fleiss_kappa": 
           "krippendorff_alpha": 0.2}  # fmt: skip
 
 
-def _params(**changes) -> JudgeAgreementParams:
-    data = {"study": "judge_agreement", "title": "t", "bootstrap_rounds": 50, **changes}
-    return JudgeAgreementParams.model_validate(data)
+def _params(**changes) -> JudgePublicParams:
+    data = {"study": "judge_public", "title": "t", "bootstrap_rounds": 50, **changes}
+    return JudgePublicParams.model_validate(data)
 
 
 def _prd(reviewer: str = "gpt4") -> PrdResult:
@@ -70,8 +70,8 @@ def _mtbench() -> MtBenchResult:
     return MtBenchResult(pd.DataFrame(), pd.DataFrame(), {}, pairs, table)
 
 
-def _result(**changes) -> JudgeAgreementResult:
-    base = JudgeAgreementResult(
+def _result(**changes) -> JudgePublicResult:
+    base = JudgePublicResult(
         params=_params(sections=["prd", "mtbench"]), sources=pd.DataFrame(), prd=_prd(),
         pandalm=None, mtbench=_mtbench(), usage=pd.DataFrame(), simulated=frozenset(),
     )  # fmt: skip

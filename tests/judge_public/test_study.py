@@ -13,7 +13,7 @@ from evalbench.params import ParamsError, load_params
 from evalbench.studies import get_study
 
 ROOT = Path(__file__).resolve().parents[2]
-PUBLIC = ROOT / "params" / "judge_agreement_public.yaml"
+PUBLIC = ROOT / "params" / "judge_public.yaml"
 
 
 def _params_file(tmp_path: Path, **changes: object) -> Path:
@@ -26,9 +26,9 @@ def _params_file(tmp_path: Path, **changes: object) -> Path:
 
 def test_public_params_ask_no_model() -> None:
     public = load_params(PUBLIC)
-    assert isinstance(public, study.JudgeAgreementParams)
+    assert isinstance(public, study.JudgePublicParams)
     assert public.model_specs() == [] and not public.simulated
-    assert get_study("judge_agreement") is study.STUDY
+    assert get_study("judge_public") is study.STUDY
     assert study.STUDY.notebook == "judge_public.ipynb" and study.STUDY.records == {}
 
 
@@ -69,8 +69,8 @@ def test_the_package_exports_what_its_docstring_lists():
     import evalbench.judge_public as package
 
     assert sorted(package.__all__) == [
-        "JudgeAgreementParams",
-        "JudgeAgreementResult",
+        "JudgePublicParams",
+        "JudgePublicResult",
         "load_mtbench_pairs",
         "load_mtbench_single",
         "load_pandalm",
