@@ -1,108 +1,37 @@
 """GAIA: level-wise accuracy of general AI assistants (Mialon et al., 2023, arXiv:2311.12983).
 
-The names most users need:
+``study: gaia``, notebook ``gaia_levels.ipynb``; chat models and agents alike. What notebooks
+and users call:
 
-- :func:`load` — GAIA items from the gated hub dataset, the offline demo suite, a folder or
-  a JSONL file (attachments resolved safely);
-- :func:`question_scorer` — the official leaderboard verdict, quirks included
-  (:func:`lenient_scorer` is a non-official diagnostic); :func:`extract_answer` reads the
-  ``FINAL ANSWER:`` template; :func:`score` turns model outputs into per-item records;
-- :func:`level_accuracy`, :func:`drop_rates`, :func:`pass_at_k`, :func:`compare_systems`,
-  :func:`summarize` — the statistics over those records;
-- :func:`export_submission` / :func:`read_submission` — the leaderboard JSONL;
-- :func:`run` — the whole study (``study: gaia``) for an open run; the notebook
-  ``gaia_levels.ipynb`` shows its :class:`GaiaResult`.
+* :func:`run` (a :class:`GaiaParams` run) -> :class:`GaiaResult`.
+* :func:`load` (the gated hub dataset, the offline demo suite at :func:`demo_path`, a folder
+  or a JSONL file; a bad file is a :class:`GaiaDataError`).
+* :func:`extract_answer` (the ``FINAL ANSWER:`` template), :func:`question_scorer` (the
+  official leaderboard verdict, quirks included), :func:`score` (outputs -> records) and
+  :func:`level_accuracy` (accuracy by level with Wilson intervals).
+* :func:`export_submission` / :func:`read_submission` (the leaderboard JSONL).
+* :mod:`~.report` (sentences and tables) and :mod:`~.figures` (figures) of a result.
 
-The modules: :mod:`.data` (I/O), :mod:`.scoring` (prompt, extraction, scorers),
-:mod:`.metrics` (statistics), :mod:`.study` (params and orchestration), :mod:`.report`
-(sentences), :mod:`.sim` (the simulated assistants).
+Everything else is in the submodules: :mod:`~.data`, :mod:`~.scoring`, :mod:`~.metrics`.
 """
 
-from __future__ import annotations
-
-from .data import (
-    HF_REPO,
-    HF_TOKEN_ENV,
-    HF_URL,
-    HIDDEN_ANSWER,
-    LEADERBOARD_URL,
-    LEVELS,
-    METADATA_FILES,
-    SPLITS,
-    SUBMISSION_GUIDE,
-    GaiaDataError,
-    GaiaItem,
-    demo_path,
-    export_submission,
-    filter_items,
-    first_attempts,
-    items_frame,
-    level_counts,
-    load,
-    metadata_file,
-    read_metadata,
-    read_submission,
-    resolve_attachment,
-)
-from .metrics import (
-    GaiaSummary,
-    compare_systems,
-    drop_rates,
-    failure_sample,
-    items_per_level,
-    level_accuracy,
-    pass_at_k,
-    pass_at_k_estimate,
-    pass_at_k_wide,
-    relative_drop,
-    scorer_comparison,
-    summarize,
-    usage_by_level,
-)
-from .scoring import (
-    DEFAULT_ATTACHMENT_CHARS,
-    INLINE_SUFFIXES,
-    PLACEHOLDER,
-    RECORD_COLUMNS,
-    SYSTEM_PROMPT,
-    USAGE_COLUMNS,
-    GaiaRecord,
-    attachment_block,
-    build_messages,
-    extract_answer,
-    last_boxed,
-    lenient_scorer,
-    official_number,
-    official_split,
-    official_text,
-    prediction_frame,
-    question_scorer,
-    records_frame,
-    score,
-    user_prompt,
-)
-from .study import (
-    GaiaParams,
-    GaiaResult,
-    ScoredRecord,
-    answer_jobs,
-    load_study_items,
-    run,
-    run_study,
-)
+from .data import GaiaDataError, demo_path, export_submission, load, read_submission
+from .metrics import level_accuracy
+from .records import GaiaParams, GaiaResult
+from .scoring import extract_answer, question_scorer, score
+from .study import run
 
 __all__ = [
-    "DEFAULT_ATTACHMENT_CHARS", "HF_REPO", "HF_TOKEN_ENV", "HF_URL", "HIDDEN_ANSWER",
-    "INLINE_SUFFIXES", "LEADERBOARD_URL", "LEVELS", "METADATA_FILES", "PLACEHOLDER",
-    "RECORD_COLUMNS", "SPLITS", "SUBMISSION_GUIDE", "SYSTEM_PROMPT", "USAGE_COLUMNS",
-    "GaiaDataError", "GaiaItem", "GaiaParams", "GaiaRecord", "GaiaResult", "GaiaSummary",
-    "ScoredRecord", "answer_jobs", "attachment_block", "build_messages", "compare_systems",
-    "demo_path", "drop_rates", "export_submission", "extract_answer", "failure_sample",
-    "filter_items", "first_attempts", "items_frame", "items_per_level", "last_boxed",
-    "lenient_scorer", "level_accuracy", "level_counts", "load", "load_study_items",
-    "metadata_file", "official_number", "official_split", "official_text", "pass_at_k",
-    "pass_at_k_estimate", "pass_at_k_wide", "prediction_frame", "question_scorer",
-    "read_metadata", "read_submission", "records_frame", "relative_drop", "resolve_attachment",
-    "run", "run_study", "score", "scorer_comparison", "summarize", "usage_by_level",
-    "user_prompt",
-]  # fmt: skip
+    "GaiaDataError",
+    "GaiaParams",
+    "GaiaResult",
+    "demo_path",
+    "export_submission",
+    "extract_answer",
+    "level_accuracy",
+    "load",
+    "question_scorer",
+    "read_submission",
+    "run",
+    "score",
+]

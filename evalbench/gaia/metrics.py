@@ -395,7 +395,7 @@ def agent_summary(
     records: pd.DataFrame,
     items: Sequence[GaiaItem],
     *,
-    rng: Any,
+    rng: np.random.Generator,
     rounds: int,
     confidence: float = DEFAULT_LEVEL,
 ) -> AgentSummary:

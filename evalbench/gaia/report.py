@@ -1,15 +1,16 @@
-"""GAIA sentences with numbers, captions, small display tables and the index headlines.
+"""GAIA sentences with numbers, tables with their captions, and the index headlines.
 
-Every function takes the study's :class:`~evalbench.gaia.study.GaiaResult` and returns
-text or a table: sentences as escaped HTML (:func:`evalbench.display.fill`), captions and
-titles as plain text (the table and plot helpers escape them). Nothing here computes a
-number the metrics do not; the notebook only shows what these return.
+Every function takes the study's :class:`~.records.GaiaResult`: sentences come as escaped
+HTML (:func:`evalbench.display.fill`), captions as plain text (the table helpers escape
+them), tables as the DataFrames the notebook shows. A section the run may lack (lenient
+scoring, pass@k, agents) is one function returning its HTML, or one line saying why it is
+empty. Nothing here computes a number the metrics do not; figures are :mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -18,9 +19,7 @@ from evalbench.agents.view import trajectories_html
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
-
-if TYPE_CHECKING:
-    from .study import GaiaResult
+from .records import GaiaResult
 
 _HEADLINES = 3
 ACCURACY_COLUMNS = ["system", "level", "n", "correct", "accuracy", "ci_low", "ci_high",
@@ -95,6 +94,11 @@ def demo_notice(result: GaiaResult) -> str:
     )
 
 
+def items_table(result: GaiaResult) -> pd.DataFrame:
+    """Items per level (:func:`~.metrics.items_per_level`)."""
+    return metrics.items_per_level(result.items)
+
+
 def items_caption(result: GaiaResult) -> str:
     """Caption of the items-per-level table: the dataset, the split and the tier (with the
     interval half-width an accuracy has at that size)."""
@@ -111,27 +115,19 @@ def items_caption(result: GaiaResult) -> str:
     return caption + ")"
 
 
-def accuracy_title(result: GaiaResult) -> str:
-    """Title of the accuracy-by-level figure."""
-    return (
-        f"Accuracy by level (first attempt), {result.params.confidence_level:.0%} Wilson intervals"
-    )
+def accuracy_table(result: GaiaResult) -> pd.DataFrame:
+    """Accuracy by level (:data:`ACCURACY_COLUMNS` of :func:`~.metrics.level_accuracy`)."""
+    return result.summary.accuracy[ACCURACY_COLUMNS]
 
 
 def accuracy_caption(result: GaiaResult) -> str:
-    """Caption of the accuracy-by-level table (:data:`ACCURACY_COLUMNS`)."""
+    """Caption of :func:`accuracy_table`."""
     return (
         "Accuracy by level, first attempt of each item (official scorer). n = items, "
         f"ci_low–ci_high = {result.params.confidence_level:.0%} Wilson interval, no_answer = "
         "no FINAL ANSWER extracted, errors = failed calls (both counted wrong); "
         "accuracy_answered = correct / answered, the items whose call did not fail"
     )
-
-
-def drops_title(result: GaiaResult) -> str:
-    """Title of the relative-drop figure."""
-    level = result.params.confidence_level
-    return f"Relative accuracy drop between levels, {level:.0%} bootstrap intervals"
 
 
 def drops_table(result: GaiaResult) -> pd.DataFrame:
@@ -165,20 +161,22 @@ def degenerate_drops_note(result: GaiaResult) -> str:
     )
 
 
-def scorers_caption(result: GaiaResult) -> str:
-    """Caption of the official-vs-lenient table (:func:`~.metrics.scorer_comparison`)."""
-    return (
+def scorers_section(result: GaiaResult) -> str:
+    """Official vs lenient accuracy per system and how many answers only the lenient scorer
+    accepts; one line when ``lenient: false``."""
+    if result.scorers is None:
+        return (
+            "<p>Lenient scoring is off (<code>lenient: false</code>): official verdicts only.</p>"
+        )
+    caption = (
         "Accuracy over n items (first attempt): official scorer vs the lenient diagnostic; "
         "the _answered columns leave out the items whose call failed"
     )
-
-
-def lenient_sentence(result: GaiaResult) -> str:
-    """How many first-attempt answers only the lenient scorer accepts."""
-    return display.fill(
+    only = display.fill(
         "<p>{n} answers are wrong for the official scorer but right for the lenient one.</p>",
         n=metrics.lenient_only(result.records),
     )
+    return _table(result.scorers, caption) + only
 
 
 def paired_sentence(result: GaiaResult) -> str:
@@ -205,13 +203,20 @@ def paired_sentence(result: GaiaResult) -> str:
     )
 
 
-def pass_at_k_caption(result: GaiaResult) -> str:
-    """Caption of the pass@k table."""
-    return (
+def pass_at_k_section(result: GaiaResult) -> str:
+    """The pass@k table (one ``pass@<k>`` column per k); one line with a single attempt."""
+    attempts = result.params.attempts
+    if result.summary.pass_at_k is None:
+        return display.fill(
+            "<p>{n} attempt per item (<code>attempts: {n}</code>): pass@k needs several.</p>",
+            n=attempts,
+        )
+    caption = (
         "pass@k over n_items items, unbiased estimator of Chen et al. (2021) from "
-        f"{result.params.attempts} attempts per item (pass@1 averages all attempts, so it can "
-        "differ from the first-attempt accuracy above)"
+        f"{attempts} attempts per item (pass@1 averages all attempts, so it can differ from "
+        "the first-attempt accuracy above)"
     )
+    return _table(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
 
 
 def usage_table(result: GaiaResult) -> pd.DataFrame:
@@ -230,10 +235,16 @@ def usage_caption(result: GaiaResult) -> str:
     return caption + ("; the sim provider reports no cost or latency" if result.simulated else "")
 
 
-def failure_fields(sample: pd.DataFrame) -> list[str]:
+def failure_examples(result: GaiaResult, n: int = 8) -> list[dict[str, Any]]:
+    """Up to ``n`` wrong first-attempt answers, drawn with the study's seed."""
+    sample = metrics.failure_sample(result.records, n, seed=result.params.seed)
+    return sample.to_dict("records")
+
+
+def failure_fields(examples: list[dict[str, Any]]) -> list[str]:
     """The fields shown for each failure example (``error`` only when one failed)."""
     fields = ["system", "task_id", "level", "extracted_answer", "expected"]
-    return fields + (["error"] if sample["error"].notna().any() else [])
+    return fields + (["error"] if any(pd.notna(e.get("error")) for e in examples) else [])
 
 
 def submission_sentence(result: GaiaResult) -> str:
@@ -249,6 +260,8 @@ def submission_sentence(result: GaiaResult) -> str:
 
 # ------------------------------------------------------------------ agents
 
+NO_AGENTS = "<p>No agent systems in this run: every system is a chat model.</p>"
+"""What each agent section shows when no system is an agent."""
 AGENT_STATE_COLUMNS = ["system", "level", "tasks", "answered", "timeout", "step_limit", "error",
                        "timeout_rate", "error_rate"]  # fmt: skip
 
@@ -256,7 +269,7 @@ AGENT_STATE_COLUMNS = ["system", "level", "tasks", "answered", "timeout", "step_
 def agents_sentence(result: GaiaResult) -> str:
     """Per agent over all levels: how its tasks ended and the steps they took."""
     if result.agents is None:
-        return ""
+        return NO_AGENTS
     states = result.agents.states.set_index(["system", "level"])
     effort = result.agents.effort.set_index(["system", "level"])
     parts = []
@@ -274,30 +287,35 @@ def agents_sentence(result: GaiaResult) -> str:
     return "<p>" + "; ".join(parts) + ".</p>"
 
 
-def agent_states_caption(result: GaiaResult) -> str:
-    """Caption of the end-state table."""
-    return (
+def agent_states(result: GaiaResult) -> str:
+    """How each agent's tasks ended, by level ("" without agents)."""
+    if result.agents is None:
+        return ""
+    caption = (
         "How each agent's tasks ended, first attempt, by level: answered (then scored), "
         "timeout (max_time_s), step_limit (max_steps or max_tokens), error (the agent or its "
         f"model calls failed); rates with {result.params.confidence_level:.0%} Wilson intervals. "
         "Timeouts and step limits count as wrong in the accuracy above, shown apart here"
     )
+    return _table(result.agents.states[AGENT_STATE_COLUMNS], caption)
 
 
-def agent_effort_table(result: GaiaResult) -> pd.DataFrame:
-    """Steps and tool calls (mean with its interval, median), time, tokens, cost per task."""
-    assert result.agents is not None
+def agent_effort(result: GaiaResult) -> str:
+    """Steps and tool calls (mean with its interval, median), time, tokens and cost per task
+    ("" without agents)."""
+    if result.agents is None:
+        return ""
     means = {"steps_mean": "steps", "tool_calls_mean": "tool_calls"}
     effort = display.fold_intervals(
         result.agents.effort.rename(columns=means), ["steps", "tool_calls"]
     )
-    return effort.rename(columns={"wall_s_mean": "wall_s", "tokens_mean": "tokens",
-                                  "cost_usd_mean": "cost_usd"})  # fmt: skip
+    effort = effort.rename(columns={"wall_s_mean": "wall_s", "tokens_mean": "tokens",
+                                    "cost_usd_mean": "cost_usd"})  # fmt: skip
+    return _table(effort, _effort_caption(result), digits=2)
 
 
-def agent_effort_caption(result: GaiaResult) -> str:
-    """Caption of the effort table."""
-    sim = " (simulated agents: simulated times)" if result.agents is not None and any(
+def _effort_caption(result: GaiaResult) -> str:
+    sim = " (simulated agents: simulated times)" if any(
         s.is_agent and s.name in result.simulated for s in result.params.systems
     ) else ""  # fmt: skip
     return (
@@ -308,17 +326,22 @@ def agent_effort_caption(result: GaiaResult) -> str:
     )
 
 
+def steps_accuracy(result: GaiaResult) -> str:
+    """Accuracy of the agents' tasks by steps taken; :data:`NO_AGENTS` without agents."""
+    if result.agents is None:
+        return NO_AGENTS
+    return _table(result.agents.by_steps, "Accuracy (first attempt) by steps taken per task")
+
+
 def failures_html(result: GaiaResult, limit: int = 8) -> str:
     """The trajectories of (up to ``limit``) tasks the agents got wrong, collapsible and
-    escaped."""
+    escaped; :data:`NO_AGENTS` without agents."""
     if result.agents is None:
-        return ""
+        return NO_AGENTS
     tasks = result.agents.failures.to_dict("records")
     return trajectories_html(tasks, result.steps, limit=limit)
 
 
-def tool_mix_table(result: GaiaResult) -> pd.DataFrame:
-    """Share of tool calls per tool (rows: system × level), for the stacked bars."""
-    assert result.agents is not None
-    mix = result.agents.tools
-    return mix.assign(label=mix["system"] + " · " + mix["level"].astype(str))
+def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
+    # the same as display.table, returned (arena's report has this helper too: noted for core)
+    return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)

@@ -14,6 +14,7 @@ import pytest
 from gaia.cases import pred, row, write_jsonl
 
 from evalbench import gaia, sources
+from evalbench.gaia import data
 from evalbench.settings import MissingSecret
 
 # ----------------------------------------------------------------------------- loading
@@ -44,7 +45,7 @@ def test_items_frame_keeps_a_missing_answer_or_attachment_as_none(tmp_path):
     path: the hidden answer and the items without a file must read back as None."""
     (tmp_path / "data.csv").write_text("a,b\n1,2\n", encoding="utf-8")
     rows = [row("a", 1, "1"), row("b", 2, "x", file_name="data.csv"), row("c", 3, "?")]
-    frame = gaia.items_frame(gaia.load(write_jsonl(tmp_path, rows)))
+    frame = data.items_frame(gaia.load(write_jsonl(tmp_path, rows)))
     assert frame["final_answer"].tolist() == ["1", "x", None]
     assert frame["attachment"].tolist() == [None, str((tmp_path / "data.csv").resolve()), None]
 
@@ -160,7 +161,7 @@ def test_export_submission_round_trip_and_guide(tmp_path):
     back = gaia.read_submission(path)
     assert back.to_dict("records") == lines
     guide = path.with_suffix(".md").read_text(encoding="utf-8")
-    assert gaia.LEADERBOARD_URL in guide and "sub.jsonl" in guide
+    assert data.LEADERBOARD_URL in guide and "sub.jsonl" in guide
     assert "test split's answers are hidden" in guide
 
 
@@ -308,7 +309,7 @@ DEMO_ANSWERS = {
 def test_demo_suite_loads_and_is_labelled():
     items = gaia.load("demo")
     assert len(items) >= 30
-    assert gaia.level_counts(items) == {1: 12, 2: 12, 3: 8}
+    assert data.level_counts(items) == {1: 12, 2: 12, 3: 8}
     assert all("DEMO — not GAIA" in it.annotator_metadata["Note"] for it in items)
     assert all(it.annotated_steps and "Tools" in it.annotator_metadata for it in items)
     assert "DEMO, not GAIA" in (gaia.demo_path() / "README.md").read_text(encoding="utf-8")

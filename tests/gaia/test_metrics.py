@@ -11,6 +11,7 @@ import pytest
 from gaia.cases import SPEC, pred, records, wilson_by_hand
 
 from evalbench import gaia
+from evalbench.gaia import metrics
 
 # ----------------------------------------------------------------------------- metrics
 
@@ -43,7 +44,7 @@ def test_level_accuracy_uses_first_attempts():
 
 def test_drop_rates_by_hand_and_bootstrap_replayed():
     recs = records(SPEC)
-    table = gaia.drop_rates(recs, rng=np.random.default_rng(3), rounds=200)
+    table = metrics.drop_rates(recs, rng=np.random.default_rng(3), rounds=200)
     l12, l23 = table.iloc[0], table.iloc[1]
     assert l12.transition == "L1→L2" and l23.transition == "L2→L3"
     assert l12.relative_drop == pytest.approx(1 - 0.4 / 0.8)  # = 0.5
@@ -66,17 +67,17 @@ def test_drop_rates_by_hand_and_bootstrap_replayed():
 
 def test_drop_rate_is_nan_when_the_easier_level_is_all_wrong():
     recs = records({"A": {1: [False, False], 2: [True], 3: [False]}})
-    assert math.isnan(gaia.drop_rates(recs, rng=np.random.default_rng(0)).iloc[0].relative_drop)
-    assert gaia.relative_drop(0.8, 0.4) == pytest.approx(0.5)
+    assert math.isnan(metrics.drop_rates(recs, rng=np.random.default_rng(0)).iloc[0].relative_drop)
+    assert metrics.relative_drop(0.8, 0.4) == pytest.approx(0.5)
 
 
 def test_pass_at_k_estimate_matches_the_formula():
     for n, c, k in [(5, 2, 2), (10, 3, 1), (10, 3, 5), (4, 0, 2), (3, 3, 3), (6, 5, 2)]:
         expected = 1 - math.comb(n - c, k) / math.comb(n, k)
-        assert gaia.pass_at_k_estimate(n, c, k) == pytest.approx(expected)
-    assert gaia.pass_at_k_estimate(5, 2, 2) == pytest.approx(1 - 3 / 10)
+        assert metrics.pass_at_k_estimate(n, c, k) == pytest.approx(expected)
+    assert metrics.pass_at_k_estimate(5, 2, 2) == pytest.approx(1 - 3 / 10)
     with pytest.raises(ValueError, match="1 <= k <= n"):
-        gaia.pass_at_k_estimate(2, 1, 3)
+        metrics.pass_at_k_estimate(2, 1, 3)
 
 
 def test_pass_at_k_table_averages_items():
@@ -85,12 +86,12 @@ def test_pass_at_k_table_averages_items():
         records({"A": {1: [ok0, ok1]}}).assign(attempt=a)
         for a, (ok0, ok1) in enumerate([(True, False), (False, False), (False, False)])
     ]
-    table = gaia.pass_at_k(pd.concat(attempts), ks=(1, 2)).set_index(["level", "k"])
+    table = metrics.pass_at_k(pd.concat(attempts), ks=(1, 2)).set_index(["level", "k"])
     # pass@1 = mean(1/3, 0); pass@2 = mean(1 - C(2,2)/C(3,2), 0) = mean(2/3, 0)
     assert table.loc[("L1", 1), "pass_at_k"] == pytest.approx((1 / 3 + 0) / 2)
     assert table.loc[("L1", 2), "pass_at_k"] == pytest.approx((1 - 1 / 3 + 0) / 2)
     with pytest.raises(gaia.GaiaDataError, match="fewer than k=4"):
-        gaia.pass_at_k(pd.concat(attempts), ks=(4,))
+        metrics.pass_at_k(pd.concat(attempts), ks=(4,))
 
 
 def test_compare_systems_on_a_hand_table():
@@ -98,23 +99,23 @@ def test_compare_systems_on_a_hand_table():
     a = [True] * 4 + [True] * 3 + [False] * 1 + [False] * 2
     b = [True] * 4 + [False] * 3 + [True] * 1 + [False] * 2
     recs = records({"A": {1: a}, "B": {1: b}})
-    result = gaia.compare_systems(recs, "A", "B", rng=np.random.default_rng(0), rounds=300)
+    result = metrics.compare_systems(recs, "A", "B", rng=np.random.default_rng(0), rounds=300)
     assert (result.n, result.only_a, result.only_b) == (10, 3, 1)
     assert result.accuracy_a - result.accuracy_b == pytest.approx((7 - 5) / 10)
     # exact McNemar: 2 * P[Binom(4, 1/2) <= 1] = 2 * (1 + 4) / 16
     assert result.mcnemar_p == pytest.approx(2 * (1 + 4) / 16)
     assert result.difference.low <= 0.2 <= result.difference.high
     with pytest.raises(gaia.GaiaDataError, match="item sets differ: 1 only in 'A'"):
-        gaia.compare_systems(recs.iloc[:-1], "A", "B", rng=np.random.default_rng(0))
+        metrics.compare_systems(recs.iloc[:-1], "A", "B", rng=np.random.default_rng(0))
     with pytest.raises(gaia.GaiaDataError, match="no records for system 'C'"):
-        gaia.compare_systems(recs, "A", "C", rng=np.random.default_rng(0))
+        metrics.compare_systems(recs, "A", "C", rng=np.random.default_rng(0))
 
 
 def test_usage_by_level_and_summary():
     recs = records(SPEC)
     recs["steps"] = [2, 4, 6, 8, 10] + [1] * 5 + [None, 3, 3, 3]
     recs["cost_usd"] = 0.5
-    summary = gaia.summarize(recs, rng=np.random.default_rng(0), rounds=50)
+    summary = metrics.summarize(recs, rng=np.random.default_rng(0), rounds=50)
     usage = summary.usage.set_index("level")
     assert usage.loc["L1", "steps_mean"] == pytest.approx((2 + 4 + 6 + 8 + 10) / 5)
     assert usage.loc["L3", "steps_mean"] == pytest.approx((3 + 3 + 3) / 3)  # None not counted
@@ -162,18 +163,18 @@ def test_scorer_comparison_official_lenient_and_answered():
     recs = records({"A": {1: [True, False, False, False]}})
     recs["correct_lenient"] = [True, True, False, False]
     recs.loc[3, "error"] = "timeout"
-    row = gaia.scorer_comparison(recs).iloc[0]
+    row = metrics.scorer_comparison(recs).iloc[0]
     assert (row["n"], row["answered"]) == (4, 3)
     assert row["official"] == pytest.approx(1 / 4) and row["lenient"] == pytest.approx(2 / 4)
     assert row["official_answered"] == pytest.approx(1 / 3)
     assert row["lenient_answered"] == pytest.approx(2 / 3)
     assert gaia.metrics.lenient_only(recs) == 1  # item 2: official wrong, lenient right
-    assert gaia.scorer_comparison(records(SPEC)) is None  # no lenient column
+    assert metrics.scorer_comparison(records(SPEC)) is None  # no lenient column
 
 
 def test_degenerate_drops_are_the_rows_with_a_level_at_zero():
     recs = records({"A": {1: [True], 2: [True, False], 3: [False, False]}})
-    drops = gaia.drop_rates(recs, rng=np.random.default_rng(0), rounds=20)
+    drops = metrics.drop_rates(recs, rng=np.random.default_rng(0), rounds=20)
     stuck = gaia.metrics.degenerate_drops(drops)
     assert list(stuck["transition"]) == ["L2→L3"]  # acc(L3) = 0
     assert stuck.iloc[0]["relative_high"] == stuck.iloc[0]["relative_low"] == 1.0
@@ -182,10 +183,10 @@ def test_degenerate_drops_are_the_rows_with_a_level_at_zero():
 def test_failure_sample_draws_wrong_first_attempts_with_the_seed():
     recs = records(SPEC, extracted_answer=None)
     recs.loc[recs.task_id == "L1-4", "extracted_answer"] = "7"
-    sample = gaia.failure_sample(recs, 3, seed=5)
+    sample = metrics.failure_sample(recs, 3, seed=5)
     assert len(sample) == 3 and not sample["correct"].any()
-    assert sample.equals(gaia.failure_sample(recs, 3, seed=5))  # the seed fixes the draw
-    every = gaia.failure_sample(recs, 50, seed=0)  # 1 + 3 + 3 wrong items, all of them
+    assert sample.equals(metrics.failure_sample(recs, 3, seed=5))  # the seed fixes the draw
+    every = metrics.failure_sample(recs, 50, seed=0)  # 1 + 3 + 3 wrong items, all of them
     assert len(every) == 7
     shown = dict(zip(every["task_id"], every["extracted_answer"], strict=True))
     assert shown["L1-4"] == "7" and shown["L2-4"] == "(no answer extracted)"
@@ -193,14 +194,14 @@ def test_failure_sample_draws_wrong_first_attempts_with_the_seed():
 
 def test_items_per_level_and_pass_at_k_wide():
     items = gaia.load("demo")
-    table = gaia.items_per_level(items)
+    table = metrics.items_per_level(items)
     assert table.to_dict("records") == [
         {"level": "L1", "items": 12},
         {"level": "L2", "items": 12},
         {"level": "L3", "items": 8},
     ]
     attempts = [records({"A": {1: [ok]}}).assign(attempt=a) for a, ok in enumerate([True, False])]
-    wide = gaia.pass_at_k_wide(gaia.pass_at_k(pd.concat(attempts), ks=(1, 2)))
+    wide = metrics.pass_at_k_wide(metrics.pass_at_k(pd.concat(attempts), ks=(1, 2)))
     # one item, 2 attempts, 1 correct: pass@1 = 1/2, pass@2 = 1 - C(1,2)/C(2,2) = 1
     assert list(wide.columns) == ["system", "level", "n_items", "pass@1", "pass@2"]
     assert wide.iloc[0][["pass@1", "pass@2"]].tolist() == [0.5, 1.0]

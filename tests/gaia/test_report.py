@@ -6,11 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 from gaia.cases import SPEC, records, wilson_by_hand
 
 from evalbench import gaia
-from evalbench.gaia import report
+from evalbench.gaia import metrics, report
 from evalbench.stats import Interval, PairedComparison
 
 
@@ -23,10 +22,10 @@ def _usage(**errors: tuple[int, int, dict[str, int]]) -> pd.DataFrame:
 def _result(recs: pd.DataFrame, **fields) -> gaia.GaiaResult:
     names = sorted(recs["system"].unique())
     params = gaia.GaiaParams(title="t", systems=[{"name": n} for n in names])
-    summary = gaia.summarize(recs, rng=np.random.default_rng(0), rounds=50)
+    summary = metrics.summarize(recs, rng=np.random.default_rng(0), rounds=50)
     base = {
         "params": params, "items": [], "records": recs, "summary": summary,
-        "scorers": gaia.scorer_comparison(recs), "pair": None, "comparison": None,
+        "scorers": metrics.scorer_comparison(recs), "pair": None, "comparison": None,
         "submission": Path("/run/submission/gaia_submission.jsonl"),
         "submission_system": names[0], "usage": _usage(), "simulated": frozenset(names),
     }  # fmt: skip
@@ -90,11 +89,17 @@ def test_degenerate_drop_note_names_the_system_and_transition():
     assert report.degenerate_drops_note(_result(records(SPEC))) == ""
 
 
-def test_lenient_sentence_counts_answers_only_the_lenient_scorer_accepts():
+def test_scorers_section_counts_answers_only_the_lenient_scorer_accepts():
     recs = records({"A": {1: [True, False, False]}})
     recs["correct_lenient"] = [True, True, True]  # 2 official misses the lenient one accepts
-    assert report.lenient_sentence(_result(recs)) == (
+    html = report.scorers_section(_result(recs))
+    assert "<td" in html and html.endswith(
         "<p>2 answers are wrong for the official scorer but right for the lenient one.</p>"
+    )
+    off = report.scorers_section(_result(recs, scorers=None))
+    assert (
+        off
+        == "<p>Lenient scoring is off (<code>lenient: false</code>): official verdicts only.</p>"
     )
 
 
@@ -110,17 +115,39 @@ def test_tables_and_captions():
     drops = report.drops_table(result)
     assert drops.iloc[0]["relative"].startswith("0.500 [")  # 1 - 0.4 / 0.8
     assert set(report.ACCURACY_COLUMNS) <= set(result.summary.accuracy.columns)
-    sample = gaia.failure_sample(recs.assign(extracted_answer=None), 3, seed=0)
-    assert report.failure_fields(sample)[-1] == "expected"
-    assert report.failure_fields(sample.assign(error="x"))[-1] == "error"
+    examples = report.failure_examples(
+        result._replace(records=recs.assign(extracted_answer=None)), 3
+    )
+    assert len(examples) == 3 and report.failure_fields(examples)[-1] == "expected"
+    examples[1]["error"] = "x"
+    assert report.failure_fields(examples)[-1] == "error"
     assert report.submission_sentence(result) == (
         "<p>Wrote <code>gaia_submission.jsonl</code> (system <b>A</b>) and its guide "
         "<code>gaia_submission.md</code>.</p>"
     )
 
 
-@pytest.mark.parametrize("attempts", [1, 3])
-def test_pass_at_k_caption_names_the_attempts(attempts):
-    result = _result(records(SPEC))
-    result = result._replace(params=result.params.model_copy(update={"attempts": attempts}))
-    assert f"from {attempts} attempts per item" in report.pass_at_k_caption(result)
+def test_pass_at_k_section_names_the_attempts():
+    two = pd.concat([records(SPEC), records(SPEC).assign(attempt=1)], ignore_index=True)
+    result = _result(two)
+    result = result._replace(params=result.params.model_copy(update={"attempts": 2}))
+    html = report.pass_at_k_section(result)
+    assert "from 2 attempts per item" in html and "pass@1</th>" in html
+    one = _result(records(SPEC))
+    assert report.pass_at_k_section(one) == (
+        "<p>1 attempt per item (<code>attempts: 1</code>): pass@k needs several.</p>"
+    )
+
+
+def test_agent_sections_show_tables_or_say_there_is_no_agent(agent_result):
+    assert agent_result.agents is not None
+    assert report.agents_sentence(agent_result).startswith(
+        "<p><b>sim-agent</b> (simulated agent): 12 tasks"
+    )
+    for section in (report.agent_states, report.agent_effort, report.steps_accuracy):
+        assert "<table" in section(agent_result)
+    assert "<details>" in report.failures_html(agent_result)
+    chat_only = agent_result._replace(agents=None, steps=())
+    assert report.agents_sentence(chat_only) == report.NO_AGENTS
+    assert report.steps_accuracy(chat_only) == report.failures_html(chat_only) == report.NO_AGENTS
+    assert report.agent_states(chat_only) == report.agent_effort(chat_only) == ""

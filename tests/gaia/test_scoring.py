@@ -9,6 +9,7 @@ import pytest
 from gaia.cases import pred, row, write_jsonl
 
 from evalbench import gaia
+from evalbench.gaia import scoring
 
 # ----------------------------------------------------------------------------- scorer
 
@@ -76,11 +77,11 @@ def test_question_scorer_matches_the_leaderboard(answer, truth, verdict, why):
 
 
 def test_official_helpers_pin_normalisations():
-    assert gaia.official_number("$1,234.5%") == 1234.5
-    assert gaia.official_number("12 km") == math.inf  # the official sentinel
-    assert gaia.official_text(" St. Louis ", keep_punctuation=True) == "st.louis"
-    assert gaia.official_text(" St. Louis ", keep_punctuation=False) == "stlouis"
-    assert gaia.official_split("a, b;c,") == ["a", " b", "c", ""]
+    assert scoring.official_number("$1,234.5%") == 1234.5
+    assert scoring.official_number("12 km") == math.inf  # the official sentinel
+    assert scoring.official_text(" St. Louis ", keep_punctuation=True) == "st.louis"
+    assert scoring.official_text(" St. Louis ", keep_punctuation=False) == "stlouis"
+    assert scoring.official_split("a, b;c,") == ["a", " b", "c", ""]
 
 
 LENIENT_CASES = [
@@ -100,7 +101,7 @@ LENIENT_CASES = [
 
 @pytest.mark.parametrize(("answer", "truth", "verdict", "why"), LENIENT_CASES)
 def test_lenient_scorer_is_a_separate_forgiving_diagnostic(answer, truth, verdict, why):
-    assert gaia.lenient_scorer(answer, truth) is verdict, why
+    assert scoring.lenient_scorer(answer, truth) is verdict, why
 
 
 def test_lenient_never_replaces_official_in_records(tmp_path):
@@ -163,7 +164,7 @@ def test_extract_answer_none_when_nothing_extractable(text):
 
 
 def test_system_prompt_is_the_papers():
-    p = gaia.SYSTEM_PROMPT
+    p = scoring.SYSTEM_PROMPT
     assert p.startswith("You are a general AI assistant. I will ask you a question.")
     assert "FINAL ANSWER: [YOUR FINAL ANSWER]." in p
     assert "don't use comma to write your number neither use units such as $ or percent" in p
@@ -175,8 +176,8 @@ def test_build_messages_inlines_and_clips_text_attachments(tmp_path):
     (tmp_path / "pic.png").write_bytes(b"\x89PNG" + b"\0" * 96)
     rows = [row("t1", 1, "1", file_name="notes.txt"), row("t2", 1, "1", file_name="pic.png")]
     items = gaia.load(write_jsonl(tmp_path, rows))
-    system, user = gaia.build_messages(items[0], attachment_chars=60)
-    assert system == {"role": "system", "content": gaia.SYSTEM_PROMPT}
+    system, user = scoring.build_messages(items[0], attachment_chars=60)
+    assert system == {"role": "system", "content": scoring.SYSTEM_PROMPT}
     assert user["role"] == "user" and user["content"].startswith(
         "Q t1?\n\nAttached file: notes.txt"
     )
@@ -184,13 +185,13 @@ def test_build_messages_inlines_and_clips_text_attachments(tmp_path):
     assert "y" * 8 not in user["content"]
     assert "````" in user["content"]  # the fence outgrows the file's own ```
     assert "[clipped: the first 60 of 103 characters are shown]" in user["content"]
-    named = gaia.build_messages(items[1])[1]["content"]
+    named = scoring.build_messages(items[1])[1]["content"]
     assert "Attached file: pic.png (100 bytes). Its content is not included" in named
 
 
 def test_build_messages_without_attachment_is_the_question():
     item = gaia.load("demo", task_ids=["demo-l1-01"])[0]
-    assert gaia.build_messages(item)[1]["content"] == "What is 17 multiplied by 23?"
+    assert scoring.build_messages(item)[1]["content"] == "What is 17 multiplied by 23?"
 
 
 # ----------------------------------------------------------------------------- records
@@ -208,7 +209,7 @@ def test_score_builds_records_with_errors_and_no_answers(tmp_path):
         pred("T", "c", "FINAL ANSWER: 3"),  # hidden truth: no verdict
     ]
     recs = gaia.score(items, preds)
-    assert list(recs.columns) == [*gaia.RECORD_COLUMNS, "steps"]
+    assert list(recs.columns) == [*scoring.RECORD_COLUMNS, "steps"]
     by = {(r.system, r.task_id): r for r in recs.itertuples()}
     assert (
         by["S", "a"].correct

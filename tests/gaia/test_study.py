@@ -11,7 +11,7 @@ import yaml
 from gaia.cases import row, write_jsonl
 
 from evalbench import gaia
-from evalbench.gaia import study
+from evalbench.gaia import scoring, study
 from evalbench.gaia.sim import plausible_wrong, sim_answer
 from evalbench.models import ChatRequest, ModelSpec, SimSpec
 from evalbench.records import ResponseRecord, read_jsonl
@@ -53,7 +53,7 @@ def test_answer_jobs_one_per_item_and_attempt_with_the_attempt_as_seed():
     assert [j.key for j in jobs] == [f"{t}#{a}" for t in ("demo-l1-01", "demo-l2-01")
                                      for a in range(3)]  # fmt: skip
     assert [j.request.seed for j in jobs[:3]] == [None, 1, 2]  # attempt 0 keeps the default
-    assert jobs[0].request.messages == gaia.build_messages(items[0])
+    assert jobs[0].request.messages == scoring.build_messages(items[0])
     assert jobs[3].sim.truth == {"expected": items[1].final_answer, "level": 2}
 
 
