@@ -6,6 +6,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 UV     := $(shell command -v uv 2>/dev/null)
 PYTEST_ARGS ?=
+LAB_ARGS ?=
+# Jupyter refuses to run as root without --allow-root (the user of many containers)
+ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: setup report test lab check bench clean
 
@@ -27,8 +30,8 @@ report: $(STAMP)       ## render every study in params/ and outputs/index.html
 test: $(STAMP)         ## the full test suite
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lab: $(STAMP)          ## JupyterLab on the notebooks
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+lab: $(STAMP)          ## JupyterLab on the notebooks (LAB_ARGS: more jupyter lab options)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(LAB_ARGS)
 
 check: $(STAMP)        ## lint, format check, types
 	$(VENV)/bin/ruff check evalbench tests notebooks

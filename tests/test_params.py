@@ -235,3 +235,20 @@ def test_what_evalbench_writes_as_yaml_reads_back_the_same():
     data = {"texts": ROUND_TRIP, "numbers": [17, -0.5, 1e300, 15, True, None],
             "nested": {"a": "1e3"}, "first": shared, "second": shared}  # fmt: skip
     assert parse_yaml(dump_yaml(data), "t.yaml") == data
+
+
+def test_make_lab_allows_root_only_when_run_as_root():
+    """`make lab` in a container (root): Jupyter refuses root without --allow-root. A dry run
+    (make -n) shows the command; starting JupyterLab for real takes ~5 s (done by hand: notes)."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    command = subprocess.run(["make", "-s", "-n", "-C", str(ROOT), "-o", ".venv/.installed", "lab",
+                              "LAB_ARGS=--no-browser"], capture_output=True, text=True, timeout=30,
+                             check=True).stdout.split()  # fmt: skip
+    assert command[:3] == [".venv/bin/jupyter", "lab", "--notebook-dir=notebooks"], command
+    assert ("--allow-root" in command) == (os.geteuid() == 0)
+    assert command[-1] == "--no-browser"
