@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from evalbench.judge import PairJudgment
+from evalbench.judge import PairJudgment, RubricJudgment
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
@@ -159,36 +159,20 @@ class ProblemRecord(GeneratedProblem):
     """Hidden quality (1–5) of a simulated problem; ``None`` for a real generator."""
 
 
-class QualityRecord(Record):
-    """``records/quality.jsonl``: the ``aime_quality`` rubric judgment of one problem."""
+class QualityRecord(RubricJudgment):
+    """``records/quality.jsonl``: the ``aime_quality`` rubric judgment of one problem
+    (``weighted_score``: the mean of the four dimensions; ``passed``: ≥ 3.5; ``excellent``:
+    ≥ 4.5)."""
 
-    judge: str
     problem_id: str
     case_id: str
     """``<problem id>@<hash of the card judged>``: a changed problem is judged again."""
-    replicate: int
-    rubric: str
-    status: str
-    """``scored`` or ``unscored`` (never a default score)."""
-    weighted_score: float | None = None
-    """Mean of the four dimension scores (``None`` when unscored)."""
-    passed: bool | None = None
-    """Weighted score ≥ 3.5."""
-    excellent: bool | None = None
-    """Weighted score ≥ 4.5."""
-    parse_method: str | None = None
-    unscored_kind: str | None = None
-    unscored_reason: str | None = None
-    raw: str = ""
-    """The judge's text, verbatim."""
     score_correctness: float | None = None
     score_clarity: float | None = None
     score_difficulty_match: float | None = None
     score_completeness: float | None = None
     extra_reason: str | None = None
     extra_suggestion: str | None = None
-    error: str | None = None
-    """Why the judge call failed (an unscored row, never a score)."""
 
 
 class PairwiseRecord(PairJudgment):

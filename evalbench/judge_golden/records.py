@@ -20,6 +20,7 @@ from evalbench.judge import (
     OrderOutcome,
     PairJudgment,
     Rubric,
+    RubricJudgment,
     VerdictFormat,
     get_rubric,
     known_rubric,
@@ -115,28 +116,9 @@ class JudgeGoldenParams(StudyParams):
 # --------------------------------------------------------------------------- records
 
 
-class _GoldenJudgmentBase(Record):
-    judge: str
-    """The rubric judge."""
+class _GoldenJudgmentBase(RubricJudgment):
     item: str
-    """The golden item id."""
-    replicate: int
-    """0 for every judge; 1 for the primary judge's retest."""
-    rubric: str
-    status: Literal["scored", "unscored"]
-    """``scored`` or ``unscored`` (never a default score)."""
-    weighted_score: float | None = None
-    """``sum(w·s) / sum(w)`` of the judge's scores (``None`` when unscored)."""
-    passed: bool | None = None
-    excellent: bool | None = None
-    parse_method: str | None = None
-    unscored_kind: str | None = None
-    """Short cause when unscored (``call_error`` for a failed call)."""
-    unscored_reason: str | None = None
-    raw: str = ""
-    """The judge's text, verbatim."""
-    error: str | None = None
-    """Why the judge call failed (an unscored row, never a score)."""
+    """The golden item id (``replicate`` 1 is the primary judge's retest)."""
     human_weighted: float
     """The human scores' weighted score."""
 

@@ -379,3 +379,14 @@ def test_the_package_exports_what_its_docstring_lists():
     assert all(
         re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
     )
+
+
+def test_quality_record_is_a_rubric_judgment_with_its_own_fields_only() -> None:
+    """The fields every rubric judgment has are declared once, in evalbench.judge."""
+    from evalbench.datagen.records import QualityRecord
+    from evalbench.judge import RubricJudgment
+
+    assert issubclass(QualityRecord, RubricJudgment)
+    own = set(QualityRecord.__annotations__)
+    assert not own & set(RubricJudgment.model_fields)
+    assert {"problem_id", "case_id", "score_correctness", "extra_reason"} <= own

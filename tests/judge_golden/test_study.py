@@ -167,3 +167,15 @@ def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path
     judged = read_jsonl(run.dir / "records" / "golden_judgments.jsonl")
     assert {r["item"] for r in judged} == {"q1", "q2"}
     assert len(read_jsonl(run.dir / "records" / "golden_pairs.jsonl")) == 1
+
+
+def test_judgment_record_is_a_rubric_judgment_with_its_own_fields_only() -> None:
+    """The fields every rubric judgment has are declared once, in evalbench.judge."""
+    from evalbench.judge import RubricJudgment
+
+    record = records.GoldenJudgmentRecord
+    assert issubclass(record, RubricJudgment)
+    own = {n for c in record.__mro__[: record.__mro__.index(RubricJudgment)]
+           for n in getattr(c, "__annotations__", {})}  # fmt: skip
+    assert not own & set(RubricJudgment.model_fields)
+    assert {"item", "human_weighted"} <= own
