@@ -11,6 +11,11 @@ gate, pinned baselines and a study's runs over time, on the terminal.
 A run is a run folder, ``<study>/<run id>`` under outputs, a study name (its latest
 published run), a params file (the run of its current content when rendered, else the
 study's latest published run), an inspect_ai log or lm-evaluation-harness output.
+
+Exit codes of ``compare``: 0 compared (with the gate: no regression); 1 the gate found a
+regression; 2 bad input or nothing compared (one line on stderr; with the gate also a metric
+that paired no item, non-finite numbers, or a run that did not finish); 3 the report did not
+render (the table and the gate's lines were printed).
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ def add_parsers(sub: Any) -> None:
     cmp.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="exit 1 when a metric, overall or in a slice, dropped significantly",
+        help="exit 1 when a metric, overall or in a slice, dropped significantly; exit 2 "
+        "when the gate cannot decide (nothing compared, a run that did not finish)",
     )
     cmp.add_argument(
         "--min-drop",
