@@ -3,7 +3,7 @@
 Pure functions over the records of :func:`~evalbench.gaia.scoring.score` (a DataFrame,
 one row per system, item and attempt). Accuracy uses each item's first attempt; a failed
 call (error) or an output without an answer counts as wrong and is also counted apart,
-and accuracy over the answered items (failed calls left out) is reported beside it.
+and accuracy over the items without an error (failed calls left out) is reported beside it.
 Every interval states its level; every bootstrap takes an explicit ``rng``.
 """
 
@@ -45,9 +45,10 @@ def level_accuracy(records: pd.DataFrame, *, confidence: float = DEFAULT_LEVEL) 
 
     Uses each item's first attempt. Columns: ``system, level`` (``"all"``, ``"L1"``..),
     ``n, correct, accuracy, ci_low, ci_high, no_answer, no_answer_rate, errors,
-    error_rate, answered, accuracy_answered``. No-answer and error records count as wrong
-    and are also counted apart; ``accuracy_answered = correct / answered`` leaves the failed
-    calls out (``answered = n - errors``; NaN when no call succeeded).
+    error_rate, no_error, accuracy_no_error``. No-answer and error records count as wrong
+    and are also counted apart; ``accuracy_no_error = correct / no_error`` leaves the failed
+    calls out (``no_error = n - errors``; NaN when no call succeeded). "Answered" is kept for
+    the end state (:mod:`evalbench.agents`): a timed-out task is not answered, yet no error.
     """
     recs = _scored(first_attempts(records))
     rows = []
@@ -72,8 +73,8 @@ def _accuracy_cells(part: pd.DataFrame, confidence: float) -> dict[str, Any]:
         "no_answer_rate": no_answer / n if n else math.nan,
         "errors": errors,
         "error_rate": errors / n if n else math.nan,
-        "answered": n - errors,
-        "accuracy_answered": hits / (n - errors) if n - errors else math.nan,
+        "no_error": n - errors,
+        "accuracy_no_error": hits / (n - errors) if n - errors else math.nan,
     }
 
 
@@ -316,8 +317,8 @@ def items_per_level(items: Sequence[GaiaItem]) -> pd.DataFrame:
 def scorer_comparison(records: pd.DataFrame) -> pd.DataFrame | None:
     """Official vs lenient accuracy per system (first attempts); ``None`` without lenient.
 
-    Columns ``system, n, official, lenient, answered, official_answered,
-    lenient_answered``: the shares of all ``n`` items, then of the ``answered`` ones
+    Columns ``system, n, official, lenient, no_error, official_no_error,
+    lenient_no_error``: the shares of all ``n`` items, then of the ``no_error`` ones
     (failed calls left out; NaN when none succeeded).
     """
     if "correct_lenient" not in records:
@@ -325,16 +326,16 @@ def scorer_comparison(records: pd.DataFrame) -> pd.DataFrame | None:
     rows = []
     for system, group in first_attempts(records).groupby("system", sort=True):
         official, lenient = group["correct"].astype(bool), group["correct_lenient"].astype(bool)
-        answered = group["error"].isna()
+        ok = group["error"].isna()
         rows.append(
             {
                 "system": system,
                 "n": len(group),
                 "official": official.mean(),
                 "lenient": lenient.mean(),
-                "answered": int(answered.sum()),
-                "official_answered": _share(official[answered]),
-                "lenient_answered": _share(lenient[answered]),
+                "no_error": int(ok.sum()),
+                "official_no_error": _share(official[ok]),
+                "lenient_no_error": _share(lenient[ok]),
             }
         )
     return pd.DataFrame(rows)

@@ -23,7 +23,7 @@ from .records import GaiaResult
 
 _HEADLINES = 3
 ACCURACY_COLUMNS = ["system", "level", "n", "correct", "accuracy", "ci_low", "ci_high",
-                    "no_answer", "errors", "answered", "accuracy_answered"]  # fmt: skip
+                    "no_answer", "errors", "no_error", "accuracy_no_error"]  # fmt: skip
 """The columns of the accuracy-by-level table the notebook shows."""
 
 
@@ -48,7 +48,7 @@ def system_kind(result: GaiaResult, name: str) -> str:
 
 def key_result(result: GaiaResult) -> str:
     """Each system's accuracy over all items with its Wilson interval, labelled simulated or
-    real, with its failed calls and its accuracy over the answered items beside."""
+    real, with its failed calls and its accuracy over the items without an error beside."""
     level = result.params.confidence_level
     rows = _overall(result).to_dict("records")
     head = display.fill(
@@ -75,12 +75,12 @@ def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
         text += display.fill(" — {failed} (every attempt counted)", failed=failed)
     if not row["errors"]:
         return text
-    if math.isnan(row["accuracy_answered"]):
-        return text + " — no item answered"
+    if math.isnan(row["accuracy_no_error"]):
+        return text + " — every first call failed"
     return text + display.fill(
         "; {acc:.1%} of the {k} items whose first call succeeded",
-        acc=row["accuracy_answered"],
-        k=row["answered"],
+        acc=row["accuracy_no_error"],
+        k=row["no_error"],
     )
 
 
@@ -126,7 +126,8 @@ def accuracy_caption(result: GaiaResult) -> str:
         "Accuracy by level, first attempt of each item (official scorer). n = items, "
         f"ci_low–ci_high = {result.params.confidence_level:.0%} Wilson interval, no_answer = "
         "no FINAL ANSWER extracted, errors = failed calls (both counted wrong); "
-        "accuracy_answered = correct / answered, the items whose call did not fail"
+        "no_error = n − errors, the items whose call (or agent task) did not fail, including "
+        "agent tasks that timed out or hit the step limit; accuracy_no_error = correct / no_error"
     )
 
 
@@ -170,7 +171,8 @@ def scorers_section(result: GaiaResult) -> str:
         )
     caption = (
         "Accuracy over n items (first attempt): official scorer vs the lenient diagnostic; "
-        "the _answered columns leave out the items whose call failed"
+        "no_error = items whose call did not fail; the _no_error columns are the shares of "
+        "those items"
     )
     only = display.fill(
         "<p>{n} answers are wrong for the official scorer but right for the lenient one.</p>",
@@ -292,7 +294,8 @@ def agent_states(result: GaiaResult) -> str:
     if result.agents is None:
         return ""
     caption = (
-        "How each agent's tasks ended, first attempt, by level: answered (then scored), "
+        "How each agent's tasks ended, first attempt, by level: answered (the agent returned an "
+        "answer, then scored), "
         "timeout (max_time_s), step_limit (max_steps or max_tokens), error (the agent or its "
         f"model calls failed); rates with {result.params.confidence_level:.0%} Wilson intervals. "
         "Timeouts and step limits count as wrong in the accuracy above, shown apart here"

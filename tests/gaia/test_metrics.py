@@ -136,38 +136,38 @@ def test_demo_end_to_end_perfect_and_empty_systems():
     assert acc.loc[("mute", "all"), "no_answer_rate"] == 1.0
 
 
-# ----------------------------------------------------------------------------- answered items
+# ----------------------------------------------------------------------------- items without an error
 
 
-def test_accuracy_over_answered_items_leaves_failed_calls_out():
+def test_accuracy_over_items_without_an_error_leaves_failed_calls_out():
     recs = records(SPEC)
     recs.loc[recs.task_id == "L3-3", ["error"]] = "timeout"  # a wrong item whose call failed
     table = gaia.level_accuracy(recs).set_index("level")
-    # L3: 1 correct of 4 items; 3 answered -> 1/3. All: 7 of 14; 13 answered -> 7/13.
-    assert table.loc["L3", "answered"] == 4 - 1
-    assert table.loc["L3", "accuracy_answered"] == pytest.approx(1 / 3)
-    assert table.loc["all", "accuracy_answered"] == pytest.approx(7 / 13)
+    # L3: 1 correct of 4 items; 3 without an error -> 1/3. All: 7 of 14; 13 without an error -> 7/13.
+    assert table.loc["L3", "no_error"] == 4 - 1
+    assert table.loc["L3", "accuracy_no_error"] == pytest.approx(1 / 3)
+    assert table.loc["all", "accuracy_no_error"] == pytest.approx(7 / 13)
     # no failed call: both accuracies agree
-    assert table.loc["L1", "accuracy_answered"] == table.loc["L1", "accuracy"] == 4 / 5
+    assert table.loc["L1", "accuracy_no_error"] == table.loc["L1", "accuracy"] == 4 / 5
 
 
-def test_accuracy_over_answered_items_is_nan_when_every_call_failed():
+def test_accuracy_over_items_without_an_error_is_nan_when_every_call_failed():
     recs = records({"A": {1: [False, False]}}, error="http_401")
     row = gaia.level_accuracy(recs).set_index("level").loc["L1"]
-    assert (row["answered"], row["accuracy"]) == (0, 0.0)
-    assert math.isnan(row["accuracy_answered"])
+    assert (row["no_error"], row["accuracy"]) == (0, 0.0)
+    assert math.isnan(row["accuracy_no_error"])
 
 
-def test_scorer_comparison_official_lenient_and_answered():
+def test_scorer_comparison_official_lenient_and_no_error():
     # 4 items: official T F F F; lenient T T F F; the call of the last item failed.
     recs = records({"A": {1: [True, False, False, False]}})
     recs["correct_lenient"] = [True, True, False, False]
     recs.loc[3, "error"] = "timeout"
     row = metrics.scorer_comparison(recs).iloc[0]
-    assert (row["n"], row["answered"]) == (4, 3)
+    assert (row["n"], row["no_error"]) == (4, 3)
     assert row["official"] == pytest.approx(1 / 4) and row["lenient"] == pytest.approx(2 / 4)
-    assert row["official_answered"] == pytest.approx(1 / 3)
-    assert row["lenient_answered"] == pytest.approx(2 / 3)
+    assert row["official_no_error"] == pytest.approx(1 / 3)
+    assert row["lenient_no_error"] == pytest.approx(2 / 3)
     assert gaia.metrics.lenient_only(recs) == 1  # item 2: official wrong, lenient right
     assert metrics.scorer_comparison(records(SPEC)) is None  # no lenient column
 

@@ -58,11 +58,11 @@ def test_key_result_states_failed_calls_and_accuracy_over_answered_items():
     assert "; 53.8% of the 13 items whose first call succeeded" in text
 
 
-def test_key_result_when_no_item_was_answered():
+def test_key_result_when_every_call_failed():
     recs = records({"A": {1: [False, False]}}, error="http_401: no")
     text = report.key_result(_result(recs, usage=_usage(A=(2, 2, {"http_401": 2}))))
     assert "0.0% [" in text and "2 of 2 calls failed: http_401 × 2" in text
-    assert text.endswith(" — no item answered.</p>")
+    assert text.endswith(" — every first call failed.</p>")
 
 
 def test_untrusted_names_are_escaped():
@@ -151,3 +151,20 @@ def test_agent_sections_show_tables_or_say_there_is_no_agent(agent_result):
     assert report.agents_sentence(chat_only) == report.NO_AGENTS
     assert report.steps_accuracy(chat_only) == report.failures_html(chat_only) == report.NO_AGENTS
     assert report.agent_states(chat_only) == report.agent_effort(chat_only) == ""
+
+
+def test_answered_is_the_end_state_only_and_no_error_counts_the_calls_that_did_not_fail(
+    agent_result,
+):
+    states = agent_result.agents.states.set_index(["system", "level"]).loc[("sim-agent", "all")]
+    # the fixture's agent: 12 tasks = 10 answered + 1 timeout + 1 step_limit + 0 error
+    assert (states["tasks"], states["answered"], states["timeout"], states["step_limit"]) == (
+        12, 10, 1, 1,
+    )  # fmt: skip
+    accuracy = report.accuracy_table(agent_result).set_index(["system", "level"])
+    assert "answered" not in accuracy.columns
+    assert accuracy.loc[("sim-agent", "all"), "no_error"] == 12 - 0  # tasks - errors
+    assert "no_error = n − errors" in report.accuracy_caption(agent_result)
+    scorers = report.scorers_section(agent_result)
+    assert ">answered<" not in scorers and ">official_no_error<" in scorers
+    assert "answered (the agent returned an answer" in report.agent_states(agent_result)
