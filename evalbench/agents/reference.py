@@ -58,6 +58,7 @@ def reference_backend(run: Any, spec: SystemSpec) -> Backend:
             workdir=workdir,
             documents=documents,
             attachments={Path(p).name: Path(p) for p in item.task.attachments},
+            python=spec.sandbox,
         )
         return await react(client, item, recorder, ctx, tools, schemas)
 

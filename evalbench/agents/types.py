@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from evalbench.models import ModelSpec
 from evalbench.records import Record
 
+from .tools.sandbox import SandboxLimits
+
 AgentProvider = Literal["openai", "sim", "python", "command", "agent"]
 EndState = Literal["answered", "timeout", "step_limit", "error"]
 END_STATES: tuple[EndState, ...] = ("answered", "timeout", "step_limit", "error")
@@ -93,6 +95,11 @@ class SystemSpec(ModelSpec):
     relative to the project root."""
     limits: AgentLimits = Field(default_factory=AgentLimits, exclude_if=_is_default_limits)
     """Per-task limits of an agent."""
+    sandbox: SandboxLimits = Field(default_factory=SandboxLimits,
+                                   exclude_if=lambda v: v == SandboxLimits())  # fmt: skip
+    """``agent``: limits of each ``python`` tool call: ``cpu_s``, ``wall_s``, ``memory_mb``,
+    ``processes``, ``file_mb``, ``output_chars`` and ``disk_mb``, the disk budget (default
+    1024: the task's work dir with its attachments, plus a call's temporary files)."""
     sim_agent: SimAgentKnobs | None = Field(default=None, exclude_if=lambda v: v is None)
     """``sim`` only: simulate an agent (steps, tools, timeouts) instead of a chat model."""
 
@@ -107,6 +114,8 @@ class SystemSpec(ModelSpec):
             raise ValueError(f"entrypoint {self.entrypoint!r}: expected 'package.module:function'")
         if self.sim_agent is not None and self.provider != "sim":
             raise ValueError("sim_agent applies to provider 'sim' only")
+        if self.sandbox != SandboxLimits() and self.provider != "agent":
+            raise ValueError("sandbox applies to provider 'agent' only (its python tool)")
         return self
 
     @property

@@ -29,6 +29,7 @@ from evalbench.agents import (
     load_entrypoint,
 )
 from evalbench.agents.backends import outcome_of
+from evalbench.agents.tools.sandbox import namespaces_available
 from evalbench.records import read_jsonl
 from evalbench.report import run_study
 from evalbench.runs import open_run
@@ -338,6 +339,32 @@ def test_the_reference_agent_reads_a_csv_runs_python_and_answers(tmp_path, loopb
     again = loopback.count
     _run(_params(tmp_path, dataset, systems))
     assert loopback.count == again
+
+
+FILL_16_MIB = (
+    "f = open('big.bin', 'wb')\nfor _ in range(16):\n    f.write(b'x' * 2**20)\n    f.flush()"
+)
+
+
+@pytest.mark.skipif(not namespaces_available(), reason="the disk budget needs namespaces")
+def test_the_systems_sandbox_limits_reach_the_python_tool(tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.enqueue(
+        Reply(tool_calls=[{"name": "python", "arguments": json.dumps({"code": FILL_16_MIB})}]),
+        Reply(tool_calls=[{"name": "final_answer", "arguments": '{"answer": "x"}'}]),
+    )
+    systems = [{"name": "react", "provider": "agent", "model": "m", "base_url": loopback.base_url,
+                "api_key_env": KEY_ENV, "sandbox": {"disk_mb": 8}}]  # fmt: skip
+    run, _ = _run(_params(tmp_path, _dataset(tmp_path, ["x"]), systems))
+    tool = [s for s in _records(run, "steps") if s["tool"] == "python" and s["kind"] == "tool"]
+    assert "OSError: [Errno 28] No space left on device" in tool[0]["result"]
+
+
+def test_sandbox_limits_apply_to_the_reference_agent_only(tmp_path):
+    systems = [{"name": "p", "provider": "python", "entrypoint": f"{ENTRY}:answer",
+                "sandbox": {"disk_mb": 8}}]  # fmt: skip
+    with pytest.raises(ValueError, match="sandbox applies to provider 'agent' only"):
+        _run(_params(tmp_path, _dataset(tmp_path, ["x"]), systems))
 
 
 def test_the_reference_agent_stops_at_max_steps(tmp_path, loopback, monkeypatch):

@@ -8,6 +8,8 @@ starts inherits ``HOME=<workdir>``.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
 import resource
@@ -34,6 +36,17 @@ FAST = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=256, processes=16)
 needs_namespaces = pytest.mark.skipif(
     not namespaces_available(), reason="needs root and a working util-linux unshare"
 )
+
+
+ATTEMPT = """# prints what an action did: "<name> ok" or "<name> <strerror>"
+import os, socket
+def attempt(name, action):
+    try:
+        action()
+        print(name, "ok")
+    except OSError as error:
+        print(name, error.strerror)
+"""
 
 
 @pytest.fixture
@@ -233,9 +246,9 @@ def test_there_is_no_network(workdir):
 @needs_namespaces
 def test_the_sandbox_cannot_write_outside_its_work_dir(workdir):
     target = Path(sys.prefix) / "sandbox-canary"  # root-owned, like the repo
-    code = f"try:\n    open({str(target)!r}, 'w')\n    print('wrote')\nexcept OSError as e:\n    print(type(e).__name__)"
+    code = ATTEMPT + f"attempt('prefix', lambda: open({str(target)!r}, 'w'))"
     try:
-        assert run_python(code, workdir, FAST).stdout == "PermissionError\n"
+        assert run_python(code, workdir, FAST).stdout == "prefix Read-only file system\n"
     finally:
         target.unlink(missing_ok=True)
 
@@ -244,9 +257,21 @@ def test_the_sandbox_cannot_write_outside_its_work_dir(workdir):
 def test_a_work_dir_under_a_private_folder_still_works(tmp_path):
     """pytest's tmp_path sits under a 0700 folder: the mounts bind the work dir back."""
     workdir, _ = prepare_workdir({}, root=tmp_path)
-    masks, binds = mounts(workdir)
-    assert str(workdir) in binds and ["/tmp", 0o1777] in masks
     assert run_python("print(open('x', 'w').write('ok'))", workdir, FAST).stdout == "2\n"
+    assert (workdir / "x").read_text() == "ok"
+
+
+@needs_namespaces
+def test_a_work_dir_inside_a_folder_the_interpreter_needs_still_works(tmp_path, monkeypatch):
+    """As in a checkout under /tmp whose root is on sys.path: the work dir's copy is bound
+    over its path inside the (read-only) bound folder."""
+    tmp_path.chmod(0o755)  # a checkout other users may read (pytest's folders are 0700)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    workdir, _ = prepare_workdir({}, root=tmp_path)
+    assert str(tmp_path) in mounts(workdir)[1]
+    result = run_python("print(open('x', 'w').write('ok'))", workdir, FAST)
+    assert result.stdout == "2\n", result.stderr
+    assert (workdir / "x").read_text() == "ok"
 
 
 def test_huge_output_is_truncated_and_the_writer_stopped(workdir):
@@ -294,3 +319,225 @@ def test_a_sandbox_that_never_reports_is_a_failure_not_a_kill():
     assert (result.exit_code, result.timed_out) == (1, False)
     assert result.killed == "sandbox failed to run the code (exit code 1)"
     assert result.stderr == "mount failed"
+
+
+# --- what the code can reach and leave behind (namespace mode) ------------------------------
+
+
+@pytest.fixture
+def host_unix_server():
+    """A host process listening on a Unix socket every user may connect to (/run/lock, as in
+    the issue, or /var/tmp), and on an abstract one; yields both addresses."""
+    folder = next((d for d in ("/run/lock", "/var/tmp") if os.path.isdir(d)), None)
+    if folder is None:
+        pytest.skip("no world-writable /run/lock or /var/tmp")
+    path = os.path.join(folder, f"evalbench-test-{os.getpid()}.sock")
+    abstract = f"\0evalbench-test-{os.getpid()}"
+    with socket.socket(socket.AF_UNIX) as server, socket.socket(socket.AF_UNIX) as hidden:
+        server.bind(path)
+        os.chmod(path, 0o777)
+        server.listen()
+        hidden.bind(abstract)
+        hidden.listen()
+        for address in (path, abstract):  # both reachable from here
+            with socket.socket(socket.AF_UNIX) as probe:
+                probe.connect(address)
+        try:
+            yield path, abstract
+        finally:
+            os.unlink(path)
+
+
+@needs_namespaces
+def test_host_unix_sockets_are_out_of_reach(workdir, host_unix_server):
+    path, abstract = host_unix_server
+    code = ATTEMPT + (
+        f"attempt('path', lambda: socket.socket(socket.AF_UNIX).connect({path!r}))\n"
+        f"attempt('abstract', lambda: socket.socket(socket.AF_UNIX).connect({abstract!r}))\n"
+        f"attempt('dgram', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))\n"
+        "a, b = socket.socketpair()\n"  # still works: asyncio and multiprocessing need it
+        "a.send(b'x'); print('pair', b.recv(1))\n"
+        "import multiprocessing\n"
+        "print('pool', multiprocessing.Pool(2).map(abs, [-1, -2]))\n"
+    )
+    result = run_python(code, workdir, FAST)
+    assert result.stdout.splitlines() == [
+        "path Permission denied",  # a Unix socket cannot even be created
+        "abstract Permission denied",
+        "dgram Permission denied",
+        "pair b'x'",
+        "pool [1, 2]",
+    ], result.stderr
+
+
+WRITES = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+
+
+@needs_namespaces
+def test_files_written_outside_the_work_dir_do_not_persist(workdir):
+    """/tmp, /var/tmp and /dev/shm are private (one tmpfs, gone with the call); every other
+    folder, world-writable or not, is read-only."""
+    name = f"evalbench-canary-{os.getpid()}"
+    folders = [d for d in WRITES if os.path.isdir(d)]
+    code = ATTEMPT + "".join(
+        f"attempt({d!r}, lambda: open({f'{d}/{name}'!r}, 'w').write('x'))\n" for d in folders
+    )
+    try:
+        lines = run_python(code, workdir, FAST).stdout.splitlines()
+        left = [d for d in folders if os.path.lexists(f"{d}/{name}")]
+    finally:
+        for d in folders:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{d}/{name}")
+    expected = {
+        "/tmp": "ok",
+        "/var/tmp": "ok",
+        "/dev/shm": "ok",
+        "/run/lock": "Read-only file system",
+    }
+    assert lines == [f"{d} {expected[d]}" for d in folders]
+    assert left == []
+
+
+SHM = """
+import ctypes
+flags = 0o1000 | 0o666 if {create} else 0  # IPC_CREAT, read-write for every user
+print(ctypes.CDLL(None).shmget({key}, 4096, flags) >= 0)
+"""
+
+
+@needs_namespaces
+def test_system_v_shared_memory_does_not_outlive_the_call(workdir):
+    """A segment one call makes (mode 0666, never removed) is gone for the next call."""
+    key = 0x5EB0000 + os.getpid() % 0xFFFF
+    try:
+        assert run_python(SHM.format(key=key, create=True), workdir, FAST).stdout == "True\n"
+        assert run_python(SHM.format(key=key, create=False), workdir, FAST).stdout == "False\n"
+    finally:  # without the IPC namespace the segment would be the host's: remove it
+        libc = ctypes.CDLL(None, use_errno=True)
+        shmid = libc.shmget(key, 0, 0)
+        if shmid >= 0:
+            libc.shmctl(shmid, 0, None)  # IPC_RMID
+
+
+@needs_namespaces
+def test_new_user_namespaces_are_refused(workdir):
+    code = (
+        "import ctypes, subprocess\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print('unshare', libc.unshare(0x10000000), ctypes.get_errno())\n"  # CLONE_NEWUSER
+        "run = subprocess.run(['unshare', '-Ur', 'true'], capture_output=True, text=True)\n"
+        "print('command', run.returncode)\n"
+        "print('spawn', subprocess.run(['true']).returncode)\n"  # processes still start
+    )
+    result = run_python(code, workdir, FAST)
+    assert result.stdout.splitlines() == ["unshare -1 1", "command 1", "spawn 0"]  # 1 = EPERM
+
+
+@needs_namespaces
+def test_the_work_dir_keeps_files_between_calls_and_symlinks_stay_links(workdir, tmp_path):
+    victim = tmp_path / "victim.txt"  # a host file the code must never write through
+    victim.write_text("host data")
+    first = (
+        "import os\nos.makedirs('sub/deeper')\nopen('sub/deeper/a.txt', 'w').write('kept')\n"
+        f"os.symlink({str(victim)!r}, 'link')\nos.chmod('sub/deeper/a.txt', 0o4755)\n"
+        "open('gone.txt', 'w').write('soon removed')"
+    )
+    assert run_python(first, workdir, FAST).exit_code == 0
+    assert (workdir / "sub/deeper/a.txt").read_text() == "kept"
+    assert os.readlink(workdir / "link") == str(victim)  # a link, not a copy of the target
+    assert (workdir / "sub/deeper/a.txt").stat().st_mode & 0o7777 == 0o755  # no setuid bit
+    second = ATTEMPT + (
+        "print(open('sub/deeper/a.txt').read())\nos.remove('gone.txt')\n"
+        "attempt('through', lambda: open('link', 'w').write('x'))\n"  # a path not there inside
+        "os.remove('link')\nopen('link', 'w').write('a file now')"
+    )
+    result = run_python(second, workdir, FAST)
+    assert result.stdout == "kept\nthrough No such file or directory\n", result.stderr
+    assert sorted(p.name for p in workdir.iterdir()) == ["link", "sub"]
+    assert (workdir / "link").read_text() == "a file now" and not (workdir / "link").is_symlink()
+    assert victim.read_text() == "host data"
+
+
+@needs_namespaces
+def test_a_call_stopped_at_the_wall_limit_leaves_the_work_dir_as_it_was(workdir):
+    (workdir / "before.txt").write_text("x")
+    limits = FAST.model_copy(update={"wall_s": 1})
+    code = "import time\nopen('during.txt', 'w').write('y')\ntime.sleep(60)"
+    result = run_python(code, workdir, limits)
+    assert result.timed_out
+    assert sorted(p.name for p in workdir.iterdir()) == ["before.txt"]
+    assert "work dir was left as it was before the call" in format_result(result, 8000)
+
+
+@needs_namespaces
+def test_folders_nested_too_deep_are_left_out_and_the_next_call_still_runs(workdir):
+    result = run_python("import os\nos.makedirs('/'.join(['d'] * 70))", workdir, FAST)
+    assert result.notes == (
+        "the work dir was not fully saved: left out 1 folder(s) nested over 64 deep",
+    )
+    depth = max(len(p.relative_to(workdir).parts) for p in workdir.rglob("d"))
+    assert depth == 64  # d/d/.../d, 64 of them; the 65th and deeper were left out
+    assert run_python("print('still runs')", workdir, FAST).stdout == "still runs\n"
+
+
+LATE_WRITER = """
+import os, time
+if os.fork() == 0:  # a daemon that writes into the work dir after the cell has ended
+    os.setsid()
+    time.sleep(0.5)
+    open('late.txt', 'w').write('too late')
+    os._exit(0)
+print('left it running')
+"""
+
+
+@needs_namespaces
+def test_what_the_code_leaves_running_is_killed_before_the_work_dir_is_saved(workdir):
+    result = run_python(LATE_WRITER, workdir, FAST)
+    assert (result.stdout, result.notes) == ("left it running\n", ())
+    time.sleep(0.6)  # the daemon would have written by now
+    assert list(workdir.iterdir()) == [] and processes_of(workdir) == []
+
+
+# --- the disk budget -----------------------------------------------------------------------
+
+FILL = """
+import errno, json, os
+written = {}
+for folder in ('.', '/tmp', '/var/tmp', '/dev/shm'):  # the last three: one tmpfs
+    try:
+        with open(os.path.join(folder, f'fill{len(written)}.bin'), 'wb') as out:
+            for _ in range(3):
+                out.write(b'x' * 2**20)
+                out.flush()
+                written[folder] = written.get(folder, 0) + 1
+    except OSError as error:
+        print('refused', folder, errno.errorcode[error.errno])
+        break
+print(json.dumps(written))
+"""
+
+
+@needs_namespaces
+def test_the_disk_budget_holds_across_the_work_dir_and_the_temporary_folders(workdir):
+    """8 MiB for everything: 1 MiB attachment + 3 MiB in the work dir + 3 MiB in /tmp fit;
+    3 more MiB in /var/tmp do not (at most 1 of them is written)."""
+    (workdir / "attachment.bin").write_bytes(b"a" * 2**20)
+    limits = FAST.model_copy(update={"disk_mb": 8})
+    result = run_python(FILL, workdir, limits)
+    refused, written = result.stdout.splitlines()
+    assert refused == "refused /var/tmp ENOSPC", result.stderr
+    assert json.loads(written) in ({".": 3, "/tmp": 3}, {".": 3, "/tmp": 3, "/var/tmp": 1})
+    assert (workdir / "fill0.bin").stat().st_size == 3 * 2**20  # the work dir's file is kept
+    assert sorted(p.name for p in workdir.iterdir()) == ["attachment.bin", "fill0.bin"]
+
+
+@needs_namespaces
+def test_a_work_dir_larger_than_the_budget_is_refused_with_the_reason(workdir):
+    (workdir / "big.bin").write_bytes(b"a" * 3 * 2**20)
+    limits = FAST.model_copy(update={"disk_mb": 2})
+    result = run_python("print('ran')", workdir, limits)
+    assert result.stdout == "" and result.killed.startswith("sandbox failed to run the code")
+    assert "the work dir does not fit the disk budget (disk_mb=2)" in result.stderr
+    assert (workdir / "big.bin").stat().st_size == 3 * 2**20  # untouched

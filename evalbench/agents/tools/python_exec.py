@@ -36,6 +36,8 @@ DRAIN_GRACE_S = 0.25  # after the code ends, how long to wait for its last outpu
 READ_CHUNK = 1 << 16
 GROUP_EXIT_WAIT_S = 1.0  # session mode: how long to wait for killed group members to go
 RESULT_NOTE_ROOM = 300  # characters of the tool result kept for the status lines
+SYNC_WAIT_S = 60.0  # after the cell ends, how long the copy of the work dir back may take
+NOT_SAVED_NOTE = "the work dir was left as it was before the call"
 
 
 class _Stream:
@@ -95,23 +97,28 @@ def run_planned(code: str, workdir: Path, limits: SandboxLimits, plan: Plan) -> 
     """:func:`run_python` with an explicit :class:`Plan`."""
     if not workdir.is_dir():
         raise FileNotFoundError(f"sandbox: work dir {workdir} does not exist")
-    if plan.uid is not None:
+    work_fd = None
+    if plan.mode == "namespace":  # opened here, on the host's mount: the copy back writes it
+        work_fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    elif plan.uid is not None:
         hand_over(workdir, plan.uid)
     started = time.monotonic()
     status_r, status_w = os.pipe()
     try:
         proc = subprocess.Popen(
-            command(workdir, limits, plan, status_w),
+            command(workdir, limits, plan, status_w, work_fd),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(status_w,),
+            pass_fds=(status_w,) if work_fd is None else (status_w, work_fd),
             cwd=workdir,
             env=sandbox_env(workdir),
             start_new_session=True,
         )
     finally:
         os.close(status_w)
+        if work_fd is not None:
+            os.close(work_fd)
     with proc, os.fdopen(status_r, "rb") as status:
         try:
             _send(proc, code)
@@ -138,6 +145,7 @@ class _Outcome(NamedTuple):
     status: int | None  # the cell's raw wait status, None when it was never reported
     stop: str | None  # "wall" or "output" when evalbench stopped the run
     returncode: int  # the sandbox process's own (unshare's, or the supervisor's)
+    sync: str | None = None  # namespace mode: "synced", "sync failed: ...", None if never
 
 
 def _collect(
@@ -149,14 +157,19 @@ def _collect(
     status, stop = _read(streams, status_fd, limits, started + limits.wall_s)
     _end(proc, mode, finished=bool(status) and stop is None)
     stdout, stderr = streams.values()
-    code = int(status) if status.strip() else None
-    return _Outcome(stdout, stderr, code, stop, proc.returncode)
+    lines = status.decode(errors="replace").splitlines()
+    code = int(lines[0]) if lines and lines[0].strip() else None
+    return _Outcome(stdout, stderr, code, stop, proc.returncode, lines[1] if lines[1:] else None)
 
 
 def _read(
     streams: dict[int, _Stream], status_fd: int, limits: SandboxLimits, deadline: float
 ) -> tuple[bytes, str | None]:
-    """Read the pipes together until all close, or a stop; ``(status, "wall"|"output"|None)``."""
+    """Read the pipes together until all close, or a stop; ``(status, "wall"|"output"|None)``.
+
+    Once the cell's status is in, the wall clock no longer applies: the supervisor copies
+    the work dir back, within :data:`SYNC_WAIT_S`.
+    """
     status, gone = b"", False
     with selectors.DefaultSelector() as selector:
         for fd in (*streams, status_fd):
@@ -168,6 +181,8 @@ def _read(
             for key, _ in selector.select(timeout):
                 data = os.read(key.fd, READ_CHUNK)
                 if key.fd == status_fd:
+                    if b"\n" not in status and b"\n" in data:
+                        deadline = time.monotonic() + SYNC_WAIT_S
                     status += data
                 elif data:
                     streams[key.fd].add(data)
@@ -238,7 +253,17 @@ def _result(outcome: _Outcome, limits: SandboxLimits, mode: Mode, wall: float) -
     exit_code, killed = _exit_and_reason(outcome, limits)
     timed_out = outcome.stop == "wall" or exit_code == -signal.SIGXCPU
     stdout, stderr = outcome.stdout.text(), outcome.stderr.text()
-    return SandboxResult(stdout, stderr, exit_code, timed_out, killed, round(wall, 3), mode)
+    notes = () if mode == "session" else _sync_notes(outcome)
+    return SandboxResult(stdout, stderr, exit_code, timed_out, killed, round(wall, 3), mode, notes)
+
+
+def _sync_notes(outcome: _Outcome) -> tuple[str, ...]:
+    """Namespace mode: what to say when the work dir was not (all) copied back."""
+    if outcome.sync == "synced" or (outcome.status is None and outcome.stop is None):
+        return ()  # saved, or the sandbox never ran (its reason is the result's)
+    if outcome.sync is None:
+        return (f"stopped before the end: {NOT_SAVED_NOTE}",)
+    return (f"the work dir was not fully saved: {outcome.sync}",)
 
 
 def _exit_and_reason(outcome: _Outcome, limits: SandboxLimits) -> tuple[int, str | None]:
@@ -274,6 +299,7 @@ def format_result(result: SandboxResult, budget: int) -> str:
     lines = [f"[{status}; {result.wall_s:.2f} s]"]
     if result.isolation == "session":
         lines.append(f"[note: {NO_NETWORK_NOTE}]")
+    lines += [f"[note: {note}]" for note in result.notes]
     room = max(budget - RESULT_NOTE_ROOM, 2)
     err_room = min(len(result.stderr), room // 2)
     out_room = room - err_room

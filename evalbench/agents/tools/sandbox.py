@@ -7,21 +7,27 @@ may use pandas/numpy) with ``cwd`` = the task's work dir, a minimal explicit env
 (never inherited: no API keys or tokens) and the code on stdin. Two isolation modes:
 
 - ``namespace`` (root and ``unshare`` works): ``unshare --pid --fork --kill-child --net
-  --mount-proc``. The code runs in fresh PID, network (loopback down: no network at all)
-  and mount namespaces, as a fresh unprivileged uid/gid picked per call (so RLIMIT_NPROC
-  applies and concurrent sandboxes cannot touch each other), with ``/tmp``, ``/dev/shm``
-  and unreadable ancestors (a 0700 ``/root``) covered by empty tmpfs mounts. The
-  namespace's PID 1 is a root supervisor; when it exits or is killed, the kernel kills
-  every process in the namespace, setsid() and double-fork daemons included.
+  --ipc --mount-proc``. The code runs in fresh PID, network (loopback down: no network at
+  all), IPC and mount namespaces, as a fresh unprivileged uid/gid picked per call (so
+  RLIMIT_NPROC applies and concurrent sandboxes cannot touch each other). Its file system:
+  one private tmpfs of ``disk_mb`` is ``/tmp``, ``/var/tmp`` and ``/dev/shm`` and holds a
+  copy of the work dir (the disk budget: a write past it fails with ENOSPC); every other
+  mount is read-only; unreadable ancestors (a 0700 ``/root``) are covered by empty tmpfs
+  mounts with only what the interpreter needs bound back. When the code ends, the
+  supervisor (the namespace's PID 1, still root) kills what it left running and copies the
+  work dir's new state back to the host (regular files, folders, symlinks as links; never
+  following one); then the namespace, and everything written elsewhere, is gone. A call
+  stopped at its wall-clock or output limit is not copied back: the work dir stays as it was.
 - ``session`` (otherwise): a new session, killed with ``killpg`` when the call ends; as
   root it still drops to a fresh uid (then the interpreter's files must be readable by
-  other users; a venv on a Python under a 0700 ``/root`` is not). A process that calls
-  setsid() can outlive the call, and **network isolation is unavailable** (the result
-  says so).
+  other users; a venv on a Python under a 0700 ``/root`` is not). The code writes the work
+  dir directly; a process that calls setsid() can outlive the call, and **network and file
+  isolation and the disk budget are unavailable** (the result says so).
 
-Both modes: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC and RLIMIT_CORE=0 (set by
-``_sandbox_init.py`` before the code runs); the wall clock, bounded output capture and
-the final kill are ``python_exec``'s.
+Both modes: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC and RLIMIT_CORE=0, and a
+seccomp filter that refuses Unix sockets (host sockets are reached by path or name) and new
+user namespaces (set by ``_sandbox_init.py`` before the code runs); the wall clock, bounded
+output capture and the final kill are ``python_exec``'s.
 """
 
 from __future__ import annotations
@@ -40,11 +46,15 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 INIT_SCRIPT = Path(__file__).with_name("_sandbox_init.py")
-UNSHARE_FLAGS = ("--pid", "--fork", "--kill-child", "--net", "--mount-proc")
+UNSHARE_FLAGS = ("--pid", "--fork", "--kill-child", "--net", "--ipc", "--mount-proc")
 SANDBOX_UID_BASE = 1_500_000_000  # far above any real account; one fresh uid per call
 SANDBOX_UID_SPAN = 1 << 24
 Mode = Literal["namespace", "session"]
-NO_NETWORK_NOTE = "network isolation is unavailable on this platform (session mode)"
+NO_NETWORK_NOTE = (
+    "network isolation is unavailable on this platform (session mode), and so are file "
+    "isolation and the disk budget"
+)
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")  # one private tmpfs in namespace mode
 
 
 class SandboxLimits(BaseModel):
@@ -63,7 +73,11 @@ class SandboxLimits(BaseModel):
     processes: int = Field(default=32, gt=0)
     """Processes and threads of the sandbox user (RLIMIT_NPROC)."""
     file_mb: int = Field(default=64, gt=0)
-    """Largest file the code may write (RLIMIT_FSIZE), and the size of its private /tmp."""
+    """Largest file the code may write (RLIMIT_FSIZE)."""
+    disk_mb: int = Field(default=1024, gt=0)
+    """Disk budget of a call: the work dir (copied in, attachments included) and whatever
+    it writes there or in /tmp, /var/tmp, /dev/shm share one private tmpfs (memory, freed
+    when the call ends) of this size; past it a write fails with ENOSPC (namespace mode)."""
 
 
 class SandboxResult(NamedTuple):
@@ -76,6 +90,7 @@ class SandboxResult(NamedTuple):
     killed: str | None  # why the run was stopped, e.g. "wall time limit (20 s)"
     wall_s: float
     isolation: str = "namespace"  # "namespace" or "session"
+    notes: tuple[str, ...] = ()  # e.g. why the work dir was not saved
 
 
 class Plan(NamedTuple):
@@ -170,15 +185,16 @@ def _under(path: str, tops: Iterable[str], strictly: bool = False) -> bool:
 
 
 def mounts(workdir: Path) -> tuple[list[list], list[str]]:
-    """Tmpfs masks ``[[path, mode], ...]`` and the paths to bind back under them."""
+    """Tmpfs masks ``[[path, mode], ...]`` over untraversable ancestors, and the paths the
+    interpreter needs bound back (under those masks or under the private /tmp)."""
     needed = needed_paths(workdir)
-    private = [p for p in ("/tmp", "/dev/shm") if os.path.isdir(p)]
-    tops = sorted({*private, *filter(None, map(_blocked_ancestor, needed))})
-    tops = [t for t in tops if not _under(t, [o for o in tops if o != t])]
-    binds = [p for p in needed if _under(p, tops, strictly=True)]  # a top bound back unmasks it
+    private = [p for p in PRIVATE if os.path.isdir(p)]
+    masks = sorted(set(filter(None, map(_blocked_ancestor, needed))) - set(private))
+    needed.remove(str(workdir.resolve()))  # its copy is mounted there, not the host's
+    masks = [m for m in masks if not _under(m, [o for o in masks if o != m] + private)]
+    binds = [p for p in needed if _under(p, [*masks, *private], strictly=True)]
     binds = [p for p in binds if not _under(p, [o for o in binds if o != p])]
-    masks = [[t, 0o1777 if t in private else 0o755] for t in tops]
-    return masks, binds
+    return [[m, 0o755] for m in masks], binds
 
 
 def hand_over(workdir: Path, uid: int) -> None:
@@ -194,16 +210,21 @@ def hand_over(workdir: Path, uid: int) -> None:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
 
 
-def command(workdir: Path, limits: SandboxLimits, plan: Plan, status_fd: int) -> list[str]:
-    """The argv that starts the sandbox."""
+def command(
+    workdir: Path, limits: SandboxLimits, plan: Plan, status_fd: int, work_fd: int | None
+) -> list[str]:
+    """The argv that starts the sandbox (``work_fd``: the work dir, opened on the host, for
+    the copy in and out; namespace mode only)."""
     masks, binds = mounts(workdir) if plan.mode == "namespace" else ([], [])
     config = {
+        "namespace": plan.mode == "namespace",
         "workdir": str(workdir),
+        "work_fd": work_fd,
         "uid": plan.uid,
         "limits": rlimits(limits, plan),
         "masks": masks,
         "binds": binds,
-        "tmpfs_mb": limits.file_mb,
+        "disk_mb": limits.disk_mb,
         "status_fd": status_fd,
     }
     python = [sys.executable, "-I", "-B", str(INIT_SCRIPT), json.dumps(config)]
