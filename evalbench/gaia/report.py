@@ -22,6 +22,7 @@ from . import metrics
 from .records import GaiaResult
 
 _HEADLINES = 3
+_PER_ANSWER = ("prompt_tokens", "completion_tokens", "total_tokens", "cost_usd", "latency_s")
 ACCURACY_COLUMNS = ["system", "level", "n", "correct", "accuracy", "ci_low", "ci_high",
                     "no_answer", "errors", "no_error", "accuracy_no_error"]  # fmt: skip
 """The columns of the accuracy-by-level table the notebook shows."""
@@ -222,9 +223,10 @@ def pass_at_k_section(result: GaiaResult) -> str:
 
 
 def usage_table(result: GaiaResult) -> pd.DataFrame:
-    """Mean usage per answer by system and level (``answers`` = items × attempts)."""
+    """Mean tokens, cost and latency per answer by system and level (``answers`` = items ×
+    attempts); the agents' steps and time are in :func:`agent_effort`."""
     usage = result.summary.usage
-    means = [c for c in usage.columns if c.endswith("_mean")]
+    means = [f"{c}_mean" for c in _PER_ANSWER if f"{c}_mean" in usage.columns]
     return usage[["system", "level", "n", *means]].rename(columns={"n": "answers"})
 
 

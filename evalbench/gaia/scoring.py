@@ -48,7 +48,6 @@ _OBJECT_COLUMNS = frozenset(
     {"model_answer", "extracted_answer", "expected", "error", "correct", "correct_lenient"}
 )
 USAGE_COLUMNS = (
-    "state",
     "wall_s",
     "steps",
     "tool_calls",
@@ -58,6 +57,9 @@ USAGE_COLUMNS = (
     "cost_usd",
     "latency_s",
 )
+"""The numbers a prediction may report about its call or task (summed by level)."""
+PASSED_COLUMNS = ("state", *USAGE_COLUMNS)
+"""What :func:`score` copies from a prediction to its record: the end state and the usage."""
 
 
 class GaiaRecord(Record):
@@ -396,13 +398,13 @@ def score(
         predictions: one row per (system, task_id[, attempt]) with ``system``,
             ``task_id``, ``output`` (raw model output or ``None``) and optionally
             ``error`` (a model-call error message), ``attempt`` and any of
-            :data:`USAGE_COLUMNS` (passed through).
+            :data:`PASSED_COLUMNS` (passed through).
         with_lenient: also add ``correct_lenient`` (:func:`lenient_scorer`), a diagnostic
             that never replaces ``correct``.
 
     Returns:
         A DataFrame with :data:`RECORD_COLUMNS` (see :class:`GaiaRecord`), in prediction
-        order, plus the passed-through usage columns.
+        order, plus the passed-through columns.
 
     Raises:
         GaiaDataError: a prediction names an unknown task id, repeats a
@@ -416,9 +418,9 @@ def score(
         row = _score_one(pred, by_id[str(pred["task_id"])]).model_dump()
         if with_lenient:
             row["correct_lenient"] = _lenient_verdict(row)
-        rows.append(row | {c: pred[c] for c in USAGE_COLUMNS if c in pred})
+        rows.append(row | {c: pred[c] for c in PASSED_COLUMNS if c in pred})
     lenient = ["correct_lenient"] if with_lenient else []
-    usage = [c for c in USAGE_COLUMNS if c in preds.columns]
+    usage = [c for c in PASSED_COLUMNS if c in preds.columns]
     return records_frame(rows, [*RECORD_COLUMNS, *lenient, *usage])
 
 

@@ -205,3 +205,13 @@ def test_items_per_level_and_pass_at_k_wide():
     # one item, 2 attempts, 1 correct: pass@1 = 1/2, pass@2 = 1 - C(1,2)/C(2,2) = 1
     assert list(wide.columns) == ["system", "level", "n_items", "pass@1", "pass@2"]
     assert wide.iloc[0][["pass@1", "pass@2"]].tolist() == [0.5, 1.0]
+
+
+def test_usage_by_level_averages_numbers_only():
+    # `state` is passed through to the records with the usage columns, but it is text: a
+    # state_mean column was all dashes in the report
+    recs = records({"A": {1: [True, False]}}, state="answered", prompt_tokens=[100.0, 300.0])
+    usage = metrics.usage_by_level(recs).set_index("level")
+    assert not [c for c in usage.columns if c.startswith("state")]
+    assert usage.loc["L1", "prompt_tokens_mean"] == (100 + 300) / 2
+    assert usage.loc["L1", "prompt_tokens_total"] == 100 + 300

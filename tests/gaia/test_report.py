@@ -168,3 +168,11 @@ def test_answered_is_the_end_state_only_and_no_error_counts_the_calls_that_did_n
     scorers = report.scorers_section(agent_result)
     assert ">answered<" not in scorers and ">official_no_error<" in scorers
     assert "answered (the agent returned an answer" in report.agent_states(agent_result)
+
+
+def test_usage_table_shows_the_columns_its_caption_names(agent_result):
+    usage = report.usage_table(agent_result)
+    assert list(usage.columns) == ["system", "level", "answers", "prompt_tokens_mean",
+                                   "completion_tokens_mean", "cost_usd_mean", "latency_s_mean"]  # fmt: skip
+    caption = report.usage_caption(agent_result)
+    assert "prompt and completion tokens, cost (USD) and latency (s)" in caption
