@@ -1,13 +1,16 @@
 """The judge_public notebook's figures: one function per figure, each a new one.
 
-Each takes the study's :class:`~.records.JudgePublicResult` (whose section is present)
-and returns the :class:`~matplotlib.figure.Figure`; the notebook shows it with
-``plt.show()``. Intervals are labelled with their level.
+Each takes the study's :class:`~.records.JudgePublicResult` and returns the
+:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()``. Intervals are
+labelled with their level. A figure of a section not in this run's ``sections`` raises
+``ValueError``; :func:`drawn` draws it only for a section the run has, so the notebook
+calls it unconditionally.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +19,7 @@ from matplotlib.figure import Figure
 
 from evalbench import plots
 
+from .data import Section
 from .records import JudgePublicResult, PrdResult
 
 
@@ -95,3 +99,18 @@ def mtbench_retest(result: JudgePublicResult, rng: np.random.Generator) -> Figur
         title="MT-Bench: GPT-4 grades of mistral-orpo, two generations (jittered)",
     )  # fmt: skip
     return cast(Figure, ax.figure)
+
+
+_SECTION: dict[Callable[..., Figure], Section] = {
+    prd_agreement: "prd",
+    prd_confusion: "prd",
+    prd_bias: "prd",
+    pandalm_confusion: "pandalm",
+    mtbench_retest: "mtbench",
+}
+
+
+def drawn(figure: Callable[..., Figure], result: JudgePublicResult, *args: Any) -> Figure | None:
+    """``figure(result, *args)``, or ``None`` (nothing drawn) when its section is not in this
+    run's ``sections``."""
+    return figure(result, *args) if _SECTION[figure] in result.params.sections else None

@@ -3,8 +3,9 @@
 Every sentence is escaped HTML built with :func:`evalbench.display.fill`; tables come with
 their captions (:func:`evalbench.display.table_html`); the figures are :mod:`~.figures`'.
 The judges are published ones: no model is asked, so nothing here is simulated and no call
-can fail. Functions of a section take a result whose section is present (the notebook
-checks ``result.prd is not None``).
+can fail. A section not in this run's ``sections``: the function heading it (``prd_humans``,
+``pandalm_setup``, ``mtbench_retest``, ``mtbench_pairs``) returns one line saying so and
+its other functions return ``""``, so the notebook calls every one unconditionally.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ import pandas as pd
 from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
+from .data import Section
 from .metrics import position_lean, reproduces_published
 from .records import JudgePublicResult, PandalmResult, PrdResult
+
+SECTION_TITLES: dict[Section, str] = {"prd": "PRD", "pandalm": "PandaLM", "mtbench": "MT-Bench"}
+"""How a section is named in the line that says it was not run."""
 
 
 def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
@@ -31,6 +36,12 @@ def _level(result: JudgePublicResult) -> float:
 
 def _all_pairs(result: JudgePublicResult) -> pd.Series:
     return result.mtbench_part().table.iloc[0]
+
+
+def _not_run(section: Section) -> str:
+    return display.fill(
+        "<p>{s} is not in this run's <code>sections</code>.</p>", s=SECTION_TITLES[section]
+    )
 
 
 # --------------------------------------------------------------------------- key result
@@ -145,7 +156,9 @@ def sources_table(result: JudgePublicResult) -> str:
 
 def prd_humans(result: JudgePublicResult) -> str:
     """How many reviewer items lack a human majority, and how far two MTurk workers agree."""
-    prd, p = result.prd_part(), result.params
+    prd, p = result.prd, result.params
+    if prd is None:
+        return _not_run("prd")
     raters = prd.raters
     return display.fill(
         "<p>{nm} of the {n} reviewer items have three different votes (no majority) and are "
@@ -171,6 +184,8 @@ PRD_AGREEMENT_COLUMNS = [
 def prd_agreement_table(result: JudgePublicResult) -> str:
     """How a reviewer's verdict is resolved, then its agreement with the humans (table)."""
     p, level = result.params, _level(result)
+    if result.prd is None:
+        return ""
     note = display.fill(
         "<p>Dotted lines: human–human agreement (blue with ties, orange without). A reviewer's "
         "verdict is its two orders resolved ({pol}); <i>single_order</i> scores each order's "
@@ -179,7 +194,7 @@ def prd_agreement_table(result: JudgePublicResult) -> str:
         pol="inconsistent → tie" if p.inconsistent_policy == "tie" else "inconsistent → dropped",
     )  # fmt: skip
     folded = display.fold_intervals(
-        result.prd_part().table, ["with_ties", "without_ties", "kappa", "single_order"]
+        result.prd.table, ["with_ties", "without_ties", "kappa", "single_order"]
     )
     caption = (
         f"PRD reviewers vs human majority: agreement (Wilson) and Cohen's kappa over x/y/tie "
@@ -198,7 +213,9 @@ PRD_BIAS_COLUMNS = [
 
 def prd_bias_table(result: JudgePublicResult) -> str:
     """Position consistency, first-position preference and P(longer wins) per reviewer."""
-    prd, level = result.prd_part(), _level(result)
+    prd, level = result.prd, _level(result)
+    if prd is None:
+        return ""
     folded = display.fold_intervals(prd.table, ["consistency", "first_win_rate", "p_longer"])
     h = prd.human_longer
     caption = (
@@ -213,7 +230,7 @@ def prd_bias_table(result: JudgePublicResult) -> str:
 
 def prd_rerun(result: JudgePublicResult) -> str:
     """The sentence on a reviewer's second run (``""`` when PRD ships none)."""
-    rerun = result.prd_part().rerun
+    rerun = None if result.prd is None else result.prd.rerun
     if rerun is None:
         return ""
     return display.fill(
@@ -228,8 +245,8 @@ def prd_rerun(result: JudgePublicResult) -> str:
 
 def prd_against_papers(result: JudgePublicResult) -> str:
     """GPT-4 here beside MT-Bench's published agreement (``""`` when GPT-4 is not reviewed)."""
-    prd = result.prd_part()
-    if "gpt4" not in set(prd.table["reviewer"]):
+    prd = result.prd
+    if prd is None or "gpt4" not in set(prd.table["reviewer"]):
         return ""
     gpt4 = prd.table.set_index("reviewer").loc["gpt4"]
     return display.fill(
@@ -248,7 +265,9 @@ def prd_against_papers(result: JudgePublicResult) -> str:
 
 def pandalm_setup(result: JudgePublicResult) -> str:
     """Pairs, items without a majority, GPT-3.5's unusable verdicts, and the paper check."""
-    panda, p = result.pandalm_part(), result.params
+    panda, p = result.pandalm, result.params
+    if panda is None:
+        return _not_run("pandalm")
     same = reproduces_published(panda.comparison)
     verdict = (
         "our accuracy, precision, recall and F1 reproduce PandaLM's published numbers to four "
@@ -278,7 +297,9 @@ PANDALM_COLUMNS = [
 
 def pandalm_judges_table(result: JudgePublicResult) -> str:
     """Accuracy (answered and all items), macro P/R/F1, kappa and agreement without ties."""
-    folded = display.fold_intervals(result.pandalm_part().judges, ["accuracy", "kappa"])
+    if result.pandalm is None:
+        return ""
+    folded = display.fold_intervals(result.pandalm.judges, ["accuracy", "kappa"])
     caption = (
         "PandaLM judges vs the human majority: accuracy (Wilson) over the n pairs with a "
         "verdict, accuracy_all over every pair with a human majority (an unscored verdict "
@@ -290,7 +311,9 @@ def pandalm_judges_table(result: JudgePublicResult) -> str:
 
 def pandalm_published_tables(result: JudgePublicResult) -> str:
     """Ours vs the paper's metrics, the README's annotator kappas and label counts."""
-    panda = result.pandalm_part()
+    panda = result.pandalm
+    if panda is None:
+        return ""
     published = panda.comparison.assign(difference=panda.comparison["difference"].round(4) + 0.0)
     return (
         _table(
@@ -306,7 +329,9 @@ def pandalm_published_tables(result: JudgePublicResult) -> str:
 
 def pandalm_longer_table(result: JudgePublicResult) -> str:
     """P(the longer response wins) per judge and for the humans (Wilson)."""
-    folded = display.fold_intervals(result.pandalm_part().longer, ["p_longer"])
+    if result.pandalm is None:
+        return ""
+    folded = display.fold_intervals(result.pandalm.longer, ["p_longer"])
     caption = (
         f"PandaLM: P(the longer response wins) among decisive verdicts "
         f"({_level(result):.0%} Wilson)"
@@ -323,7 +348,9 @@ def _estimate(by: dict[bool, Any], flag: bool) -> float:
 
 def mtbench_retest(result: JudgePublicResult) -> str:
     """GPT-4 grading two generations of the same answers: agreement, drift, length."""
-    mt, level = result.mtbench_part(), _level(result)
+    mt, level = result.mtbench, _level(result)
+    if mt is None:
+        return _not_run("mtbench")
     rt = mt.retest
     r, change, by = rt["retest"], rt["mean_change"], rt["mean_change_by_artifact"]
     slope = rt["change_vs_length"]
@@ -349,7 +376,9 @@ def mtbench_retest(result: JudgePublicResult) -> str:
 
 def mtbench_pairs(result: JudgePublicResult) -> str:
     """GPT-4's position consistency on the pairs, which side it leans to, P(longer wins)."""
-    mt, level = result.mtbench_part(), _level(result)
+    mt, level = result.mtbench, _level(result)
+    if mt is None:
+        return _not_run("mtbench")
     row = _all_pairs(result)
     lean = position_lean(row)
     return display.fill(
@@ -375,8 +404,10 @@ MTBENCH_PAIR_COLUMNS = [
 
 def mtbench_pair_table(result: JudgePublicResult) -> str:
     """Position consistency and P(longer wins), all pairs and per category."""
+    if result.mtbench is None:
+        return ""
     folded = display.fold_intervals(
-        result.mtbench_part().table, ["consistency", "first_win_rate", "p_longer"]
+        result.mtbench.table, ["consistency", "first_win_rate", "p_longer"]
     )
     caption = (
         "MT-Bench GPT-4 pair judge: position consistency and P(longer wins) by category "
@@ -403,13 +434,3 @@ def headlines(result: JudgePublicResult) -> dict[str, Any]:
     if result.mtbench is not None:
         heads["MT-Bench GPT-4 position consistency"] = float(_all_pairs(result)["consistency"])
     return heads
-
-
-def not_analysed(result: JudgePublicResult, section: str) -> str:
-    """A note that ``section`` is not in this run's ``sections`` (``""`` when it is)."""
-    if section in result.params.sections:
-        return ""
-    return display.fill(
-        "<p>Not analysed in this run (<code>{s}</code> is not in <code>sections</code>).</p>",
-        s=section,
-    )

@@ -27,3 +27,12 @@ def test_prd_bias_draws_the_reviewers_and_the_humans_on_a_new_figure() -> None:
 def test_a_figure_of_a_section_not_run_names_the_section() -> None:
     with pytest.raises(ValueError, match="pandalm is not in this run's sections"):
         figures.pandalm_confusion(_result())
+
+
+def test_drawn_draws_the_sections_run_and_nothing_else() -> None:
+    before = set(plt.get_fignums())
+    assert figures.drawn(figures.pandalm_confusion, _result()) is None  # not in sections
+    assert set(plt.get_fignums()) == before
+    fig = figures.drawn(figures.prd_bias, _result())
+    assert isinstance(fig, Figure) and fig.number not in before
+    plt.close(fig)

@@ -158,7 +158,21 @@ def test_headlines_and_sections_left_out() -> None:
         "PRD gpt4 vs human (with ties)": pytest.approx(3 / 4),
         "MT-Bench GPT-4 position consistency": pytest.approx(3 / 5),
     }
-    assert report.not_analysed(_result(), "prd") == ""
-    assert "<code>pandalm</code> is not in" in report.not_analysed(_result(), "pandalm")
-    with pytest.raises(ValueError, match="pandalm is not in this run"):
-        report.pandalm_setup(_result())
+
+
+def test_a_section_not_run_is_one_line_at_its_head_and_nothing_else() -> None:
+    result = _result()  # sections: prd, mtbench
+    line = "<p>PandaLM is not in this run's <code>sections</code>.</p>"
+    assert report.pandalm_setup(result) == line
+    assert report.pandalm_judges_table(result) == ""
+    assert report.pandalm_published_tables(result) == ""
+    assert report.pandalm_longer_table(result) == ""
+    no_prd = result._replace(prd=None, params=_params(sections=["mtbench"]))
+    assert report.prd_humans(no_prd) == "<p>PRD is not in this run's <code>sections</code>.</p>"
+    for rest in (report.prd_agreement_table, report.prd_bias_table, report.prd_rerun,
+                 report.prd_against_papers):  # fmt: skip
+        assert rest(no_prd) == ""
+    no_mt = result._replace(mtbench=None, params=_params(sections=["prd"]))
+    line = "<p>MT-Bench is not in this run's <code>sections</code>.</p>"
+    assert report.mtbench_retest(no_mt) == line and report.mtbench_pairs(no_mt) == line
+    assert report.mtbench_pair_table(no_mt) == ""
