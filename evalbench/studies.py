@@ -32,6 +32,7 @@ STUDY_KINDS: dict[str, str] = {
     "hle": "evalbench.hle.study",
     "compare": "evalbench.compare.study",
     "browsecomp": "evalbench.browsecomp.study",
+    "browse_suite": "evalbench.browse_suite.study",
 }
 """Study kind -> module defining ``STUDY`` (the only registry)."""
 

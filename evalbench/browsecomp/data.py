@@ -1,4 +1,4 @@
-"""BrowseComp data: the official encrypted sets (decrypted in memory) and the offline suite.
+"""BrowseComp data: the official encrypted sets, decrypted in memory.
 
 Official sets (every field encrypted with the row's canary; nothing decrypted is written):
 
@@ -17,10 +17,6 @@ Official sets (every field encrypted with the row's canary; nothing decrypted is
 Decryption (both): key = SHA-256(canary as UTF-8), repeated to the ciphertext's length;
 plaintext = base64-decoded field XOR key, decoded as UTF-8 (``derive_key``/``decrypt`` in
 both repositories). :func:`encrypt` is its inverse (for tests and your own files).
-
-The offline suite (:func:`load_suite`): tasks in a YAML file (``evalbench/demo/browsecomp/
-tasks.yaml``), each validated by :class:`SuiteTask`; a bad task is one error naming
-``file:line`` and the field.
 """
 
 from __future__ import annotations
@@ -29,18 +25,11 @@ import base64
 import binascii
 import csv
 import hashlib
-import io
-import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
-
 from evalbench import sources
-from evalbench.params import ParamsError, parse_yaml
 
-from .criteria import WEIGHT_TOLERANCE, Criterion, DynamicCriterion
 from .scoring import Style
 
 BROWSECOMP_CSV = sources.get("browsecomp/openai/test_set")
@@ -49,15 +38,6 @@ ZH_SOURCE = "browsecomp/zh/encrypted_xlsx"
 """The ``sources.tsv`` name of the BrowseComp-ZH xlsx."""
 CSV_COLUMNS = ("problem", "answer", "canary")
 XLSX_COLUMNS = ("Topic", "Question", "Answer", "canary")
-DEMO_DIR = Path(__file__).resolve().parents[1] / "demo" / "browsecomp"
-LEVELS = (1, 2, 3, 4, 5)
-LEVEL_NAMES = {
-    1: "static page reading",
-    2: "navigation, search, pagination",
-    3: "complex pages: tables, forms, scripts",
-    4: "multi-site comparison",
-    5: "monitoring: pages that change between visits",
-}
 
 
 class OfficialDataError(ValueError):
@@ -207,114 +187,3 @@ def topic_counts(items: list[OfficialItem]) -> dict[str, int]:
     for item in items:
         counts[item.topic] = counts.get(item.topic, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-# --- the offline suite --------------------------------------------------------------------
-
-
-class SuiteTask(BaseModel):
-    """One task of the offline browse suite (a mapping in the tasks file)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    level: int = Field(ge=1, le=5)
-    """1 static page, 2 navigation/search/pagination, 3 tables/forms/scripts, 4 several
-    sites, 5 pages that change between visits."""
-    kind: str = Field(min_length=1)
-    """The task type (``static``, ``search``, ``pagination``, ``script``, ``form``...)."""
-    start: str = Field(min_length=1)
-    """Where the agent starts: a page path on the suite's web (``library/index.html``)."""
-    question: str = Field(min_length=1)
-    expected: dict[str, JsonValue] = Field(min_length=1)
-    """The expected result: one value per answer key (the keys the agent is asked for)."""
-    max_steps: int = Field(ge=1, le=200)
-    max_time_seconds: float = Field(gt=0, le=3600)
-    criteria: list[Criterion] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _check(self) -> SuiteTask:
-        total = sum(c.weight for c in self.criteria)
-        if not math.isclose(total, 1.0, abs_tol=WEIGHT_TOLERANCE):
-            raise ValueError(f"criteria weights sum to {total:g}, not 1")
-        unknown = sorted(
-            {c.field for c in self.criteria if c.field is not None} - set(self.expected)
-        )
-        if unknown:
-            raise ValueError(f"criteria read field(s) {unknown} that expected does not define")
-        return self
-
-    def prompt(self, start_url: str) -> str:
-        """The task as the agent reads it: the question, where to start, the answer format."""
-        keys = ", ".join(f'"{k}": ...' for k in self.expected)
-        return (
-            f"{self.question}\n\nStart at: {start_url}\n\n"
-            f"When you are done, answer with only a JSON object with these keys: {{{keys}}}"
-        )
-
-
-def demo_tasks_path() -> Path:
-    """The demo suite's tasks file."""
-    return DEMO_DIR / "tasks.yaml"
-
-
-def load_suite(path: Path | str = "demo", data_dir: Path | None = None) -> list[SuiteTask]:
-    """The suite's tasks, validated, with ``allowed_from`` resolved from the site's changing
-    pages (``data_dir/changing.json``; default: the demo site's).
-
-    Raises:
-        ParamsError: YAML syntax, or a task that does not validate (``file:line: task <id>:
-            field: message``).
-    """
-    path = demo_tasks_path() if str(path) == "demo" else Path(path)
-    text = path.read_text(encoding="utf-8")
-    data = parse_yaml(text, str(path))
-    rows = data.get("tasks") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not rows:
-        raise ParamsError(f"{path}: expected a mapping with a non-empty list under 'tasks'")
-    lines = _task_lines(text)
-    tasks, seen = [], set()
-    for index, row in enumerate(rows):
-        where = f"{path}:{lines[index] if index < len(lines) else '?'}"
-        try:
-            task = SuiteTask.model_validate(row)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            name = row.get("id", f"#{index + 1}") if isinstance(row, dict) else f"#{index + 1}"
-            field = ".".join(str(p) for p in err["loc"]) or "task"
-            raise ParamsError(f"{where}: task {name}: {field}: {err['msg']}") from None
-        if task.id in seen:
-            raise ParamsError(f"{where}: task {task.id}: id: duplicate")
-        seen.add(task.id)
-        tasks.append(_resolve_allowed(task, data_dir or DEMO_DIR / "data", where))
-    return tasks
-
-
-def _task_lines(text: str) -> list[int]:
-    """1-based line of each entry of the top-level ``tasks`` list."""
-    root = yaml.compose(io.StringIO(text), Loader=yaml.SafeLoader)
-    for key, value in getattr(root, "value", []):
-        if getattr(key, "value", None) == "tasks" and isinstance(value, yaml.SequenceNode):
-            return [node.start_mark.line + 1 for node in value.value]
-    return []
-
-
-def _resolve_allowed(task: SuiteTask, data_dir: Path, where: str) -> SuiteTask:
-    import json
-
-    if not any(isinstance(c, DynamicCriterion) and c.allowed_from for c in task.criteria):
-        return task
-    changing = json.loads((data_dir / "changing.json").read_text(encoding="utf-8"))
-    criteria = []
-    for c in task.criteria:
-        if isinstance(c, DynamicCriterion) and c.allowed_from:
-            page, _, key = c.allowed_from.rpartition(":")
-            states = changing.get(page)
-            if not states or any(key not in s for s in states):
-                raise ParamsError(
-                    f"{where}: task {task.id}: allowed_from: no changing page "
-                    f"{page!r} with key {key!r}"
-                )
-            c = c.model_copy(update={"allowed": [str(s[key]) for s in states]})
-        criteria.append(c)
-    return task.model_copy(update={"criteria": criteria})

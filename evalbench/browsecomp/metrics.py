@@ -1,31 +1,12 @@
-"""BrowseComp statistics: pure functions over the study's records (DataFrames).
-
-Offline suite (``suite`` records, one row per system and task): states by level and by task
-type, success and scores by level, criteria by type, effort. Denominators, stated once:
-
-- **success rate** = tasks scored at or above the success threshold / tasks that are not
-  unscored (a timeout, a step limit or an error is an unsuccessful task, counted in its own
-  column; a task whose judge could not grade it is left out and counted);
-- **mean score, answered** = mean over the answered and scored tasks;
-- **mean score, all tasks** = the same sum over every task that is not unscored, a task
-  that ended without an answer counting 0 (labelled so wherever it is shown).
-
-Official part (``official`` records, one row per system and question):
+"""BrowseComp statistics: pure functions over the ``official`` records (one row per system
+and question).
 
 - accuracy over the **graded** questions (Wilson interval) and over **all** questions (the
   official denominator: an ungraded, unanswered or failed question counts wrong);
 - the reference grader's accuracy (``match.group(0)``: 0 whenever the grader follows the
   format) beside it;
-- :func:`calib_err`: HLE's official calibration error (centerforaisafety/hle
-  ``hle_eval/run_judge_results.py`` @ 26dca2e2, itself from hendrycks/outlier-exposure
-  ``utils/calibration_tools.py``), reimplemented here because benchmarks do not import each
-  other: sort by confidence (numpy's default, unstable, argsort), cut consecutive bins of
-  ``beta`` items, extend the last bin to the end and then **leave it out** of the sum while
-  its items still count in the weights; root of the weighted mean squared gap (``p='2'``).
-  Fewer than ``beta`` items is an error (the official code raises ``IndexError``); between
-  ``beta`` and ``2·beta − 1`` items it returns 0. The study reports it as the official does,
-  ``100 * round(x, 2)``. :func:`calibration_error_all_bins` is the corrected variant
-  (every bin counted, stable sort, weights summing to 1);
+- HLE's official calibration error and a corrected variant (:mod:`evalbench.calibration`),
+  reported as the official script does, ``100 * round(x, 2)``;
 - :func:`zh_calibration_error`: BrowseComp-ZH's ``run_acc_calibration_error.py``: five
   fixed-width bins of 20 points (``min(conf // 20, 4)``; 100 in the last), over **every**
   record (an unparsed confidence is 0, a verdict other than yes/no is wrong), L1 gap weighted
@@ -42,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalbench.calibration import calib_err_corrected, calib_err_official
+from evalbench.calibration import calib_err_corrected, calib_err_official, reliability_table
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, wilson_interval
 
 SEARCH_TOOLS = frozenset({"search", "search_site", "web_search"})
@@ -50,128 +31,6 @@ SEARCH_TOOLS = frozenset({"search", "search_site", "web_search"})
 PAGE_TOOLS = frozenset({"open_page", "open_url", "browser", "submit_form", "fetch", "visit"})
 """Tools counted as pages opened."""
 ANSWERED = "answered"
-_STATES = ("answered", "timeout", "step_limit", "error")
-
-
-# --- the offline suite --------------------------------------------------------------------
-
-
-def _with_all(records: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``records`` plus a copy of every row with ``column`` = "all"."""
-    every = records.assign(**{column: "all"})
-    return pd.concat([records.astype({column: str}), every], ignore_index=True)
-
-
-def _level_order(frame: pd.DataFrame, column: str = "level") -> pd.DataFrame:
-    order = {str(k): k for k in range(1, 6)} | {"all": 99}
-    key = frame[column].map(lambda v: order.get(str(v), 50))
-    return frame.assign(_o=key).sort_values(["system", "_o"], kind="stable").drop(columns="_o")
-
-
-def level_table(
-    records: pd.DataFrame,
-    *,
-    rng: np.random.Generator,
-    rounds: int = DEFAULT_ROUNDS,
-    level: float = DEFAULT_LEVEL,
-    by: str = "level",
-) -> pd.DataFrame:
-    """Per system and ``by`` (level or kind, plus "all"): tasks; end states; unscored;
-    successes and the success rate (Wilson); mean score over answered tasks and over all
-    tasks (bootstrap intervals); see the module docstring for the denominators."""
-    rows = []
-    for (system, group), part in _with_all(records, by).groupby(["system", by], sort=False):
-        row: dict[str, Any] = {"system": system, by: group, "tasks": len(part)}
-        row |= {s: int((part["state"] == s).sum()) for s in _STATES}
-        scored = part[part["status"] == "scored"]
-        graded = part[part["status"] != "unscored"]
-        row["unscored"] = int((part["status"] == "unscored").sum())
-        successes = int(scored["success"].astype(bool).sum())
-        iv = wilson_interval(successes, len(graded), level)
-        row |= {
-            "successes": successes,
-            "success_rate": iv.estimate,
-            "success_low": iv.low,
-            "success_high": iv.high,
-        }
-        answered = scored["score"].to_numpy(float)
-        every = np.concatenate([answered, np.zeros(len(graded) - len(scored))])
-        for name, values in (("score_answered", answered), ("score_all", every)):
-            est = bootstrap_mean(values, rng=rng, rounds=rounds, level=level)
-            row |= {name: est.estimate, f"{name}_low": est.low, f"{name}_high": est.high}
-        rows.append(row)
-    return _level_order(pd.DataFrame(rows), by) if by == "level" else pd.DataFrame(rows)
-
-
-def effort_by_level(records: pd.DataFrame) -> pd.DataFrame:
-    """Per system and level (and all): mean and median steps, tool calls and wall time per
-    task, and mean tokens and cost (every task, whatever its end state)."""
-    rows = []
-    for (system, group), part in _with_all(records, "level").groupby(
-        ["system", "level"], sort=False
-    ):
-        tokens = part[["prompt_tokens", "completion_tokens"]].fillna(0).sum(axis=1)
-        rows.append(
-            {
-                "system": system,
-                "level": group,
-                "tasks": len(part),
-                "steps_mean": part["steps"].mean(),
-                "steps_median": part["steps"].median(),
-                "tool_calls_mean": part["tool_calls"].mean(),
-                "wall_s_mean": part["wall_s"].mean(),
-                "wall_s_median": part["wall_s"].median(),
-                "tokens_mean": float(tokens.mean()),
-                "cost_usd_mean": part["cost_usd"].mean()
-                if part["cost_usd"].notna().any()
-                else math.nan,
-            }
-        )
-    return _level_order(pd.DataFrame(rows))
-
-
-def criteria_table(criteria: pd.DataFrame) -> pd.DataFrame:
-    """Per system and criterion type: criteria graded, mean score, full marks, zero marks,
-    missing fields and unscored (judge) — over the criteria of answered tasks."""
-    rows = []
-    for (system, kind), part in criteria.groupby(["system", "type"], sort=True):
-        scores = part["score"].dropna().to_numpy(float)
-        rows.append(
-            {
-                "system": system,
-                "type": kind,
-                "criteria": len(part),
-                "mean_score": float(scores.mean()) if scores.size else math.nan,
-                "full": int((scores >= 1 - 1e-9).sum()),
-                "zero": int((scores <= 1e-9).sum()),
-                "missing": int((part["note"] == "missing").sum()),
-                "unscored": int(part["score"].isna().sum()),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def kind_states(records: pd.DataFrame) -> pd.DataFrame:
-    """Per system and task type: tasks and how many ended in each state, unscored and
-    successful."""
-    rows = []
-    for (system, kind), part in records.groupby(["system", "kind"], sort=True):
-        row: dict[str, Any] = {"system": system, "kind": kind, "tasks": len(part)}
-        row |= {s: int((part["state"] == s).sum()) for s in _STATES}
-        row["unscored"] = int((part["status"] == "unscored").sum())
-        row["successes"] = int(part["success"].fillna(False).astype(bool).sum())
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def failures(records: pd.DataFrame) -> pd.DataFrame:
-    """Tasks that did not succeed (not answered, unscored, or below the threshold), lowest
-    score first within each system."""
-    failed = records[~records["success"].fillna(False).astype(bool)]
-    return failed.sort_values(["system", "score", "task_id"], na_position="first", kind="stable")
-
-
-# --- the official part --------------------------------------------------------------------
 
 
 def official_accuracy(records: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
@@ -317,19 +176,20 @@ def calibration_table(records: pd.DataFrame, beta: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def reliability(records: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
-    """Fixed-width reliability diagram data per system: ``bin`` (lower edge, %), ``n``,
-    mean stated confidence and accuracy of the graded questions with a confidence."""
+def reliability(
+    records: pd.DataFrame, bins: int = 10, level: float = DEFAULT_LEVEL
+) -> pd.DataFrame:
+    """:func:`evalbench.calibration.reliability_table` of the graded questions with a stated
+    confidence (percent in the records, fractions there)."""
     usable = records[(records["status"] == "scored") & records["confidence"].notna()]
-    width = 100 / bins
-    index = np.minimum((usable["confidence"].to_numpy(float) // width).astype(int), bins - 1)
-    frame = usable.assign(bin=index * width)
-    out = frame.groupby(["system", "bin"], sort=True).agg(
-        n=("correct", "size"),
-        confidence=("confidence", "mean"),
-        accuracy=("correct", lambda c: c.astype(bool).mean() * 100),
+    frame = pd.DataFrame(
+        {
+            "system": usable["system"],
+            "confidence": usable["confidence"].astype(float) / 100,
+            "correct": usable["correct"].astype(bool),
+        }
     )
-    return out.reset_index()
+    return reliability_table(frame, bins=bins, level=level)
 
 
 def browsing_effort(

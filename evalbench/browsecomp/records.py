@@ -1,53 +1,78 @@
-"""The record types the BrowseComp study writes (``records/suite.jsonl``,
-``records/suite_criteria.jsonl``, ``records/official.jsonl``)."""
+"""BrowseComp's types: its params, the records it writes and the result the notebook shows.
+
+``records/official.jsonl`` holds :class:`OfficialRecord` lines (ids, verdicts, confidences;
+no question, answer or response text); :class:`BrowseCompResult` is what
+:func:`~.study.run` returns.
+"""
 
 from __future__ import annotations
 
+from typing import Annotated, Any, Literal, NamedTuple
+
+import pandas as pd
+from pydantic import AfterValidator, Field, ValidationInfo, model_validator
+
+from evalbench.agents import SystemSpec
+from evalbench.models import ModelSpec
+from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
-
-class SuiteRecord(Record):
-    """A line of ``records/suite.jsonl``: one system on one task."""
-
-    system: str
-    task_id: str
-    level: int
-    kind: str
-    state: str
-    """``answered``, ``timeout``, ``step_limit`` or ``error``."""
-    status: str
-    """``scored``, ``unscored`` (a judge criterion could not be graded) or ``not answered``."""
-    score: float | None = None
-    """Weighted criteria score in [0, 1] (``None`` unless scored)."""
-    success: bool | None = None
-    """Score at or above the success threshold (``None`` when unscored)."""
-    answer: str | None = None
-    error: str | None = None
-    detail: str | None = None
-    steps: int = 0
-    tool_calls: int = 0
-    search_calls: int = 0
-    pages_opened: int = 0
-    wall_s: float | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = None
-    simulated: bool = False
+from .scoring import Style
 
 
-class CriterionRecord(Record):
-    """A line of ``records/suite_criteria.jsonl``: one criterion on one answered task."""
+def _official_dataset(value: str, info: ValidationInfo) -> str:
+    return value if value in ("browsecomp", "browsecomp_zh") else str(data_path(value, info))
 
-    system: str
-    task_id: str
-    level: int
-    index: int
-    type: str
-    field: str | None
-    weight: float
-    score: float | None
-    """``None``: unscored (judge)."""
-    note: str
+
+class BrowseCompSystem(SystemSpec):
+    """A system under test: a chat model or an agent (:class:`evalbench.agents.SystemSpec`)."""
+
+    sim_confidence_shift: float = Field(default=0.0, ge=0, le=1, exclude_if=lambda v: v == 0)
+    """``sim`` only: stated confidence = p + shift × (1 − p) for a question the system gets
+    right with chance p (0: calibrated)."""
+
+
+class Grader(ModelSpec):
+    """The grader (official prompt)."""
+
+    structured: bool = False
+    """Ask for structured output (``response_format`` with a JSON schema) where the endpoint
+    supports it; the reply is parsed either way."""
+
+
+class BrowseCompParams(StudyParams):
+    """Parameters of a BrowseComp study (``study: browsecomp``)."""
+
+    study: Literal["browsecomp"] = "browsecomp"
+    systems: list[BrowseCompSystem] = Field(min_length=1)
+    """The systems under test (unique names)."""
+    dataset: Annotated[str, AfterValidator(_official_dataset)]
+    """``browsecomp`` (OpenAI's CSV), ``browsecomp_zh`` (the registered xlsx) or a local
+    ``.csv`` (BrowseComp columns) / ``.xlsx`` (BrowseComp-ZH columns)."""
+    grader: Grader
+    """The grader (official: ``gpt-4.1-2025-04-14`` at temperature 0.5 for BrowseComp,
+    ``gpt-4o`` at 0.6 for BrowseComp-ZH)."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Hosts the reference agent's web tools may reach besides 127.0.0.1 (``"*"``: any)."""
+    calibration_bin_size: int = Field(default=100, ge=2)
+    """β of HLE's calibration error (the official 100)."""
+    reliability_bins: int = Field(default=10, ge=2, le=50)
+    """Equal-width confidence bins of the reliability diagram."""
+    examples: int = Field(default=3, ge=0, le=10)
+    """Graded questions shown (decrypted) in the report; nothing else is shown."""
+
+    @model_validator(mode="after")
+    def _check_names(self) -> BrowseCompParams:
+        names = [s.name for s in self.systems]
+        if len(set(names)) != len(names):
+            raise ValueError(f"systems: names must be unique (got {names})")
+        if self.grader.name in names:
+            raise ValueError(f"a system may not share a name with the grader: {self.grader.name}")
+        return self
+
+    def model_specs(self) -> list[ModelSpec]:
+        """The systems and the grader."""
+        return [*self.systems, self.grader]
 
 
 class OfficialRecord(Record):
@@ -80,3 +105,31 @@ class OfficialRecord(Record):
     pages_opened: int | None = None
     cost_usd: float | None = None
     simulated: bool = False
+
+
+class BrowseCompResult(NamedTuple):
+    """Everything a BrowseComp study computed (what the notebook shows)."""
+
+    params: BrowseCompParams
+    style: Style
+    """``browsecomp`` or ``browsecomp_zh``: which official prompts and readings apply."""
+    topics: dict[str, int]
+    """Questions per topic (after the tier), largest first."""
+    records: pd.DataFrame
+    """The :class:`OfficialRecord` lines."""
+    accuracy: pd.DataFrame
+    """:func:`~.metrics.official_accuracy`."""
+    topic_accuracy: pd.DataFrame
+    """:func:`~.metrics.topic_accuracy`."""
+    calibration: pd.DataFrame
+    """:func:`~.metrics.calibration_table`."""
+    reliability: pd.DataFrame
+    """:func:`~.metrics.reliability` (confidences as fractions)."""
+    effort: pd.DataFrame
+    """:func:`~.metrics.browsing_effort` (agents only; empty without agents)."""
+    examples: list[dict[str, Any]]
+    """A few graded questions with their (decrypted) text, for the report only."""
+    usage: pd.DataFrame
+    """Calls, tokens and cost per system and grader (:meth:`~evalbench.runs.Run.recorded_usage`)."""
+    simulated: frozenset[str]
+    """Names of the simulated systems and grader."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from evalbench.browsecomp import encrypt
+from evalbench.browsecomp.data import encrypt
 
 CANARY = "BrowseComp-test-canary"
 
@@ -45,6 +45,3 @@ def write_params(tmp_path: Path, name: str = "bc_test", **data: Any) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(body, allow_unicode=True), encoding="utf-8")
     return path
-
-
-SIM_JUDGE = {"name": "judge-sim", "provider": "sim"}

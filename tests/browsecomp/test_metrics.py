@@ -1,5 +1,5 @@
 """BrowseComp statistics by hand: HLE's calib_err (quirks), the corrected variant,
-BrowseComp-ZH's fixed bins, the suite's denominators, official accuracy."""
+BrowseComp-ZH's fixed bins, accuracy, the reliability table's inputs, tool counts."""
 
 from __future__ import annotations
 
@@ -60,67 +60,6 @@ def test_browsecomp_zh_fixed_width_bins():
     assert m.zh_calibration_error([150], ["yes"]) == pytest.approx(50.0)  # unclipped: |1 − 1.5|
     assert m.zh_calibration_error([-5], ["yes"]) == pytest.approx(105.0)  # -1 indexes the last bin
     assert math.isnan(m.zh_calibration_error([], []))
-
-
-def _suite(rows):
-    base = {
-        "kind": "static",
-        "steps": 3,
-        "tool_calls": 1,
-        "wall_s": 1.0,
-        "prompt_tokens": 10,
-        "completion_tokens": 5,
-        "cost_usd": None,
-    }
-    return pd.DataFrame([{**base, **r} for r in rows])
-
-
-def test_suite_denominators_by_hand():
-    rows = [
-        {
-            "system": "a",
-            "task_id": "t1",
-            "level": 1,
-            "state": "answered",
-            "status": "scored",
-            "score": 1.0,
-            "success": True,
-        },
-        {
-            "system": "a",
-            "task_id": "t2",
-            "level": 1,
-            "state": "answered",
-            "status": "scored",
-            "score": 0.5,
-            "success": False,
-        },
-        {
-            "system": "a",
-            "task_id": "t3",
-            "level": 1,
-            "state": "timeout",
-            "status": "not answered",
-            "score": None,
-            "success": False,
-        },
-        {
-            "system": "a",
-            "task_id": "t4",
-            "level": 1,
-            "state": "answered",
-            "status": "unscored",
-            "score": None,
-            "success": None,
-        },
-    ]
-    table = m.level_table(_suite(rows), rng=np.random.default_rng(0), rounds=50)
-    one = table[table["level"] == "1"].iloc[0]
-    assert (one["tasks"], one["answered"], one["timeout"], one["unscored"]) == (4, 3, 1, 1)
-    assert one["successes"] == 1 and one["success_rate"] == pytest.approx(1 / 3)  # t4 left out
-    assert one["score_answered"] == pytest.approx((1.0 + 0.5) / 2)
-    assert one["score_all"] == pytest.approx((1.0 + 0.5 + 0) / 3)  # the timeout counts 0
-    assert list(table["level"]) == ["1", "all"]
 
 
 def test_official_accuracy_over_graded_and_over_all():

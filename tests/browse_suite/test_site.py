@@ -10,8 +10,8 @@ import urllib.request
 
 import pytest
 
-from evalbench.browsecomp import LocalWeb
-from evalbench.browsecomp.data import load_suite
+from evalbench.browse_suite.data import load_suite
+from evalbench.browse_suite.site import LocalWeb
 
 
 def _get(url: str) -> tuple[int, str]:

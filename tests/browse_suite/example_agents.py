@@ -1,4 +1,4 @@
-"""Agents for the BrowseComp study tests (``provider: python`` entrypoints)."""
+"""Agents for the browse-suite study tests (``provider: python`` entrypoints)."""
 
 from __future__ import annotations
 

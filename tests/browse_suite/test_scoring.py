@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalbench.browsecomp import criteria as c
+from evalbench.browse_suite import scoring as c
 
 
 def _exact(**kw):

@@ -1,7 +1,7 @@
 """The offline browse suite's web: a real HTTP server on 127.0.0.1 serving evalbench's own sites.
 
-:class:`LocalWeb` serves the folder ``evalbench/demo/browsecomp/site`` (pages written for the
-project) plus a few dynamic routes built from ``evalbench/demo/browsecomp/data/*.json``:
+:class:`LocalWeb` serves the folder ``evalbench/demo/browse_suite/site`` (pages written for the
+project) plus a few dynamic routes built from ``evalbench/demo/browse_suite/data/*.json``:
 
 - ``library/search?q=&page=`` and ``library/book?id=``: a catalogue search with paged results;
 - ``library/events?page=&category=``: a paged events listing with a category filter (a form);
@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 from evalbench.agents.tools.web import web_scope
 
-SITE_DIR = Path(__file__).resolve().parents[1] / "demo" / "browsecomp" / "site"
+SITE_DIR = Path(__file__).resolve().parents[1] / "demo" / "browse_suite" / "site"
 DATA_DIR = SITE_DIR.parent / "data"
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -111,7 +111,7 @@ class LocalWeb:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="browsecomp-web")
+        self._thread = threading.Thread(target=server.serve_forever, name="browse-suite-web")
         self._thread.daemon = True
         self._thread.start()
         return self
@@ -394,18 +394,6 @@ def site_check(web: LocalWeb, tasks: Sequence[Any]) -> list[dict[str, Any]]:
         raise RuntimeError(f"suite site check: start pages that do not serve: {bad}")
     web.reset("site-check")
     return rows
-
-
-def hosts_scoped(backend: Any, hosts: frozenset[str]) -> Any:
-    """``backend`` with the browsing tools limited to ``hosts`` (no local site)."""
-
-    async def run_task(item: Any, recorder: Any, workdir: Path) -> Any:
-        with web_scope(None, allowed_hosts=hosts):
-            return await backend(item, recorder, workdir)
-
-    if hasattr(backend, "aclose"):
-        run_task.aclose = backend.aclose  # type: ignore[attr-defined]
-    return run_task
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -1,0 +1,33 @@
+"""Report sentences: numbers from the metrics, untrusted names escaped."""
+
+from __future__ import annotations
+
+from browse_suite.helpers import tasks_file, write_params
+
+from evalbench import browse_suite
+from evalbench.browse_suite import report
+from evalbench.runs import open_run
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _result(tmp_path):
+    tasks = tasks_file(tmp_path, lambda t: t["level"] == 1)
+    system = {
+        "name": EVIL,
+        "provider": "sim",
+        "sim": {"accuracy": 0.5},
+        "sim_agent": {"mean_steps": {"default": 2}},
+    }
+    return browse_suite.run(open_run(write_params(tmp_path, systems=[system], tasks=str(tasks))))
+
+
+def test_sentences_escape_names_and_state_their_denominators(tmp_path):
+    result = _result(tmp_path)
+    key = report.key_result(result)
+    assert EVIL not in key and "&lt;script&gt;" in key
+    row = result.levels[result.levels["level"] == "all"].iloc[0]
+    assert f"success {row['success_rate']:.1%}" in key and "(simulated agent)" in key
+    assert "not answered = 0" in key
+    assert report.headlines(result) == {f"suite success {EVIL}": f"{row['success_rate']:.1%}"}
+    assert EVIL not in report.failures_html(result)
