@@ -55,7 +55,7 @@ def backend_for(run: Any, spec: SystemSpec, **sim_options: Any) -> Backend:
     if spec.provider == "python":
         return python_backend(load_entrypoint(spec.entrypoint or ""), spec.entrypoint or "")
     if spec.provider == "command":
-        argv = list(spec.argv or [])
+        argv = resolve_argv(list(spec.argv or []), get_settings().project_root)
         if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
             raise AgentConfigError(f"system {spec.name!r}: program {argv[0]!r} not found")
         return command_backend(argv)
@@ -70,6 +70,27 @@ def backend_for(run: Any, spec: SystemSpec, **sim_options: Any) -> Backend:
             spec, seed=spec.seed if spec.seed is not None else run.params.seed, **sim_options
         )
     raise AgentConfigError(f"system {spec.name!r} (provider {spec.provider!r}) is not an agent")
+
+
+def resolve_argv(argv: list[str], root: Path) -> list[str]:
+    """``argv`` with its relative paths made absolute against the project ``root`` (a
+    command runs in the task's private folder): an argument naming an existing file or
+    folder under ``root`` is replaced by its absolute path; the program itself only when
+    it has a ``/`` (else it is looked up on PATH, as a shell does). Options (``-x``) and
+    arguments that name nothing there (``openai/gpt-4o``) stay as they are."""
+    resolved = []
+    for index, arg in enumerate(argv):
+        named = arg and not arg.startswith("-") and not Path(arg).is_absolute()
+        is_path = named and (index > 0 or "/" in arg)
+        resolved.append(str(root / arg) if is_path and _exists(root / arg) else arg)
+    return resolved
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long, or with a NUL byte: not a path
+        return False
 
 
 def load_entrypoint(entrypoint: str) -> Callable[..., Any]:

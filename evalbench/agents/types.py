@@ -85,7 +85,10 @@ class SystemSpec(ModelSpec):
     entrypoint: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """``python``: ``package.module:function`` (importable from the project root)."""
     argv: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
-    """``command``: the program and its arguments (no shell)."""
+    """``command``: the program and its arguments (no shell). It runs in the task's private
+    folder, so relative paths are found from the project root: an argument naming an
+    existing file or folder there (the program too, when it has a ``/``) becomes its
+    absolute path, as ``my_agents/cli_agent.py`` in ``[python3, my_agents/cli_agent.py]``."""
     tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS),
                              exclude_if=lambda v: v == list(DEFAULT_TOOLS))  # fmt: skip
     """``agent``: the reference agent's tools (``read_file``, ``python``, ``search``,

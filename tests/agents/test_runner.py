@@ -303,6 +303,33 @@ def test_command_agents_fail_cleanly_and_leave_no_process(tmp_path):
     assert len(result.records) == 6  # the study finished
 
 
+CLI_AGENT = """
+import json, sys
+from pathlib import Path
+task = json.load(sys.stdin)
+print(json.dumps({"answer": (Path(__file__).parent / "answer.txt").read_text()}))
+"""
+
+
+def test_relative_paths_in_argv_are_found_from_the_project_root(tmp_path, monkeypatch):
+    """``argv: [python, my_agents/cli_agent.py]`` as in a shell at the project root, though
+    the process runs in the task's private folder; arguments that are no path stay."""
+    project = tmp_path / "project"
+    (project / "my_agents").mkdir(parents=True)
+    (project / "my_agents" / "cli_agent.py").write_text(CLI_AGENT)
+    (project / "my_agents" / "answer.txt").write_text("42")
+    monkeypatch.setenv("EVALBENCH_HOME", str(project))
+    systems = [{"name": "cli", "provider": "command",
+                "argv": [sys.executable, "my_agents/cli_agent.py", "openai/gpt-4o", "-v"]}]  # fmt: skip
+    run, _ = _run(_params(tmp_path, _dataset(tmp_path, ["42"]), systems))
+    record = _records(run, "agent_runs")[0]
+    assert (record["state"], record["answer"], record["error"]) == ("answered", "42", None)
+    script = str(project / "my_agents" / "cli_agent.py")
+    argv = ["python3", "my_agents/cli_agent.py", "openai/gpt-4o", "-v", ""]
+    assert backends.resolve_argv(argv, project) == ["python3", script, "openai/gpt-4o", "-v", ""]
+    assert backends.resolve_argv(["my_agents/cli_agent.py"], project) == [script]
+
+
 # --- the reference agent, against the loopback server ---------------------------------------
 
 
