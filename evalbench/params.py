@@ -166,9 +166,18 @@ def params_hash(params: StudyParams) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+SHOWN_ERRORS = 3
+"""Mistakes named in one message; the rest are counted (a file of 60,000 unknown keys made a
+1.2 MB line)."""
+
+
 def format_validation_error(exc: ValidationError) -> str:
-    """Pydantic errors as ``field.path: what was expected`` joined on one line."""
-    return "; ".join(_format_error(err) for err in exc.errors())
+    """Pydantic errors as ``field.path: what was expected`` joined on one line (the first
+    :data:`SHOWN_ERRORS`, then how many more)."""
+    errors = exc.errors()
+    shown = [_format_error(err) for err in errors[:SHOWN_ERRORS]]
+    more = len(errors) - len(shown)
+    return "; ".join(shown) + (f"; and {more:,d} more" if more else "")
 
 
 def _format_error(err: Any) -> str:

@@ -252,3 +252,11 @@ def test_make_lab_allows_root_only_when_run_as_root():
     assert command[:3] == [".venv/bin/jupyter", "lab", "--notebook-dir=notebooks"], command
     assert ("--allow-root" in command) == (os.geteuid() == 0)
     assert command[-1] == "--no-browser"
+
+
+def test_a_file_full_of_mistakes_is_still_one_short_line(tmp_path):
+    path = _write(tmp_path, GOOD + "".join(f"k{i}: 1\n" for i in range(60_000)))
+    with pytest.raises(ParamsError) as err:
+        load_params(path)
+    message = str(err.value)  # was 1.2 MB: every unknown key named
+    assert message == f"{path}: k0: unknown key; k1: unknown key; k2: unknown key; and 59,997 more"
