@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from evalbench.gaia import figures
 
@@ -19,3 +20,32 @@ def test_each_figure_is_a_new_figure(agent_result, name):
 def test_tool_mix_names_what_the_run_lacks(agent_result):
     with pytest.raises(ValueError, match="tool mix: no agent systems in this run"):
         figures.tool_mix(agent_result._replace(agents=None))
+
+
+def _covered(fig: Figure) -> list[str]:
+    """What the legend's box hides: bars (patches) and error-bar segments it overlaps."""
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    box = ax.get_legend().get_window_extent()
+    hidden = [f"bar at {p.get_xy()}" for p in ax.patches
+              if p.get_width() and p.get_height() and box.overlaps(p.get_window_extent())]  # fmt: skip
+    for lines in ax.collections:
+        for seg in lines.get_segments():
+            if len(seg) != 2:  # an interval that is not drawn (NaN)
+                continue
+            (x0, y0), (x1, y1) = ax.transData.transform(seg)
+            if box.overlaps(Bbox.from_extents(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))):
+                hidden.append(f"error bar {seg.tolist()}")
+    return hidden
+
+
+@pytest.mark.parametrize("name", ["accuracy", "drops", "tool_mix"])
+def test_no_legend_covers_a_bar_or_an_interval(agent_result, name):
+    # the tool-mix legend sat on the bars; "best" places the others by this run's data, so
+    # the legend goes beside the plot, where no data can be
+    fig = getattr(figures, name)(agent_result)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
+    assert _covered(fig) == []
+    plt.close(fig)
