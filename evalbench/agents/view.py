@@ -1,5 +1,7 @@
 """Trajectories in reports: one collapsible ``<details>`` per task and per step, every piece
-of model, tool and task text escaped (a ``<script>`` in a tool result shows as text)."""
+of model, tool and task text escaped (a ``<script>`` in a tool result shows as text); a
+long list is sampled across end states and systems, so a crash, a timeout and a wrong
+answer are all shown."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 from evalbench.display import escape, quote
 
 STEP_CHARS = 1500  # characters of a step's arguments / result shown
+SAMPLE_ORDER = ("error", "timeout", "step_limit", "answered")  # of a sample of failures
 
 
 def _present(value: Any) -> bool:
@@ -49,7 +52,7 @@ def trajectory_html(
     """
     head = (
         f"{title or task.get('task_id', '?')} — {task.get('state', '?')}, "
-        f"{len(steps)} steps, {task.get('tool_calls', 0)} tool calls"
+        f"{_count(len(steps), 'step')}, {_count(task.get('tool_calls', 0), 'tool call')}"
     )
     facts = []
     for name in ("question", "answer", "expected", "error", "detail"):
@@ -59,22 +62,59 @@ def trajectory_html(
     return f"<details><summary>{escape(head)}</summary>{inner}</details>"
 
 
+def _count(n: Any, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def trajectories_html(
     tasks: Sequence[Mapping[str, Any]], steps: Sequence[Mapping[str, Any]], *, limit: int = 10
 ) -> str:
-    """Several tasks' trajectories (at most ``limit``), each with its own steps."""
+    """Several tasks' trajectories, each with its own steps: all of them, or a sample of
+    ``limit`` across end states and systems (:func:`sample_across_states`)."""
     by_task: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
     for step in steps:
         key = (step.get("system"), step.get("task_id"), step.get("attempt", 0))
         by_task.setdefault(key, []).append(step)
+    shown = sample_across_states(tasks, limit)
     blocks = []
-    for task in list(tasks)[:limit]:
+    for task in shown:
         key = (task.get("system"), task.get("task_id"), task.get("attempt", 0))
         ordered = sorted(by_task.get(key, []), key=lambda s: s.get("step", 0))
         blocks.append(
             trajectory_html(task, ordered, title=f"{task.get('system')} · {task.get('task_id')}")
         )
-    more = (
-        f"<p><small>{len(tasks) - limit} more not shown</small></p>" if len(tasks) > limit else ""
-    )
-    return "".join(blocks) + more if blocks else "<p><i>none</i></p>"
+    return "".join(blocks) + _not_shown(tasks, shown) if tasks else "<p><i>none</i></p>"
+
+
+def sample_across_states(tasks: Sequence[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
+    """Up to ``limit`` tasks, every (end state, system) group represented as far as the
+    limit allows: one from each group in turn (states in :data:`SAMPLE_ORDER`, systems in
+    order of appearance), then the next of each, in the input order; returned by group."""
+    groups: dict[tuple[Any, Any], list[Mapping[str, Any]]] = {}
+    for task in tasks:
+        groups.setdefault((task.get("state"), task.get("system")), []).append(task)
+    systems = list(dict.fromkeys(task.get("system") for task in tasks))
+    order = sorted(groups, key=lambda g: (_state_rank(g[0]), str(g[0]), systems.index(g[1])))
+    taken, budget = dict.fromkeys(order, 0), min(limit, len(tasks))
+    while sum(taken.values()) < budget:  # every pass takes at least one task
+        for group in order:
+            if taken[group] < len(groups[group]) and sum(taken.values()) < budget:
+                taken[group] += 1
+    return [task for group in order for task in groups[group][: taken[group]]]
+
+
+def _state_rank(state: Any) -> int:
+    return SAMPLE_ORDER.index(state) if state in SAMPLE_ORDER else len(SAMPLE_ORDER)
+
+
+def _not_shown(tasks: Sequence[Mapping[str, Any]], shown: Sequence[Mapping[str, Any]]) -> str:
+    """``<n> more not shown (<state> <count>, ...)``, or nothing."""
+    ids = {id(task) for task in shown}
+    left: dict[str, int] = {}
+    for task in tasks:
+        if id(task) not in ids:
+            left[str(task.get("state"))] = left.get(str(task.get("state")), 0) + 1
+    if not left:
+        return ""
+    counts = ", ".join(f"{state} {n}" for state, n in left.items())
+    return f"<p><small>{escape(f'{sum(left.values())} more not shown ({counts})')}</small></p>"

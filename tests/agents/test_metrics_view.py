@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,3 +67,37 @@ def test_the_viewer_escapes_everything():
     assert "<b>python</b>" not in html and "<dt>detail</dt>" not in html  # NaN not shown
     assert html.startswith("<details><summary>t&lt;1&gt; — answered")
     assert trajectories_html([], []) == "<p><i>none</i></p>"
+
+
+def _failed(system: str, index: int, state: str) -> dict:
+    return {"system": system, "task_id": f"{system}{index}", "state": state, "tool_calls": 1}
+
+
+def test_the_failure_sample_shows_every_end_state_of_every_system():
+    """12 wrong answers of system a listed first, then a's error/timeout/step limit and b's
+    two wrong answers: a sample of 6 takes one of each (state, system) pair in turn (the
+    order: error, timeout, step_limit, answered), then the next of each, in input order."""
+    tasks = [_failed("a", i, "answered") for i in range(12)]
+    tasks += [
+        _failed("a", 12, "error"),
+        _failed("a", 13, "timeout"),
+        _failed("a", 14, "step_limit"),
+    ]
+    tasks += [_failed("b", 0, "answered"), _failed("b", 1, "answered")]
+    html = trajectories_html(tasks, [], limit=6)
+    shown = re.findall(r"<summary>(\w+) · (\w+) — (\w+)", html)
+    assert shown == [
+        ("a", "a12", "error"), ("a", "a13", "timeout"), ("a", "a14", "step_limit"),
+        ("a", "a0", "answered"), ("a", "a1", "answered"), ("b", "b0", "answered"),
+    ]  # fmt: skip
+    # 17 - 6 = 11 left: a2..a11 (10) and b1, all wrong answers
+    assert "11 more not shown (answered 11)" in html
+    assert trajectories_html(tasks, [], limit=6) == html  # deterministic
+
+
+def test_step_counts_are_singular_for_one():
+    task = {"task_id": "t", "state": "error", "tool_calls": 1}
+    one = trajectory_html(task, [{"step": 0, "kind": "model"}])
+    assert "t — error, 1 step, 1 tool call" in one
+    two = trajectory_html({**task, "tool_calls": 2}, [{"step": 0}, {"step": 1}])
+    assert "t — error, 2 steps, 2 tool calls" in two
