@@ -79,9 +79,9 @@ def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
     if math.isnan(row["accuracy_no_error"]):
         return text + " — every first call failed"
     return text + display.fill(
-        "; {acc:.1%} of the {k} items whose first call succeeded",
+        "; {acc:.1%} of the {k} whose first call succeeded",
         acc=row["accuracy_no_error"],
-        k=row["no_error"],
+        k=_count(row["no_error"], "item"),
     )
 
 
@@ -110,8 +110,9 @@ def items_caption(result: GaiaResult) -> str:
         width = expected_half_width(len(result.items), p.confidence_level)
         caption += (
             f"; {size}: a seeded stratified subsample by level, nested across tiers "
-            f"(sample_seed {p.sample_seed}); an accuracy near 50% over these {len(result.items)} "
-            f"items has a {p.confidence_level:.0%} interval of about ±{width:.1%}"
+            f"(sample_seed {p.sample_seed}); an accuracy near 50% over "
+            f"{_count(len(result.items), 'item')} has a {p.confidence_level:.0%} interval of "
+            f"about ±{width:.1%}"
         )
     return caption + ")"
 
@@ -175,9 +176,11 @@ def scorers_section(result: GaiaResult) -> str:
         "no_error = items whose call did not fail; the _no_error columns are the shares of "
         "those items"
     )
+    n = metrics.lenient_only(result.records)
     only = display.fill(
-        "<p>{n} answers are wrong for the official scorer but right for the lenient one.</p>",
-        n=metrics.lenient_only(result.records),
+        "<p>{n} {verb} wrong for the official scorer but right for the lenient one.</p>",
+        n=_count(n, "answer"),
+        verb="is" if n == 1 else "are",
     )
     return _table(result.scorers, caption) + only
 
@@ -188,12 +191,12 @@ def paired_sentence(result: GaiaResult) -> str:
         return "<p>One system only: no paired comparison.</p>"
     (a, b), cmp = result.pair, result.comparison
     return display.fill(
-        "<p><b>{a}</b> vs <b>{b}</b> on {n} items: accuracy {acc_a:.1%} vs {acc_b:.1%}; "
+        "<p><b>{a}</b> vs <b>{b}</b> on {n}: accuracy {acc_a:.1%} vs {acc_b:.1%}; "
         "difference {d:+.1%} ({lvl:.0%} paired bootstrap interval {lo:+.1%} to {hi:+.1%}); "
         "only {a} right: {oa}, only {b} right: {ob}; exact McNemar p = {p:.3g}.</p>",
         a=a,
         b=b,
-        n=cmp.n,
+        n=_count(cmp.n, "item"),
         acc_a=cmp.accuracy_a,
         acc_b=cmp.accuracy_b,
         d=cmp.difference.estimate,
@@ -280,10 +283,10 @@ def agents_sentence(result: GaiaResult) -> str:
     for name in states.index.get_level_values(0).unique():
         row, work = states.loc[(name, "all")], effort.loc[(name, "all")]
         parts.append(display.fill(
-            "<b>{name}</b> ({kind}): {tasks} tasks, {answered} answered, {timeout} timed out, "
+            "<b>{name}</b> ({kind}): {tasks}, {answered} answered, {timeout} timed out, "
             "{limit} hit the step limit, {error} failed; {steps:.1f} steps and {tools:.1f} tool "
             "calls per task on average",
-            name=name, kind=system_kind(result, name), tasks=int(row["tasks"]),
+            name=name, kind=system_kind(result, name), tasks=_count(int(row["tasks"]), "task"),
             answered=int(row["answered"]), timeout=int(row["timeout"]),
             limit=int(row["step_limit"]), error=int(row["error"]),
             steps=work["steps_mean"], tools=work["tool_calls_mean"],
@@ -345,6 +348,11 @@ def failures_html(result: GaiaResult, limit: int = 8) -> str:
         return NO_AGENTS
     tasks = result.agents.failures.to_dict("records")
     return trajectories_html(tasks, result.steps, limit=limit)
+
+
+def _count(n: int, noun: str) -> str:
+    # "1 item", "2 items" (hle's report has the same helper: noted for core)
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:

@@ -176,3 +176,33 @@ def test_usage_table_shows_the_columns_its_caption_names(agent_result):
                                    "completion_tokens_mean", "cost_usd_mean", "latency_s_mean"]  # fmt: skip
     caption = report.usage_caption(agent_result)
     assert "prompt and completion tokens, cost (USD) and latency (s)" in caption
+
+
+def test_a_count_of_one_reads_in_the_singular():
+    recs = records({"A": {1: [False, True]}, "B": {1: [False, False]}})
+    recs["correct_lenient"] = [True, True, False, False]  # A's first item: lenient only
+    assert report.scorers_section(_result(recs)).endswith(
+        "<p>1 answer is wrong for the official scorer but right for the lenient one.</p>"
+    )
+    recs.loc[(recs.system == "A") & (recs.task_id == "L1-0"), "error"] = "http_500"
+    text = report.key_result(_result(recs, usage=_usage(A=(2, 1, {"http_500": 1}))))
+    assert "; 100.0% of the 1 item whose first call succeeded" in text  # 1 correct of 1
+    cmp = PairedComparison(n=1, accuracy_a=1.0, accuracy_b=0.0, only_a=1, only_b=0,
+                           difference=Interval(1.0, 1.0, 1.0, 0.95), mcnemar_p=1.0)  # fmt: skip
+    assert "on 1 item:" in report.paired_sentence(_result(recs, pair=("A", "B"), comparison=cmp))
+
+
+def test_an_agent_with_one_task_reads_in_the_singular(agent_result):
+    agents = agent_result.agents
+    one = agents.states.assign(tasks=1, answered=1, timeout=0, step_limit=0, error=0)
+    effort = agents.effort.assign(steps_mean=1.0, tool_calls_mean=1.0)
+    one_task = agent_result._replace(agents=agents._replace(states=one, effort=effort))
+    text = report.agents_sentence(one_task)
+    # counts agree with their number; a mean stays plural ("1.0 steps")
+    assert ": 1 task, 1 answered, 0 timed out, 0 hit the step limit, 0 failed; 1.0 steps" in text
+
+
+def test_the_tier_caption_counts_its_items():
+    result = _result(records(SPEC), items=gaia.load("demo")[:1])
+    result = result._replace(params=result.params.model_copy(update={"tier": "quick"}))
+    assert "an accuracy near 50% over 1 item has a 95% interval" in report.items_caption(result)
