@@ -115,7 +115,8 @@ async def react(
             return Outcome("answered", answer=answer, cost_usd=cost, cached=all_cached)
     return Outcome(
         "step_limit",
-        detail=f"no final answer in {limits.max_steps} model calls",
+        detail=f"no final answer in {limits.max_steps} model call"
+        + ("s" if limits.max_steps != 1 else ""),
         cost_usd=cost,
         cached=all_cached,
     )

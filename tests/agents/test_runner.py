@@ -394,15 +394,18 @@ def test_sandbox_limits_apply_to_the_reference_agent_only(tmp_path):
         _run(_params(tmp_path, _dataset(tmp_path, ["x"]), systems))
 
 
-def test_the_reference_agent_stops_at_max_steps(tmp_path, loopback, monkeypatch):
+@pytest.mark.parametrize(("max_steps", "calls"), [(3, "3 model calls"), (1, "1 model call")])
+def test_the_reference_agent_stops_at_max_steps(tmp_path, loopback, monkeypatch, max_steps, calls):
     monkeypatch.setenv(KEY_ENV, CANARY_KEY)
-    loopback.enqueue(*[Reply(tool_calls=[{"name": "read_file", "arguments": '{"name": "x"}'}])] * 3)
+    call = Reply(tool_calls=[{"name": "read_file", "arguments": '{"name": "x"}'}])
+    loopback.enqueue(*[call] * max_steps)
     systems = [{"name": "react", "provider": "agent", "model": "m", "base_url": loopback.base_url,
-                "api_key_env": KEY_ENV, "limits": {"max_steps": 3}}]  # fmt: skip
+                "api_key_env": KEY_ENV, "limits": {"max_steps": max_steps}}]  # fmt: skip
     run, result = _run(_params(tmp_path, _dataset(tmp_path, ["x"]), systems))
     assert result.records.iloc[0]["state"] == "step_limit"
+    assert _records(run, "agent_runs")[0]["detail"] == f"no final answer in {calls}"
     steps = _records(run, "steps")
-    assert len(steps) == 6 and steps[1]["error"].startswith("no attachment named 'x'")
+    assert len(steps) == 2 * max_steps and steps[1]["error"].startswith("no attachment named 'x'")
 
 
 # --- the simulated agent -----------------------------------------------------------------------
