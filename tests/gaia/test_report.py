@@ -206,3 +206,15 @@ def test_the_tier_caption_counts_its_items():
     result = _result(records(SPEC), items=gaia.load("demo")[:1])
     result = result._replace(params=result.params.model_copy(update={"tier": "quick"}))
     assert "an accuracy near 50% over 1 item has a 95% interval" in report.items_caption(result)
+
+
+def test_failed_trajectories_are_a_sample_across_end_states(agent_result):
+    failures = agent_result.agents.failures
+    # the fixture's agent failed 7 tasks: 5 wrong answers, 1 timeout, 1 step limit
+    assert failures["state"].value_counts().to_dict() == {"answered": 5, "timeout": 1,
+                                                          "step_limit": 1}  # fmt: skip
+    html = report.failures_html(agent_result, limit=3)
+    heads = [h.split("</summary>")[0] for h in html.split("<summary>")[1:] if " — " in h]
+    shown = sorted(h.split(" — ")[1].split(",")[0] for h in heads if "sim-agent · " in h)
+    assert shown == ["answered", "step_limit", "timeout"]
+    assert "4 more not shown (answered 4)" in html
