@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalbench.arena.study import ArenaBattle
-from evalbench.bfcl.study import VerdictRecord
+from evalbench.arena.records import ArenaBattle
+from evalbench.bfcl.records import VerdictRecord
 from evalbench.datagen.records import QualityRecord
 from evalbench.importers import READERS, OutcomeError, read_outcomes
-from evalbench.judge_golden.study import GoldenJudgmentRecord
+from evalbench.judge_golden.records import GoldenJudgmentRecord
 from evalbench.studies import get_study
 
 
