@@ -91,8 +91,10 @@ class SystemSpec(ModelSpec):
     absolute path, as ``my_agents/cli_agent.py`` in ``[python3, my_agents/cli_agent.py]``."""
     tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS),
                              exclude_if=lambda v: v == list(DEFAULT_TOOLS))  # fmt: skip
-    """``agent``: the reference agent's tools (``read_file``, ``python``, ``search``,
-    ``open_page``, ``final_answer``; ``final_answer`` is always added)."""
+    """``agent``: the reference agent's tools, from ``read_file``, ``python``, ``search``,
+    ``open_page`` (these two over ``documents``), ``open_url``, ``search_site``,
+    ``submit_form``, ``browser`` (a local web, see BrowseComp); ``final_answer`` is always
+    added."""
     documents: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """``agent``: a folder (.txt/.md/.html) or JSONL of documents for search/open_page,
     relative to the project root."""

@@ -295,3 +295,17 @@ def test_prepare_workdir_copies_and_sanitizes(tmp_path):
         prepare_workdir({"a/b": original, "a_b": original}, root=tmp_path)
     with pytest.raises(FileNotFoundError, match="'gone'"):
         prepare_workdir({"gone": tmp_path / "missing"}, root=tmp_path)
+
+
+def test_the_tools_field_names_every_registered_tool():
+    """The params docs of ``tools:`` (SystemSpec.tools's docstring) list the registry."""
+    import ast
+    import inspect
+
+    from evalbench.agents import types
+
+    body = ast.parse(inspect.getsource(types.SystemSpec)).body[0].body
+    field = next(i for i, node in enumerate(body) if getattr(node, "target", None)
+                 and node.target.id == "tools")  # fmt: skip
+    doc = body[field + 1].value.value
+    assert [name for name in TOOLS if f"``{name}``" not in doc] == []
