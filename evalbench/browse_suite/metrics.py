@@ -40,39 +40,61 @@ def _level_order(frame: pd.DataFrame, column: str = "level") -> pd.DataFrame:
     return frame.assign(_o=key).sort_values(["system", "_o"], kind="stable").drop(columns="_o")
 
 
-def level_table(
+def success_tables(
     records: pd.DataFrame,
     *,
     rng: np.random.Generator,
     rounds: int = DEFAULT_ROUNDS,
     level: float = DEFAULT_LEVEL,
-    by: str = "level",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Success and scores per system by level and by task type, each system's rows followed
+    by its "all" row, computed once and shown in both (one bootstrap, one interval).
+
+    Each row: tasks; end states; unscored; successes and the success rate (Wilson); mean
+    score over answered tasks and over all tasks (bootstrap intervals); see the module
+    docstring for the denominators.
+    """
+    by_level = _success_rows(records.astype({"level": str}), "level", rng, rounds, level)
+    overall = _success_rows(records.assign(level="all"), "level", rng, rounds, level)
+    by_kind = _success_rows(records, "kind", rng, rounds, level)
+    levels = _level_order(pd.concat([by_level, overall], ignore_index=True))
+    kinds = pd.concat([by_kind, overall.rename(columns={"level": "kind"})], ignore_index=True)
+    last = kinds.assign(_all=kinds["kind"] == "all")
+    kinds = last.sort_values(["system", "_all"], kind="stable").drop(columns="_all")
+    return levels, kinds.reset_index(drop=True)
+
+
+def _success_rows(
+    records: pd.DataFrame, by: str, rng: np.random.Generator, rounds: int, level: float
 ) -> pd.DataFrame:
-    """Per system and ``by`` (level or kind, plus "all"): tasks; end states; unscored;
-    successes and the success rate (Wilson); mean score over answered tasks and over all
-    tasks (bootstrap intervals); see the module docstring for the denominators."""
     rows = []
-    for (system, group), part in _with_all(records, by).groupby(["system", by], sort=False):
+    for (system, group), part in records.groupby(["system", by], sort=False):
         row: dict[str, Any] = {"system": system, by: group, "tasks": len(part)}
-        row |= {s: int((part["state"] == s).sum()) for s in _STATES}
-        scored = part[part["status"] == "scored"]
-        graded = part[part["status"] != "unscored"]
-        row["unscored"] = int((part["status"] == "unscored").sum())
-        successes = int(scored["success"].astype(bool).sum())
-        iv = wilson_interval(successes, len(graded), level)
-        row |= {
-            "successes": successes,
-            "success_rate": iv.estimate,
-            "success_low": iv.low,
-            "success_high": iv.high,
-        }
-        answered = scored["score"].to_numpy(float)
-        every = np.concatenate([answered, np.zeros(len(graded) - len(scored))])
-        for name, values in (("score_answered", answered), ("score_all", every)):
-            est = bootstrap_mean(values, rng=rng, rounds=rounds, level=level)
-            row |= {name: est.estimate, f"{name}_low": est.low, f"{name}_high": est.high}
-        rows.append(row)
-    return _level_order(pd.DataFrame(rows), by) if by == "level" else pd.DataFrame(rows)
+        rows.append(row | _success_row(part, rng, rounds, level))
+    return pd.DataFrame(rows)
+
+
+def _success_row(
+    part: pd.DataFrame, rng: np.random.Generator, rounds: int, level: float
+) -> dict[str, Any]:
+    row: dict[str, Any] = {s: int((part["state"] == s).sum()) for s in _STATES}
+    scored = part[part["status"] == "scored"]
+    graded = part[part["status"] != "unscored"]
+    row["unscored"] = int((part["status"] == "unscored").sum())
+    successes = int(scored["success"].astype(bool).sum())
+    iv = wilson_interval(successes, len(graded), level)
+    row |= {
+        "successes": successes,
+        "success_rate": iv.estimate,
+        "success_low": iv.low,
+        "success_high": iv.high,
+    }
+    answered = scored["score"].to_numpy(float)
+    every = np.concatenate([answered, np.zeros(len(graded) - len(scored))])
+    for name, values in (("score_answered", answered), ("score_all", every)):
+        est = bootstrap_mean(values, rng=rng, rounds=rounds, level=level)
+        row |= {name: est.estimate, f"{name}_low": est.low, f"{name}_high": est.high}
+    return row
 
 
 def effort_by_level(records: pd.DataFrame) -> pd.DataFrame:

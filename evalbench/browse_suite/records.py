@@ -130,11 +130,11 @@ class BrowseSuiteResult(NamedTuple):
     criteria: pd.DataFrame
     """The :class:`CriterionRecord` lines."""
     levels: pd.DataFrame
-    """:func:`~.metrics.level_table` by level."""
+    """:func:`~.metrics.success_tables` by level."""
     kinds: pd.DataFrame
     """:func:`~.metrics.kind_states` by task type."""
     kind_scores: pd.DataFrame
-    """:func:`~.metrics.level_table` by task type."""
+    """:func:`~.metrics.success_tables` by task type (the same "all" rows)."""
     effort: pd.DataFrame
     """:func:`~.metrics.effort_by_level`."""
     criteria_types: pd.DataFrame

@@ -294,16 +294,18 @@ def run(run: Run) -> BrowseSuiteResult:
     criteria = pd.DataFrame(
         [d.model_dump() for d in details], columns=list(CriterionRecord.model_fields)
     )
-    rng, rounds, level = run.rng("suite"), params.bootstrap_rounds, params.confidence_level
+    levels, kind_scores = metrics.success_tables(
+        frame, rng=run.rng("suite"), rounds=params.bootstrap_rounds, level=params.confidence_level
+    )
     return BrowseSuiteResult(
         params=params,
         tasks=tasks,
         site=site,
         records=frame,
         criteria=criteria,
-        levels=metrics.level_table(frame, rng=rng, rounds=rounds, level=level),
+        levels=levels,
         kinds=metrics.kind_states(frame),
-        kind_scores=metrics.level_table(frame, by="kind", rng=rng, rounds=rounds, level=level),
+        kind_scores=kind_scores,
         effort=metrics.effort_by_level(frame),
         criteria_types=metrics.criteria_table(criteria),
         steps=_steps(run, {s.name for s in params.systems if s.is_agent}),

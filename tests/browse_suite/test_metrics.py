@@ -61,13 +61,15 @@ def test_suite_denominators_by_hand():
             "success": None,
         },
     ]
-    table = m.level_table(_suite(rows), rng=np.random.default_rng(0), rounds=50)
+    table, kinds = m.success_tables(_suite(rows), rng=np.random.default_rng(0), rounds=50)
     one = table[table["level"] == "1"].iloc[0]
     assert (one["tasks"], one["answered"], one["timeout"], one["unscored"]) == (4, 3, 1, 1)
     assert one["successes"] == 1 and one["success_rate"] == pytest.approx(1 / 3)  # t4 left out
     assert one["score_answered"] == pytest.approx((1.0 + 0.5) / 2)
     assert one["score_all"] == pytest.approx((1.0 + 0.5 + 0) / 3)  # the timeout counts 0
     assert list(table["level"]) == ["1", "all"]
+    assert list(kinds["kind"]) == ["static", "all"]
+    assert kinds.iloc[1].drop("kind").equals(table.iloc[1].drop("level"))  # one "all" row
 
 
 def test_tools_count_as_searches_or_pages():

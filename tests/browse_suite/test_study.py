@@ -46,6 +46,9 @@ def test_the_demo_suite_runs_offline_and_counts_every_state(tmp_path):
         assert row["answered"] + row["timeout"] + row["step_limit"] + row["error"] == 30
     assert overall.loc["browse-sim-careful", "timeout"] > 0  # its knobs make level-4 timeouts
     assert overall.loc["no-browse-chat", "error"] > 0  # and the chat model's API errors
+    # the "all" row of the by-type table is the same computation: one bootstrap, one interval
+    kinds = result.kind_scores[result.kind_scores["kind"] == "all"].set_index("system")
+    assert kinds.drop(columns="kind").equals(overall.drop(columns="level"))
     records = _records(run, "suite")
     assert len(records) == 90 and {r["state"] for r in records} >= {"answered", "timeout", "error"}
     assert all(r["score"] is None for r in records if r["state"] != "answered")
