@@ -29,6 +29,10 @@ def _pct(value: float) -> str:
     )
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
 def system_kind(result: BrowseSuiteResult, name: str) -> str:
     """``simulated agent``, ``simulated``, ``agent (<provider>)`` or ``real model``."""
     spec = next(s for s in result.params.systems if s.name == name)
@@ -45,11 +49,9 @@ def headlines(result: BrowseSuiteResult) -> dict[str, str]:
 def notes(result: BrowseSuiteResult) -> list[str]:
     """Short remarks for the index: timeouts, errors and unscored tasks."""
     rec = result.records
-    return [
-        f"suite: {int((rec['state'] == 'timeout').sum())} timeouts, "
-        f"{int((rec['state'] == 'error').sum())} errors, "
-        f"{int((rec['status'] == 'unscored').sum())} unscored"
-    ]
+    timeouts, errors = int((rec["state"] == "timeout").sum()), int((rec["state"] == "error").sum())
+    unscored = int((rec["status"] == "unscored").sum())
+    return [f"{_count(timeouts, 'timeout')}, {_count(errors, 'error')}, {unscored} unscored"]
 
 
 def key_result(result: BrowseSuiteResult) -> str:
@@ -66,7 +68,7 @@ def key_result(result: BrowseSuiteResult) -> str:
     sentences = [
         display.fill(
             "{name} ({kind}) success {s:.1%} [{lo:.1%}, {hi:.1%}], score {a:.2f} answered / "
-            "{b:.2f} all, {t} timeouts, {e} errors",
+            "{b:.2f} all, {t}, {e}",
             name=r["system"],
             kind=system_kind(result, r["system"]),
             s=r["success_rate"],
@@ -74,8 +76,8 @@ def key_result(result: BrowseSuiteResult) -> str:
             hi=r["success_high"],
             a=_num(r["score_answered"]),
             b=_num(r["score_all"]),
-            t=r["timeout"],
-            e=r["error"],
+            t=_count(r["timeout"], "timeout"),
+            e=_count(r["error"], "error"),
         )
         for r in rows
     ]
@@ -168,11 +170,11 @@ def levels_display(result: BrowseSuiteResult, by: str = "level") -> pd.DataFrame
     return folded.rename(columns={"success": "success_rate"})[columns]
 
 
-def levels_caption(result: BrowseSuiteResult) -> str:
-    """Caption of :func:`levels_display`."""
-    p = result.params
+def levels_caption(result: BrowseSuiteResult, by: str = "level") -> str:
+    """Caption of :func:`levels_display` (``by``: ``level`` or ``kind``)."""
+    p, grouping = result.params, "level" if by == "level" else "task type"
     return (
-        f"By level: end states (answered, timeout, step_limit, error), unscored (a judge "
+        f"By {grouping}: end states (answered, timeout, step_limit, error), unscored (a judge "
         f"criterion could not be graded; left out of rates and means), success = score ≥ "
         f"{p.success_threshold:g} over tasks not unscored "
         f"[{p.confidence_level:.0%} Wilson]; score_answered = mean over answered tasks, "

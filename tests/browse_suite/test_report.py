@@ -31,3 +31,21 @@ def test_sentences_escape_names_and_state_their_denominators(tmp_path):
     assert "not answered = 0" in key
     assert report.headlines(result) == {f"suite success {EVIL}": f"{row['success_rate']:.1%}"}
     assert EVIL not in report.failures_html(result)
+
+
+def test_each_table_caption_names_its_own_grouping(tmp_path):
+    result = _result(tmp_path)
+    assert report.levels_caption(result).startswith("By level: end states")
+    assert report.levels_caption(result, by="kind").startswith("By task type: end states")
+
+
+def test_counts_in_the_key_sentence_agree_with_their_noun(tmp_path):
+    result = _result(tmp_path)
+    levels = result.levels.copy()
+    overall = levels["level"] == "all"
+    levels.loc[overall, ["timeout", "error"]] = [1, 2]
+    key = report.key_result(result._replace(levels=levels))
+    assert "1 timeout, 2 errors" in key
+    levels.loc[overall, ["timeout", "error"]] = [0, 1]
+    key = report.key_result(result._replace(levels=levels))
+    assert "0 timeouts, 1 error." in key
