@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -279,16 +281,19 @@ def _finite(value: Any) -> Any:
 
 def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
     """Write text to ``path`` through a temp file renamed over it: readers see the old file
-    or the new one, never half of one; a failed write (a full disk) leaves no temp file.
+    or the new one, never half of one, whoever else writes it at the same time; a failed
+    write (a full disk) leaves no temp file.
 
     Raises:
         OSError: the write failed (``path`` is unchanged).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    # a temp file of its own: two writers of one path (two runs rebuilding the index) never
+    # write into, or rename away, each other's
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:12]}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with open(tmp, "x", encoding="utf-8") as fh:
             fh.writelines([parts] if isinstance(parts, str) else parts)
         tmp.replace(path)
     except BaseException:

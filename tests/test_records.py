@@ -115,3 +115,30 @@ def test_records_are_strict_json_and_a_float_field_reads_null_back_as_nan(tmp_pa
                   level=0.95, rounds=10, degenerate_rounds=0)  # fmt: skip
     back = Rating.model_validate(json.loads(to_json({**fields, "online_elo": math.nan})))
     assert math.isnan(back.online_elo)  # "NaN where battles have no order", as before
+
+
+def test_two_writers_replacing_one_file_never_fail_or_mix(tmp_path):
+    # e.g. two `evalbench run` of different studies rebuilding outputs/index.html at once
+    import threading
+
+    from evalbench.records import write_atomic
+
+    target, failures, torn = tmp_path / "index.json", [], []
+
+    def write(who: str) -> None:
+        for i in range(300):
+            try:
+                write_atomic(target, json.dumps({"who": who, "i": i, "pad": "x" * 50_000}))
+                json.loads(target.read_text())  # what a reader sees at any moment
+            except OSError as exc:
+                failures.append(exc)
+            except ValueError as exc:
+                torn.append(exc)
+
+    threads = [threading.Thread(target=write, args=(who,)) for who in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures and not torn, (failures[:2], torn[:2])
+    assert [p.name for p in tmp_path.iterdir()] == ["index.json"]  # no temp file left
