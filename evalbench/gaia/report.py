@@ -237,9 +237,11 @@ def usage_caption(result: GaiaResult) -> str:
     """Caption of :func:`usage_table`."""
     caption = (
         "Mean prompt and completion tokens, cost (USD) and latency (s) per answer, by level "
-        "(answers = items × attempts)"
+        "(answers = items × attempts); cost is 0 for an unpriced or simulated system"
     )
-    return caption + ("; the sim provider reports no cost or latency" if result.simulated else "")
+    if not usage_table(result).isna().any(axis=None):
+        return caption
+    return caption + "; — = not reported (an agent's time is per task, in the effort table below)"
 
 
 def failure_examples(result: GaiaResult, n: int = 8) -> list[dict[str, Any]]:
@@ -315,7 +317,7 @@ def agent_effort(result: GaiaResult) -> str:
         return ""
     means = {"steps_mean": "steps", "tool_calls_mean": "tool_calls"}
     effort = display.fold_intervals(
-        result.agents.effort.rename(columns=means), ["steps", "tool_calls"]
+        result.agents.effort.rename(columns=means), ["steps", "tool_calls"], digits=2
     )
     effort = effort.rename(columns={"wall_s_mean": "wall_s", "tokens_mean": "tokens",
                                     "cost_usd_mean": "cost_usd"})  # fmt: skip
@@ -338,7 +340,11 @@ def steps_accuracy(result: GaiaResult) -> str:
     """Accuracy of the agents' tasks by steps taken; :data:`NO_AGENTS` without agents."""
     if result.agents is None:
         return NO_AGENTS
-    return _table(result.agents.by_steps, "Accuracy (first attempt) by steps taken per task")
+    caption = (
+        "Accuracy of each agent's first-attempt tasks grouped by the steps they took (steps_bin: "
+        "model calls and tool calls per task; tasks = tasks in the group)"
+    )
+    return _table(result.agents.by_steps, caption)
 
 
 def failures_html(result: GaiaResult, limit: int = 8) -> str:

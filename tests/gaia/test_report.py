@@ -108,7 +108,7 @@ def test_tables_and_captions():
     result = _result(recs)
     assert report.demo_notice(result).startswith('<div class="evalbench-banner"')
     assert "(dataset: demo, split: validation)" in report.items_caption(result)
-    assert report.usage_caption(result).endswith("reports no cost or latency")
+    assert "not reported" not in report.usage_caption(result)  # every cell has a number
     usage = report.usage_table(result)
     assert list(usage.columns) == ["system", "level", "answers", "prompt_tokens_mean"]
     assert usage.iloc[0]["answers"] == 14  # "all": 5 + 5 + 4 records
@@ -176,6 +176,9 @@ def test_usage_table_shows_the_columns_its_caption_names(agent_result):
                                    "completion_tokens_mean", "cost_usd_mean", "latency_s_mean"]  # fmt: skip
     caption = report.usage_caption(agent_result)
     assert "prompt and completion tokens, cost (USD) and latency (s)" in caption
+    # the simulated agent reports neither cost nor latency: its cells are dashes, explained
+    assert usage.set_index("system").loc["sim-agent", "latency_s_mean"].isna().all()
+    assert "— = not reported (an agent's time is per task, in the effort table below)" in caption
 
 
 def test_a_count_of_one_reads_in_the_singular():
