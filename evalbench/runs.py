@@ -118,6 +118,10 @@ def lock_run(run_dir: Path) -> None:
         ) from None
     _HELD[key] = lock
     write_atomic(key / ".lock.owner", to_json({"pid": os.getpid(), "since": now_iso()}))
+    # temp files of a writer killed mid-write (records.write_atomic's): with the lock held,
+    # no writer of this folder is alive
+    for stale in [*key.glob(".*.tmp"), *key.glob("records/.*.tmp")]:
+        stale.unlink(missing_ok=True)
 
 
 def die_with_parent() -> None:

@@ -214,3 +214,19 @@ def test_an_unreadable_manifest_is_a_failed_run_saying_why(tmp_path):
     (run_dir / "manifest.json").write_text('{"status": "runn')
     found = current_manifest(run_dir)
     assert found["status"] == "failed" and "unreadable manifest" in found["reason"]
+
+
+def test_taking_a_run_folder_sweeps_the_temp_files_a_killed_writer_left(tmp_path):
+    from evalbench.runs import lock_run, release_run
+
+    run_dir = tmp_path / "run"
+    (run_dir / "records").mkdir(parents=True)
+    left = [run_dir / ".manifest.json.123-abc.tmp", run_dir / "records" / ".x.jsonl.9-f.tmp"]
+    for path in left:
+        path.write_text("half a wri")  # kill -9 between write and rename
+    (run_dir / "keep.tmp").write_text("not ours")
+    lock_run(run_dir)
+    try:
+        assert not any(p.exists() for p in left) and (run_dir / "keep.tmp").exists()
+    finally:
+        release_run(run_dir)
