@@ -179,3 +179,19 @@ def test_judgment_record_is_a_rubric_judgment_with_its_own_fields_only() -> None
            for n in getattr(c, "__annotations__", {})}  # fmt: skip
     assert not own & set(RubricJudgment.model_fields)
     assert {"item", "human_weighted"} <= own
+
+
+def test_the_package_exports_what_its_docstring_lists() -> None:
+    import re
+
+    assert sorted(G.__all__) == [
+        "GoldenSetError",
+        "JudgeGoldenParams",
+        "JudgeGoldenResult",
+        "golden_from_annotations",
+        "load_annotations",
+        "load_golden",
+        "run",
+    ]
+    doc = str(G.__doc__)
+    assert all(re.search(rf"\b{name}\b", doc) and hasattr(G, name) for name in G.__all__)
