@@ -73,11 +73,7 @@ class GaiaItem(BaseModel):
 
 
 def demo_path() -> Path:
-    """Folder of the offline demo suite shipped with the package (``evalbench/demo/gaia``).
-
-    The demo is a small GAIA-format suite written for this project (not GAIA data);
-    see its ``README.md``.
-    """
+    """``evalbench/demo/gaia``: the offline GAIA-format demo suite (not GAIA; see its README)."""
     return Path(str(resources.files("evalbench").joinpath("demo").joinpath("gaia")))
 
 

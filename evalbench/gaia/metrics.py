@@ -165,18 +165,9 @@ def compare_systems(
     rounds: int = DEFAULT_ROUNDS,
     levels: Iterable[int] | None = None,
 ) -> PairedComparison:
-    """Paired comparison of two systems on the same items (first attempts).
-
-    Exact McNemar p-value and a paired bootstrap interval of ``acc(a) - acc(b)``
-    (:func:`evalbench.stats.paired_comparison`). Restrict to ``levels`` if given.
-
-    Args:
-        records: output of :func:`score`.
-        system_a: the first system (``accuracy_a``).
-        system_b: the second system (``accuracy_b``).
-        rng: the source of randomness of the bootstrap.
-        rounds: bootstrap rounds.
-        levels: keep only these levels (``None``: all).
+    """``system_a`` vs ``system_b`` on the same first attempts (``levels``: all if None):
+    exact McNemar and a paired bootstrap of the accuracy difference
+    (:func:`evalbench.stats.paired_comparison`).
 
     Raises:
         GaiaDataError: a system has no records, or the two item sets differ.
@@ -269,18 +260,8 @@ def summarize(
     confidence: float = DEFAULT_LEVEL,
     ks: Sequence[int] = (1,),
 ) -> GaiaSummary:
-    """All study tables: accuracy by level, drop rates, usage, and pass@k if attempts > 1.
-
-    Args:
-        records: output of :func:`score` (possibly several systems and attempts).
-        rng: source of randomness for the bootstrap intervals.
-        rounds: bootstrap rounds.
-        confidence: level of every interval.
-        ks: the k values for pass@k (computed only when some item has several attempts).
-
-    Returns:
-        A :class:`GaiaSummary`.
-    """
+    """Accuracy by level, drop rates and usage of :func:`~.scoring.score`'s records, and
+    pass@k for ``ks`` when some item has several attempts; every interval at ``confidence``."""
     several = "attempt" in records and records.groupby(["system", "task_id"]).size().max() > 1
     return GaiaSummary(
         accuracy=level_accuracy(records, confidence=confidence),

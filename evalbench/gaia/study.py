@@ -79,12 +79,8 @@ def answer_jobs(items: Sequence[GaiaItem], params: GaiaParams) -> list[Job]:
 def ask_system(
     run: Run, spec: SystemSpec, jobs: Sequence[Job], items: Sequence[GaiaItem]
 ) -> list[dict[str, Any]]:
-    """One system's predictions for every job (resumable), as :func:`score` takes them.
-
-    A chat model answers through ``run.ask`` (response cache, checkpointed records); an
-    agent runs each task through :func:`evalbench.agents.run_agents` (trajectories in
-    ``records/steps.jsonl``, one ``records/agent_runs.jsonl`` line per task).
-    """
+    """One system's predictions for every job, as :func:`~.scoring.score` takes them: a chat
+    model through ``run.ask``, an agent through :func:`agent_predictions` (both resumable)."""
     if spec.is_agent:
         return agent_predictions(run, spec, items, params_of(run).attempts)
     answers = run.ask(spec, jobs, desc=f"GAIA {spec.name}")
