@@ -30,7 +30,7 @@ from evalbench.agents import (
     backend_for,
     run_agents,
 )
-from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
+from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import Record, ResponseRecord
 from evalbench.runs import Run
 from evalbench.studies import Study
@@ -133,14 +133,16 @@ def chat_rows(
     return [_chat_row(spec, t.id, answers[t.id]) for t in tasks]
 
 
-def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:
-    cost = None
+def answer_cost(spec: ModelSpec, answer: ResponseRecord) -> float | None:
+    """What the answer cost at the system's prices (:func:`evalbench.models.usage.token_cost`,
+    the batch discount included); ``None`` when no price is set or it came from the cache."""
     priced = spec.price_input_per_mtok is not None or spec.price_output_per_mtok is not None
-    if priced and answer.prompt_tokens is not None and not answer.cached:
-        cost = (
-            answer.prompt_tokens * (spec.price_input_per_mtok or 0)
-            + (answer.completion_tokens or 0) * (spec.price_output_per_mtok or 0)
-        ) / 1e6
+    if not priced or answer.prompt_tokens is None or answer.cached:
+        return None
+    return token_cost(spec, answer.prompt_tokens, answer.completion_tokens)
+
+
+def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:
     return {
         "system": spec.name,
         "task_id": key,
@@ -155,7 +157,7 @@ def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, An
         "wall_s": answer.latency_s,
         "prompt_tokens": answer.prompt_tokens,
         "completion_tokens": answer.completion_tokens,
-        "cost_usd": cost,
+        "cost_usd": answer_cost(spec, answer),
     }
 
 

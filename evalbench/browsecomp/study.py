@@ -27,7 +27,7 @@ from evalbench.agents import (
     run_agents,
 )
 from evalbench.agents.tools.web import web_scope
-from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
+from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import Record, ResponseRecord
 from evalbench.runs import Run
 from evalbench.studies import Study
@@ -77,14 +77,16 @@ def chat_rows(
     return [_chat_row(spec, item.id, answers[item.id]) for item in items]
 
 
-def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:
-    cost = None
+def answer_cost(spec: ModelSpec, answer: ResponseRecord) -> float | None:
+    """What the answer cost at the system's prices (:func:`evalbench.models.usage.token_cost`,
+    the batch discount included); ``None`` when no price is set or it came from the cache."""
     priced = spec.price_input_per_mtok is not None or spec.price_output_per_mtok is not None
-    if priced and answer.prompt_tokens is not None and not answer.cached:
-        cost = (
-            answer.prompt_tokens * (spec.price_input_per_mtok or 0)
-            + (answer.completion_tokens or 0) * (spec.price_output_per_mtok or 0)
-        ) / 1e6
+    if not priced or answer.prompt_tokens is None or answer.cached:
+        return None
+    return token_cost(spec, answer.prompt_tokens, answer.completion_tokens)
+
+
+def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:
     return {
         "system": spec.name,
         "id": key,
@@ -94,7 +96,7 @@ def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, An
         "steps": None,
         "search_calls": None,
         "pages_opened": None,
-        "cost_usd": cost,
+        "cost_usd": answer_cost(spec, answer),
     }
 
 

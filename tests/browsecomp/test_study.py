@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from browsecomp.helpers import write_csv, write_params, write_xlsx
 from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV
@@ -110,3 +111,20 @@ def test_simulated_systems_and_an_agent_on_a_small_zh_file(tmp_path):
     assert list(effort.index) == ["sim-agent"] and effort.loc["sim-agent", "search_calls"] > 0
     assert set(o.topic_accuracy["topic"]) == {"话题0", "话题1", "话题2"}
     _validate(run)
+
+
+def test_an_answer_costs_what_the_usage_table_says_batch_discount_included():
+    from evalbench.agents import SystemSpec
+    from evalbench.browsecomp.study import answer_cost
+    from evalbench.records import ResponseRecord
+
+    prices = {"price_input_per_mtok": 2.0, "price_output_per_mtok": 8.0}
+    spec = SystemSpec(name="b", provider="openai", model="m", batch=True, **prices)
+    answer = ResponseRecord(
+        system="b", key="q", request_key="r", prompt_tokens=1000, completion_tokens=500
+    )
+    # (1000 × 2 + 500 × 8) / 1e6 = 0.006 USD, half of it in batch mode
+    assert answer_cost(spec, answer) == pytest.approx(0.003)
+    assert answer_cost(spec.model_copy(update={"batch": False}), answer) == pytest.approx(0.006)
+    assert answer_cost(spec, answer.model_copy(update={"cached": True})) is None  # paid before
+    assert answer_cost(SystemSpec(name="free", provider="sim"), answer) is None  # no price set
