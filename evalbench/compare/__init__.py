@@ -9,17 +9,19 @@ The names most users need:
 - :func:`evalbench.history.compare_runs` — the paired tests themselves (shared with
   ``evalbench compare`` and the index).
 
-The modules: :mod:`.data` (locating and reading runs), :mod:`.scoring` (verdicts, the gate),
-:mod:`.metrics` (summaries), :mod:`.study` (params and orchestration), :mod:`.report`
-(sentences), :mod:`.sim` (simulated runs for the gate's error rates).
+The modules: :mod:`.records` (params, record types, the result), :mod:`.data` (locating and
+reading runs), :mod:`.scoring` (verdicts, the gate), :mod:`.metrics` (summaries),
+:mod:`.study` (orchestration), :mod:`.report` (sentences), :mod:`.figures` (the history
+plot), :mod:`.sim` (simulated runs for the gate's error rates).
 """
 
 from __future__ import annotations
 
 from .data import InputRun, locate, read
 from .metrics import overall, run_summaries, run_table
+from .records import CompareParams, CompareResult, ComparisonRecord, PairingRecord, RunRef
 from .scoring import gate_fires, verdict, with_verdicts
-from .study import CompareParams, CompareResult, ComparisonRecord, PairingRecord, RunRef, run
+from .study import run
 
 __all__ = [
     "CompareParams",

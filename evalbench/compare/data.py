@@ -11,29 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from evalbench.history import is_published_run, params_run_dir, resolve_run
 from evalbench.importers import OutcomeError, RunOutcomes, read_options, read_outcomes
 from evalbench.params import ParamsError
 
-
-class InputRun(NamedTuple):
-    """One compared run, located."""
-
-    position: int
-    """Its index in ``runs:`` (0 = the baseline)."""
-    label: str
-    """``A``, ``B`` ... or the ``label:`` given."""
-    path: Path | None
-    """The run folder or log; ``None`` for a params run not rendered yet."""
-    params_file: Path | None
-    """The params file of a params reference."""
-    overrides: list[str]
-    slices: list[str]
-    """Sample metadata keys to slice an inspect_ai log by."""
-    max_log_mb: int | None = None
-    """For an inspect_ai log: the most it may expand to (default: the importer's limit)."""
+from .records import InputRun, RunRef
 
 
 def default_label(index: int) -> str:
@@ -41,8 +24,8 @@ def default_label(index: int) -> str:
     return chr(ord("A") + index) if index < 26 else f"R{index + 1}"
 
 
-def locate(ref: Any, index: int, *, base: Path, outputs: Path) -> InputRun:
-    """Locate ``runs[index]`` of the params (``ref``: its :class:`~.study.RunRef`).
+def locate(ref: RunRef, index: int, *, base: Path, outputs: Path) -> InputRun:
+    """Locate ``runs[index]`` of the params (``ref``).
 
     Raises:
         OutcomeError: one line naming ``runs.<index>.path`` and what is wrong.

@@ -7,16 +7,12 @@ it with ``plt.show()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from . import metrics
-
-if TYPE_CHECKING:
-    from .study import CompareResult
+from .records import CompareResult
 
 
 def history_figure(result: CompareResult) -> Figure | None:

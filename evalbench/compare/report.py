@@ -7,7 +7,7 @@ escaped HTML (:func:`evalbench.display.fill`) or a table/caption the display hel
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -15,9 +15,7 @@ from evalbench import display
 from evalbench.history import gate_blockers
 
 from . import metrics
-
-if TYPE_CHECKING:
-    from .study import CompareResult
+from .records import CompareResult
 
 MDD_FORMULA = (
     "minimum detectable difference (MDD): the smallest true change a two-sided test at "
