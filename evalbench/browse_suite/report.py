@@ -119,6 +119,9 @@ def tasks_table(result: BrowseSuiteResult) -> pd.DataFrame:
             criteria=("criteria", _union),
         )
     )
+    seconds = grouped["max_time_s"]
+    if (seconds % 1 == 0).all():  # whole seconds read as 60, not 60.000
+        grouped = grouped.assign(max_time_s=seconds.astype(int))
     return grouped.reset_index()
 
 

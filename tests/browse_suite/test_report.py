@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from browse_suite.helpers import tasks_file, write_params
 
-from evalbench import browse_suite
+from evalbench import browse_suite, display
 from evalbench.browse_suite import report
 from evalbench.runs import open_run
 
@@ -49,3 +49,10 @@ def test_counts_in_the_key_sentence_agree_with_their_noun(tmp_path):
     levels.loc[overall, ["timeout", "error"]] = [0, 1]
     key = report.key_result(result._replace(levels=levels))
     assert "0 timeouts, 1 error." in key
+
+
+def test_the_tasks_table_shows_whole_seconds_as_whole_numbers(tmp_path):
+    table = report.tasks_table(_result(tmp_path))
+    assert table["max_time_s"].tolist() == [60] and table["max_time_s"].dtype.kind == "i"
+    html = display.table_html(table)
+    assert ">60<" in html and "60.000" not in html
