@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from browse_suite.helpers import tasks_file, write_params
 
 from evalbench import browse_suite, display
@@ -11,19 +12,24 @@ from evalbench.runs import open_run
 EVIL = "<script>alert(1)</script>"
 
 
-def _result(tmp_path):
-    tasks = tasks_file(tmp_path, lambda t: t["level"] == 1)
-    system = {
-        "name": EVIL,
-        "provider": "sim",
-        "sim": {"accuracy": 0.5},
-        "sim_agent": {"mean_steps": {"default": 2}},
-    }
-    return browse_suite.run(open_run(write_params(tmp_path, systems=[system], tasks=str(tasks))))
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    """One simulated agent named like a script on the six level-1 tasks (run once)."""
+    tmp = tmp_path_factory.mktemp("suite_report")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("EVALBENCH_CACHE", str(tmp / "cache"))
+        env.setenv("EVALBENCH_OUTPUTS", str(tmp / "outputs"))
+        tasks = tasks_file(tmp, lambda t: t["level"] == 1)
+        system = {
+            "name": EVIL,
+            "provider": "sim",
+            "sim": {"accuracy": 0.5},
+            "sim_agent": {"mean_steps": {"default": 2}},
+        }
+        return browse_suite.run(open_run(write_params(tmp, systems=[system], tasks=str(tasks))))
 
 
-def test_sentences_escape_names_and_state_their_denominators(tmp_path):
-    result = _result(tmp_path)
+def test_sentences_escape_names_and_state_their_denominators(result):
     key = report.key_result(result)
     assert EVIL not in key and "&lt;script&gt;" in key
     row = result.levels[result.levels["level"] == "all"].iloc[0]
@@ -33,14 +39,12 @@ def test_sentences_escape_names_and_state_their_denominators(tmp_path):
     assert EVIL not in report.failures_html(result)
 
 
-def test_each_table_caption_names_its_own_grouping(tmp_path):
-    result = _result(tmp_path)
+def test_each_table_caption_names_its_own_grouping(result):
     assert report.levels_caption(result).startswith("By level: end states")
     assert report.levels_caption(result, by="kind").startswith("By task type: end states")
 
 
-def test_counts_in_the_key_sentence_agree_with_their_noun(tmp_path):
-    result = _result(tmp_path)
+def test_counts_in_the_key_sentence_agree_with_their_noun(result):
     levels = result.levels.copy()
     overall = levels["level"] == "all"
     levels.loc[overall, ["timeout", "error"]] = [1, 2]
@@ -51,8 +55,8 @@ def test_counts_in_the_key_sentence_agree_with_their_noun(tmp_path):
     assert "0 timeouts, 1 error." in key
 
 
-def test_the_tasks_table_shows_whole_seconds_as_whole_numbers(tmp_path):
-    table = report.tasks_table(_result(tmp_path))
+def test_the_tasks_table_shows_whole_seconds_as_whole_numbers(result):
+    table = report.tasks_table(result)
     assert table["max_time_s"].tolist() == [60] and table["max_time_s"].dtype.kind == "i"
     html = display.table_html(table)
     assert ">60<" in html and "60.000" not in html
