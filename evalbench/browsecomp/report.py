@@ -184,13 +184,14 @@ def effort_display(result: BrowseCompResult) -> pd.DataFrame:
 
 
 def effort_caption(result: BrowseCompResult) -> str:
-    """Caption of :func:`effort_display`."""
-    return (
+    """Caption of :func:`effort_display` (saying so when no system is an agent)."""
+    caption = (
         f"Agents only: search calls ({', '.join(sorted(metrics.SEARCH_TOOLS))}) and pages "
         f"opened ({', '.join(sorted(metrics.PAGE_TOOLS))}) per question, from the trajectories "
         f"[{result.params.confidence_level:.0%} bootstrap]; answered_share = questions whose "
         "task ended with an answer"
     )
+    return caption + ("; no system in this run is an agent" if result.effort.empty else "")
 
 
 def examples_html(result: BrowseCompResult) -> str:

@@ -21,3 +21,14 @@ def test_the_key_sentence_names_the_reference_grader(tmp_path):
         "the published simple-evals grader would score 0% (group(0) bug)"
     ]
     assert len(result.examples) == 1 and "q1" in report.examples_html(result)
+
+
+def test_the_effort_caption_says_when_no_system_is_an_agent(tmp_path):
+    data = write_csv(tmp_path / "bc.csv", [("q1", "a1", "t")])
+    systems = [{"name": "chat", "provider": "sim", "sim": {"accuracy": 1.0}}]
+    grader = {"name": "g", "provider": "sim"}
+    result = browsecomp.run(
+        open_run(write_params(tmp_path, systems=systems, dataset=str(data), grader=grader))
+    )
+    assert report.effort_display(result).empty
+    assert report.effort_caption(result).endswith("no system in this run is an agent")
