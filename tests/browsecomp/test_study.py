@@ -128,3 +128,21 @@ def test_an_answer_costs_what_the_usage_table_says_batch_discount_included():
     assert answer_cost(spec.model_copy(update={"batch": False}), answer) == pytest.approx(0.006)
     assert answer_cost(spec, answer.model_copy(update={"cached": True})) is None  # paid before
     assert answer_cost(SystemSpec(name="free", provider="sim"), answer) is None  # no price set
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    import re
+
+    import evalbench.browsecomp as package
+
+    assert sorted(package.__all__) == [
+        "BrowseCompParams",
+        "BrowseCompResult",
+        "encrypt",
+        "load_official",
+        "run",
+    ]
+    doc = str(package.__doc__)
+    assert all(
+        re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
+    )
