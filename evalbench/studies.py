@@ -30,6 +30,7 @@ STUDY_KINDS: dict[str, str] = {
     "arena_public": "evalbench.arena_public.study",
     "datagen": "evalbench.datagen.study",
     "hle": "evalbench.hle.study",
+    "hle_grading": "evalbench.hle_grading.study",
     "compare": "evalbench.compare.study",
     "browsecomp": "evalbench.browsecomp.study",
     "browse_suite": "evalbench.browse_suite.study",

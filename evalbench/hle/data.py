@@ -1,4 +1,4 @@
-"""HLE data: the questions, the expert-grading set, and the official predictions files.
+"""HLE data: the questions and the official predictions files.
 
 Humanity's Last Exam (Phan et al., 2025, arXiv:2501.14249) is a set of expert-written
 closed-ended questions (``exactMatch`` or ``multipleChoice``), some with an image, in
@@ -11,11 +11,9 @@ This is the I/O edge of the benchmark:
 - :func:`load` reads the hub dataset, a local folder / ``.jsonl`` / ``.json`` / ``.parquet``
   with the same fields, or the offline demo suite (``demo``: written for evalbench, *not*
   HLE); every bad row is one error naming ``file:line`` and the field;
-- :func:`load_expert` reads the expert-grading set (category, difficulty, reference answer,
-  criteria, an answer to grade, optional human baseline scores);
-- :func:`read_predictions` / :func:`write_predictions` / :func:`write_judged` read and write
-  the official tooling's files (``hle_<model>.json``: ``{id: {"model", "response",
-  "usage"}}``; ``judged_hle_<model>.json`` adds ``judge_response``), as
+- :func:`read_predictions` / :func:`write_predictions` read and write the official
+  tooling's files (``hle_<model>.json``: ``{id: {"model", "response", "usage"}}``;
+  ``judged_hle_<model>.json`` adds ``judge_response``), as
   ``hle_eval/run_model_predictions.py`` and ``hle_eval/run_judge_results.py`` of
   centerforaisafety/hle @ 26dca2e253b405105b4c3d8c2f5af06f86f90c66 write them.
 """
@@ -46,9 +44,6 @@ HF_TOKEN_ENV = "HF_TOKEN"
 OFFICIAL_REPO = "centerforaisafety/hle"
 OFFICIAL_COMMIT = "26dca2e253b405105b4c3d8c2f5af06f86f90c66"
 ANSWER_TYPES = ("exactMatch", "multipleChoice")
-DIFFICULTIES = ("easy", "medium", "hard", "expert")
-DIMENSIONS = ("accuracy", "completeness", "relevance", "coherence", "depth", "timeliness")
-"""The six dimensions of the ``hle`` rubric (:mod:`evalbench.judge.rubrics`), 0-100 each."""
 DATA_SUFFIXES = (".jsonl", ".json", ".parquet")
 DEMO_NOTE = "DEMO — not HLE"
 
@@ -84,35 +79,6 @@ class HleItem(BaseModel):
     def has_image(self) -> bool:
         """Whether the question comes with an image."""
         return bool(self.image)
-
-
-class ExpertItem(BaseModel):
-    """One item of the expert-grading set: a research question, its reference answer and
-    criteria, an answer to grade, and (optionally) human expert scores of that answer."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    category: str
-    difficulty: Literal["easy", "medium", "hard", "expert"]
-    question: str
-    reference_answer: str
-    criteria: tuple[str, ...] = ()
-    """Item-specific grading criteria, shown to the judge."""
-    answer: str | None = None
-    """A research answer to grade (the ``dataset`` source); ``None``: only systems' answers."""
-    human_scores: dict[str, float] | None = None
-    """Human baseline scores of ``answer``: all six dimensions (0-100) and optionally
-    ``overall``; ``None`` when there is no human baseline for this item."""
-
-    def human(self, dimension: str) -> float:
-        """The human score of a dimension; ``overall`` is the given one, else the mean of the
-        six; NaN without a human baseline."""
-        if not self.human_scores:
-            return math.nan
-        if dimension == "overall" and "overall" not in self.human_scores:
-            return sum(self.human_scores[d] for d in DIMENSIONS) / len(DIMENSIONS)
-        return float(self.human_scores[dimension])
 
 
 # ---------------------------------------------------------------------------- HLE questions
@@ -316,85 +282,6 @@ def _unique(items: list[HleItem]) -> list[HleItem]:
     if repeated:
         raise HleDataError(f"duplicate question id(s) {repeated[:3]} ({len(repeated)} in all)")
     return items
-
-
-# ---------------------------------------------------------------------------- expert set
-
-
-def load_expert(source: str | Path) -> list[ExpertItem]:
-    """Load the expert-grading set: ``"demo"`` (not HLE, invented human scores) or a JSONL.
-
-    Each line: ``id, category, difficulty`` (easy | medium | hard | expert), ``question,
-    reference_answer``, optional ``criteria`` (a list of strings), ``answer`` (the answer
-    to grade) and ``human_scores`` (``{"accuracy": 0-100, ... all six dimensions,
-    "overall": optional}``).
-
-    Raises:
-        HleDataError: a malformed line (file:line and the field) or a duplicate id.
-    """
-    path = demo_path() / "expert.jsonl" if source == "demo" else Path(source)
-    if not path.is_file():
-        raise HleDataError(f"expert set {path} does not exist")
-    record_read(path)
-    items, seen = [], set()
-    for where, row in jsonl_rows(path):
-        item = _parse_expert(row, where)
-        if item.id in seen:
-            raise HleDataError(f"{where}: duplicate id {item.id!r}")
-        seen.add(item.id)
-        items.append(item)
-    if not items:
-        raise HleDataError(f"expert set {path} is empty")
-    return items
-
-
-def _parse_expert(row: Mapping[str, Any], where: str) -> ExpertItem:
-    difficulty = _text(row, "difficulty", where)
-    if difficulty not in DIFFICULTIES:
-        raise HleDataError(
-            f"{where}: field 'difficulty' must be one of {', '.join(DIFFICULTIES)}, "
-            f"got {difficulty!r}"
-        )
-    answer = row.get("answer")
-    if answer is not None and not (isinstance(answer, str) and answer.strip()):
-        raise HleDataError(f"{where}: field 'answer' must be a non-empty string or absent")
-    return ExpertItem(
-        id=_text(row, "id", where),
-        category=_text(row, "category", where),
-        difficulty=difficulty,  # type: ignore[arg-type]
-        question=_text(row, "question", where),
-        reference_answer=_text(row, "reference_answer", where),
-        criteria=_criteria(row.get("criteria"), where),
-        answer=answer,
-        human_scores=_human_scores(row.get("human_scores"), where),
-    )
-
-
-def _criteria(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(c, str) and c.strip() for c in value):
-        raise HleDataError(f"{where}: field 'criteria' must be a list of non-empty strings")
-    return tuple(value)
-
-
-def _human_scores(value: Any, where: str) -> dict[str, float] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise HleDataError(f"{where}: field 'human_scores' must be an object")
-    unknown = sorted(set(value) - {*DIMENSIONS, "overall"})
-    missing = [d for d in DIMENSIONS if d not in value]
-    if unknown or missing:
-        raise HleDataError(
-            f"{where}: field 'human_scores' needs all six dimensions {list(DIMENSIONS)} "
-            f"(and optionally 'overall'); unknown {unknown}, missing {missing}"
-        )
-    for key, score in value.items():
-        number_ok = isinstance(score, (int, float)) and not isinstance(score, bool)
-        if not number_ok or not 0 <= score <= 100:
-            raise HleDataError(f"{where}: human_scores.{key} must be a number 0-100, got {score!r}")
-    return {k: float(v) for k, v in value.items()}
 
 
 # ---------------------------------------------------------------------------- predictions

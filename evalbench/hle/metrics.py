@@ -20,7 +20,7 @@ The official numbers reproduce ``dump_metrics`` and ``calib_err`` of
 
 The **corrected** calibration error uses the same bins but counts every one (weights sum to
 1), sorts stably, is defined for any n ≥ 1 (one bin below 100 items) and is not rounded.
-Pure functions over arrays and the records DataFrame (:class:`~.scoring.HleRecord` rows).
+Pure functions over arrays and the records DataFrame (:class:`~.records.HleRecord` rows).
 """
 
 from __future__ import annotations
@@ -32,14 +32,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalbench.calibration import (  # noqa: F401  (re-exported: hle.metrics names)
+from evalbench.calibration import (
     BIN_SIZE,
-    Calibration,
-    Norm,
     as_arrays,
     bin_edges,
     calib_err_corrected,
     calib_err_official,
+    reliability_table,
 )
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
@@ -215,47 +214,15 @@ def category_table(
     return pd.DataFrame(rows)
 
 
-RELIABILITY_COLUMNS = ["system", "bin", "lower", "upper", "n", "mean_confidence", "accuracy",
-                       "ci_low", "ci_high", "gap"]  # fmt: skip
-
-
-def reliability_table(
+def reliability_frame(
     records: pd.DataFrame, *, bins: int = 10, level: float = DEFAULT_LEVEL
 ) -> pd.DataFrame:
-    """Reliability diagram data: fixed-width confidence bins per system (valid confidences).
-
-    Bin ``i`` holds confidences in ``[i·w, (i+1)·w)`` with ``w = 100 / bins`` (100 falls in the
-    last). Columns: ``system, bin`` (e.g. ``"80-90"``), ``lower, upper, n, mean_confidence,
-    accuracy, ci_low, ci_high`` (Wilson), ``gap`` (mean confidence − accuracy: above 0 the
-    system is overconfident there). Empty bins are left out.
-    """
-    rows = []
-    width = 100 / bins
-    for system, part in records.groupby("system", sort=False):
-        cal = calibration_items(part)
-        index = np.minimum((cal["confidence"].to_numpy(float) // width).astype(int), bins - 1)
-        for b in range(bins):
-            group = cal[index == b]
-            if not len(group):
-                continue
-            hits = int(group["correct"].astype(bool).sum())
-            wilson = wilson_interval(hits, len(group), level)
-            mean_conf = float(group["confidence"].mean() / 100)
-            rows.append(
-                {
-                    "system": system,
-                    "bin": f"{b * width:g}-{(b + 1) * width:g}",
-                    "lower": b * width / 100,
-                    "upper": (b + 1) * width / 100,
-                    "n": len(group),
-                    "mean_confidence": mean_conf,
-                    "accuracy": wilson.estimate,
-                    "ci_low": wilson.low,
-                    "ci_high": wilson.high,
-                    "gap": mean_conf - wilson.estimate,
-                }
-            )
-    return pd.DataFrame(rows, columns=RELIABILITY_COLUMNS)
+    """:func:`evalbench.calibration.reliability_table` of every system's scored items with a
+    valid confidence (as a fraction): fixed-width bins, Wilson intervals, empty bins left out."""
+    cal = calibration_items(records)
+    frame = pd.DataFrame({"system": cal["system"], "confidence": cal["confidence"] / 100,
+                          "correct": cal["correct"].astype(bool)})  # fmt: skip
+    return reliability_table(frame, bins=bins, level=level)
 
 
 def bins_by_system(records: pd.DataFrame, *, beta: int = BIN_SIZE) -> pd.DataFrame:
@@ -300,6 +267,11 @@ def judge_table(records: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TRUTH_COLUMNS = ["system", "n", "true_accuracy", "expected_accuracy", "measured_accuracy",
+                 "judge_agreement", "true_calibration", "corrected", "official",
+                 "true_overconfidence", "measured_overconfidence"]  # fmt: skip
+
+
 def truth_table(records: pd.DataFrame, *, beta: int = BIN_SIZE) -> pd.DataFrame:
     """Simulated systems only: every estimate beside the simulation's truth.
 
@@ -338,7 +310,7 @@ def truth_table(records: pd.DataFrame, *, beta: int = BIN_SIZE) -> pd.DataFrame:
                 "measured_overconfidence": cells["overconfidence"],
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TRUTH_COLUMNS)
 
 
 class HleSummary(NamedTuple):
@@ -363,7 +335,7 @@ def summarize(
     return HleSummary(
         systems=system_table(records, level=level, beta=beta),
         categories=category_table(records, level=level, beta=beta),
-        reliability=reliability_table(records, bins=reliability_bins, level=level),
+        reliability=reliability_frame(records, bins=reliability_bins, level=level),
         bins=bins_by_system(records, beta=beta),
         judge=judge_table(records),
         truth=truth_table(records, beta=beta),

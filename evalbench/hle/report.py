@@ -1,24 +1,23 @@
-"""HLE sentences with numbers, captions, display tables and the index headlines.
+"""What the HLE notebook says: sentences with numbers, captions, titles, the index headlines.
 
-Every function takes the study's :class:`~evalbench.hle.study.HleResult` and returns text or
-a table: sentences as escaped HTML (:func:`evalbench.display.fill`), captions and titles as
-plain text. Nothing here computes a number the metrics do not; the notebook shows these.
+Every function takes the study's :class:`~.records.HleResult` (or nothing) and returns
+text: sentences as escaped HTML (:func:`evalbench.display.fill`), captions and titles as
+plain text. Nothing here computes a number :mod:`.metrics` does not; the figures are
+:mod:`~.figures`'.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
-from .data import ANSWER_TYPES, DEMO_NOTE, DIMENSIONS, OFFICIAL_COMMIT, OFFICIAL_REPO
-
-if TYPE_CHECKING:
-    from .study import HleResult
+from .data import ANSWER_TYPES, DEMO_NOTE, OFFICIAL_COMMIT, OFFICIAL_REPO, category_counts
+from .records import HleResult
 
 ACCURACY_COLUMNS = [
     "system",
@@ -219,19 +218,16 @@ def data_sentence(result: HleResult) -> str:
     )
 
 
+def items_table(result: HleResult) -> pd.DataFrame:
+    """Questions per category and answer type (:func:`~.data.category_counts`)."""
+    return category_counts(result.items)
+
+
 def items_caption(result: HleResult) -> str:
     """Caption of the questions-per-category table."""
     return (
         "Questions per category and answer type (with_image = questions that have an "
         f"image; dataset: {result.params.dataset})"
-    )
-
-
-def accuracy_title(result: HleResult) -> str:
-    """Title of the accuracy figure."""
-    return (
-        f"Accuracy over all questions (official denominator), "
-        f"{result.params.confidence_level:.0%} Wilson intervals"
     )
 
 
@@ -299,14 +295,6 @@ def bins_caption(result: HleResult) -> str:
     )
 
 
-def reliability_title(result: HleResult) -> str:
-    """Title of the reliability diagram."""
-    return (
-        f"Reliability diagram: accuracy vs stated confidence "
-        f"({result.params.confidence_level:.0%} Wilson intervals)"
-    )
-
-
 def reliability_caption(result: HleResult) -> str:
     """Caption of the reliability table."""
     return (
@@ -355,11 +343,6 @@ def category_caption(result: HleResult) -> str:
     )
 
 
-def category_title(result: HleResult) -> str:
-    """Title of the per-category accuracy figure."""
-    return f"Accuracy per category, {result.params.confidence_level:.0%} Wilson intervals"
-
-
 def truth_caption() -> str:
     """Caption of the simulated-truth table."""
     return (
@@ -372,6 +355,13 @@ def truth_caption() -> str:
         "(which answers happened to come out right); it moves measured_overconfidence away from "
         "true_overconfidence by about as much, even for a calibrated system"
     )
+
+
+def truth_note(result: HleResult) -> str:
+    """Why the simulated-truth table is empty ("" when a system is simulated)."""
+    if not result.summary.truth.empty:
+        return ""
+    return "<p>No simulated system in this run: there is no truth to set the estimates beside.</p>"
 
 
 def judge_caption() -> str:
@@ -408,199 +398,4 @@ def official_files_sentence(result: HleResult) -> str:
         repo=OFFICIAL_REPO,
         commit=OFFICIAL_COMMIT[:7],
         names=names,
-    )
-
-
-# ---------------------------------------------------------------------------- expert grading
-
-
-def expert_notice(result: HleResult) -> str:
-    """A banner when the expert set is the demo (invented answers and human scores)."""
-    expert = result.params.expert
-    if expert is None or expert.dataset != "demo":
-        return ""
-    return display.banner(
-        f"{DEMO_NOTE} — the expert-grading set is evalbench's demo: questions, answers and the "
-        "'human' scores were written for evalbench (synthetic, not human data)."
-    )
-
-
-def expert_states_caption() -> str:
-    """Caption of the graded-answers table."""
-    return (
-        "Answers graded per source (dataset = the set's own answers; otherwise a system's "
-        "answers to the expert questions): scored / unscored (judge output unparseable or its "
-        "call failed) / no_response (no answer to grade); with_human = scored answers that have "
-        "a human baseline"
-    )
-
-
-def heatmap_sources(result: HleResult) -> list[str]:
-    """The sources with at least one scored answer (one heatmap each)."""
-    if result.expert is None:
-        return []
-    long = result.expert.summary.long
-    return [s for s in result.expert.sources if s in set(long["source"])]
-
-
-def heatmap_title(source: str) -> str:
-    """Title of one category × difficulty heatmap."""
-    return f"Mean overall score (0–100): {source}"
-
-
-def cells_wide(result: HleResult, source: str) -> pd.DataFrame:
-    """Per category × difficulty: ``n`` and each dimension's mean [bootstrap interval]."""
-    assert result.expert is not None
-    cells = result.expert.summary.cells
-    part = cells[cells["source"] == source].rename(
-        columns={"mean": "m", "ci_low": "m_low", "ci_high": "m_high"}
-    )
-    folded = display.fold_intervals(part, ["m"], digits=0)
-    wide = folded.pivot_table(
-        index=["category", "difficulty"],
-        columns="dimension",
-        values="m",
-        aggfunc="first",
-        sort=False,
-    )
-    counts = part[part["dimension"] == "overall"].set_index(["category", "difficulty"])["n"]
-    wide = wide.reindex(columns=[*DIMENSIONS, "overall"])
-    wide.insert(0, "n", counts.reindex(wide.index).to_numpy())
-    wide.columns.name = None
-    return wide.reset_index()
-
-
-def cells_caption(result: HleResult, source: str) -> str:
-    """Caption of :func:`cells_wide`."""
-    level = result.params.confidence_level
-    return (
-        f"{source}: mean score per dimension (0–100) by category × difficulty, with its "
-        f"{level:.0%} percentile bootstrap interval over the answers in the cell "
-        f"({result.params.bootstrap_rounds} rounds; no interval for a cell of one answer); "
-        "overall = mean of the six dimensions, computed here; n = scored answers"
-    )
-
-
-def dimension_table(result: HleResult) -> pd.DataFrame:
-    """Mean per source and dimension over all categories, interval folded in."""
-    assert result.expert is not None
-    dims = result.expert.summary.dimensions.rename(
-        columns={"mean": "mean", "ci_low": "mean_low", "ci_high": "mean_high"}
-    )
-    return display.fold_intervals(dims, ["mean"], digits=1)
-
-
-def dimension_caption(result: HleResult) -> str:
-    """Caption of :func:`dimension_table`."""
-    return (
-        f"Mean score per dimension over the n scored answers of each source (all "
-        f"categories and difficulties), {result.params.confidence_level:.0%} bootstrap "
-        "interval over answers"
-    )
-
-
-def overall_series(result: HleResult) -> dict[str, pd.Series]:
-    """The overall scores to histogram: per source (judge) and the human baseline."""
-    assert result.expert is not None
-    long = result.expert.summary.long
-    overall = long[long["dimension"] == "overall"]
-    series = {f"judge: {s}": part["score"] for s, part in overall.groupby("source", sort=False)}
-    human = overall.dropna(subset=["human"]).drop_duplicates("id")["human"]
-    if len(human):
-        series["human baseline"] = human
-    return series
-
-
-def distribution_caption() -> str:
-    """Caption of the overall-distribution table."""
-    return (
-        "Distribution of the overall score (mean of six dimensions, 0–100) per source, "
-        "judged, and of the human baseline's overall score"
-    )
-
-
-def agreement_table(result: HleResult) -> pd.DataFrame:
-    """The agreement table with every estimate and its interval folded into one column."""
-    assert result.expert is not None
-    names = ["within_k", "bias", "mae", "spearman"]
-    return display.fold_intervals(result.expert.summary.agreement, names, digits=2)
-
-
-def agreement_caption(result: HleResult) -> str:
-    """Caption of :func:`agreement_table`."""
-    expert = result.params.expert
-    assert expert is not None
-    return (
-        f"The judge against the human baseline per dimension, over the n scored answers that "
-        f"have one: within_k = share with |judge − human| ≤ {expert.tolerance:g} points; bias = "
-        "mean (judge − human), > 0 = the judge is more lenient; mae = mean |judge − human|; "
-        f"spearman = rank correlation; each with a {result.params.confidence_level:.0%} "
-        f"percentile bootstrap interval over answers ({result.params.bootstrap_rounds} rounds)"
-    )
-
-
-def agreement_sentence(result: HleResult) -> str:
-    """The overall agreement in one sentence (or why there is none)."""
-    assert result.expert is not None and result.params.expert is not None
-    rows = result.expert.summary.agreement.set_index("dimension")
-    if not len(rows) or not rows.loc["overall", "n"]:
-        return "<p>No scored answer has a human baseline: no agreement to report.</p>"
-    row = rows.loc["overall"]
-    return display.fill(
-        "<p>On the overall score, the judge is within ±{k:g} points of the human baseline on "
-        "{w:.0%} of {n} answers, with a bias of {b:+.1f} points and Spearman ρ = {r:.2f}.</p>",
-        k=result.params.expert.tolerance,
-        w=row["within_k"],
-        n=int(row["n"]),
-        b=row["bias"],
-        r=row["spearman"],
-    )
-
-
-def confidence_caption() -> str:
-    """Caption of the confidence-band table."""
-    return (
-        "The judge's stated confidence in its grading against its gap to the human overall "
-        "score: n answers per confidence band, mean |judge − human| and mean (judge − human), "
-        "in points"
-    )
-
-
-def confidence_sentence(result: HleResult) -> str:
-    """Spearman's rho between the judge's confidence and its absolute gap to the humans."""
-    assert result.expert is not None
-    rho = result.expert.summary.confidence_rho
-    if math.isnan(rho):
-        return "<p>Too few answers with a human baseline to relate confidence and gap.</p>"
-    meaning = (
-        "a more confident judge is closer to the humans"
-        if rho < 0
-        else "the judge's confidence does not mark its closer gradings"
-    )
-    return display.fill(
-        "<p>Spearman ρ between the judge's confidence and |judge − human| on "
-        "the overall score: {r:.2f} ({m}).</p>",
-        r=rho,
-        m=meaning,
-    )
-
-
-def expert_unscored(result: HleResult) -> list[dict[str, Any]]:
-    """The unscored expert judgments (reason and raw output)."""
-    assert result.expert is not None
-    rows = result.expert.records
-    unscored = rows[rows["status"] == "unscored"].astype(object)
-    return unscored.where(unscored.notna(), None).to_dict("records")
-
-
-def expert_unscored_fields() -> list[str]:
-    """Fields shown for each unscored expert judgment."""
-    return ["source", "id", "unscored_kind", "unscored_reason", "judge_raw"]
-
-
-def usage_caption() -> str:
-    """Caption of the per-system usage numbers (tokens and cost of the answers)."""
-    return (
-        "Model calls of the study (systems and judges); imported predictions make no call "
-        "and do not appear"
     )

@@ -81,14 +81,6 @@ JUDGE_RESPONSE_FORMAT: dict[str, Any] = {
 """``response_format`` of a structured-output judge (as ``client.beta.chat.completions.parse``
 sends for ``ExtractedAnswer``)."""
 
-EXPERT_SYSTEM_PROMPT = (
-    "You are answering an expert research question. Give a complete, accurate and well "
-    "reasoned answer; where facts may have changed over time, say which date your information "
-    "refers to."
-)
-"""evalbench's prompt for answers to the expert-grading questions (not an official prompt)."""
-
-
 # ---------------------------------------------------------------------------- messages
 
 
@@ -113,14 +105,6 @@ def judge_messages(question: str, correct_answer: str, response: str) -> list[di
         question=question, correct_answer=correct_answer, response=response
     )
     return [{"role": "user", "content": prompt}]
-
-
-def expert_messages(question: str) -> list[dict[str, str]]:
-    """Messages asking a system for a research answer to an expert-grading question."""
-    return [
-        {"role": "system", "content": EXPERT_SYSTEM_PROMPT},
-        {"role": "user", "content": question},
-    ]
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -295,149 +279,3 @@ def judge_response_entry(judgment: Judgment, correct_answer: str) -> dict[str, A
         "correct": "yes" if judgment.correct else "no",
         "confidence": int(number) if float(number).is_integer() else number,
     }
-
-
-# ---------------------------------------------------------------------------- records
-
-AnswerState = Literal["answered", "error", "missing"]
-Status = Literal["scored", "unscored", "no_response"]
-
-
-class HleRecord(Record):
-    """A line of ``records/hle.jsonl``: one system's answer to one question and its judgment."""
-
-    id: str
-    system: str
-    category: str
-    raw_subject: str = ""
-    answer_type: str
-    has_image: bool = False
-    correct_answer: str
-    state: AnswerState
-    """The answer: ``answered``, ``error`` (the call failed) or ``missing`` (absent from an
-    imported predictions file)."""
-    response: str | None = None
-    error: str | None = None
-    """Why there is no answer (``state`` error or missing)."""
-    judge: str | None = None
-    judge_error: str | None = None
-    """The judge call's failure (then ``status`` is unscored)."""
-    status: Status
-    """``scored`` (a yes/no verdict), ``unscored`` (judge output unparseable or its call
-    failed) or ``no_response`` (no answer to judge). Only ``scored`` items have a verdict;
-    the official accuracy counts the other two as wrong."""
-    correct: bool | None = None
-    extracted_final_answer: str | None = None
-    reasoning: str | None = None
-    confidence: float | None = None
-    confidence_official: float | None = None
-    confidence_note: str | None = None
-    parse_method: str | None = None
-    unscored_reason: str | None = None
-    judge_raw: str | None = None
-    """The judge's output, verbatim."""
-    prompt_tokens: float | None = None
-    completion_tokens: float | None = None
-    cost_usd: float | None = None
-    latency_s: float | None = None
-    truth_correct: bool | None = None
-    """Simulated systems only: whether the response's stated answer is right."""
-    truth_p_correct: float | None = None
-    """Simulated systems only: the latent chance of a right answer on this item."""
-    truth_stated: float | None = None
-    """Simulated systems only: the confidence a perfect judge extracts (the stated one, or
-    100 when the response states none, as the judge prompt says)."""
-
-
-def score_record(
-    item: Any,
-    answer: Mapping[str, Any],
-    *,
-    judge: str | None,
-    judgment: Judgment | None,
-    judge_error: str | None = None,
-    judge_raw: str | None = None,
-) -> HleRecord:
-    """The record of one (system, item): the answer row, the judge's parsed output.
-
-    Args:
-        item: the :class:`~.data.HleItem`.
-        answer: the answer row (``id, system, state, response, error``, usage and, for
-            simulated systems, ``truth``: ``{"correct", "p_correct", "stated"}``).
-        judge: the judge's name (``None`` when nothing was judged).
-        judgment: the parsed output (``None`` when there was no answer or the call failed).
-        judge_error: the judge call's failure, if any.
-        judge_raw: the judge's text.
-    """
-    if answer["state"] != "answered":
-        status: Status = "no_response"
-        fields: dict[str, Any] = {}
-    elif judgment is None:
-        status, fields = "unscored", {"unscored_reason": f"the judge call failed: {judge_error}"}
-    else:
-        status = judgment.status
-        fields = judgment.model_dump(exclude={"status", "notes"})
-    truth = answer.get("truth") or {}
-    return HleRecord(
-        id=item.id,
-        system=answer["system"],
-        category=item.category,
-        raw_subject=item.raw_subject,
-        answer_type=item.answer_type,
-        has_image=item.has_image,
-        correct_answer=item.answer,
-        state=answer["state"],
-        response=answer.get("response"),
-        error=answer.get("error"),
-        judge=judge if status != "no_response" else None,
-        judge_error=judge_error,
-        status=status,
-        judge_raw=judge_raw,
-        **fields,
-        prompt_tokens=answer.get("prompt_tokens"),
-        completion_tokens=answer.get("completion_tokens"),
-        cost_usd=answer.get("cost_usd"),
-        latency_s=answer.get("latency_s"),
-        truth_correct=truth.get("correct"),
-        truth_p_correct=truth.get("p_correct"),
-        truth_stated=truth.get("stated"),
-    )
-
-
-class ExpertRecord(Record):
-    """A line of ``records/expert.jsonl``: one graded answer to one expert-grading question."""
-
-    id: str
-    source: str
-    """Whose answer: ``dataset`` (the set's own answer) or a system's name."""
-    category: str
-    difficulty: str
-    judge: str | None = None
-    status: Literal["scored", "unscored", "no_response"]
-    unscored_kind: str | None = None
-    unscored_reason: str | None = None
-    answer: str | None = None
-    error: str | None = None
-    """Why there is no answer (the system's call failed, or the prediction is missing)."""
-    judge_error: str | None = None
-    score_accuracy: float | None = None
-    score_completeness: float | None = None
-    score_relevance: float | None = None
-    score_coherence: float | None = None
-    score_depth: float | None = None
-    score_timeliness: float | None = None
-    score_overall: float | None = None
-    """Mean of the six dimension scores, computed here (the rubric's weighted score)."""
-    judge_overall: float | None = None
-    """The overall score the judge wrote itself (kept for comparison, never used)."""
-    judge_confidence: float | None = None
-    """The judge's confidence in its grading (0-100)."""
-    human_accuracy: float | None = None
-    human_completeness: float | None = None
-    human_relevance: float | None = None
-    human_coherence: float | None = None
-    human_depth: float | None = None
-    human_timeliness: float | None = None
-    human_overall: float | None = None
-    """The human baseline (``dataset`` answers only; given, or the mean of the six)."""
-    judge_raw: str | None = None

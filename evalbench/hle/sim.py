@@ -14,11 +14,6 @@
   ``sim.malformed_rate`` writes one of five flawed outputs, chosen uniformly: prose, no
   ``correct`` field, ``correct: maybe`` (those three are unscored), confidence 850
   (out of range) or 0.85 (a fraction).
-- A simulated **research answer** (expert grading) has true scores per dimension around
-  ``100·a + shift(difficulty)``; a simulated **rubric judge** scores ``true + leniency +
-  noise·m·z`` with an item-level noise multiplier ``m ~ LogNormal(0, 0.5)`` and states a
-  confidence that falls as ``m`` grows (so its confidence carries information about its
-  error), with ``sim.malformed_rate`` of unparseable outputs.
 
 Only :mod:`evalbench.hle.study` uses this module.
 """
@@ -28,35 +23,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from evalbench.models import ChatRequest, SimReply, SimSpec
 
-from .data import DIFFICULTIES, DIMENSIONS
+from .records import ConfidenceKnob
 
 _ANSWER_LINE = re.compile(r"^\s*\**(?:exact\s+)?answer\**\s*:\s*(.+?)\s*$", re.I | re.M)
 _CONFIDENCE_LINE = re.compile(r"^\s*\**confidence\**\s*:\s*([0-9.]+)\s*%?", re.I | re.M)
 _CHOICE = re.compile(r"^\s*([A-Z])[.)]\s", re.M)
 _JUDGE_FLAWS = ("prose", "no_verdict", "maybe", "out_of_range", "fraction")
-_RUBRIC_FLAWS = ("prose", "truncated", "out_of_range", "nan")
-DIFFICULTY_SHIFT = {"easy": 12.0, "medium": 4.0, "hard": -6.0, "expert": -14.0}
-"""Points added to a simulated research answer's true scores by difficulty."""
-
-
-class ConfidenceKnob(BaseModel):
-    """How a simulated system's stated confidence relates to its latent P(right)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    style: Literal["calibrated", "overconfident"] = "calibrated"
-    """``calibrated``: states p; ``overconfident``: states p + shift·(1 − p)."""
-    shift: float = Field(default=0.6, ge=0, le=1)
-    """How far an overconfident system moves its stated confidence towards 100%."""
-    concentration: float = Field(default=4.0, gt=0, le=1000)
-    """k of the Beta spread of p around the category accuracy (large k: every p ≈ a)."""
 
 
 class SimOutcome(NamedTuple):
@@ -219,68 +197,3 @@ def _judge_text(fields: Mapping[str, object], markdown: bool) -> str:
         else:
             lines.append(f"{name}: {value}")
     return "\n\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- expert grading
-
-
-def default_truth(difficulty: str) -> dict[str, float]:
-    """True scores the sim rubric judge assumes for a set answer without human scores."""
-    return {d: 70.0 + DIFFICULTY_SHIFT[difficulty] for d in DIMENSIONS}
-
-
-def expert_truth(
-    knobs: SimSpec, category: str, difficulty: str, rng: np.random.Generator
-) -> dict[str, float]:
-    """True scores of a simulated system's research answer: per dimension
-    ``clip(rint(100·a + shift(difficulty) + N(0, 6)), 0, 100)``. Draws six normals."""
-    if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
-    base = 100 * knobs.accuracy_for(category) + DIFFICULTY_SHIFT[difficulty]
-    draws = rng.standard_normal(len(DIMENSIONS))
-    return {
-        d: float(np.clip(np.rint(base + 6 * z), 0, 100))
-        for d, z in zip(DIMENSIONS, draws, strict=True)
-    }
-
-
-def research_reply(request: ChatRequest, knobs: SimSpec, rng: np.random.Generator) -> SimReply:
-    """A simulated research answer (text only; its quality lives in the job's truth)."""
-    paragraphs = max(1, round(knobs.verbosity * (2 + int(rng.integers(0, 3)))))
-    return SimReply(
-        "\n\n".join(f"Simulated research paragraph {i + 1}." for i in range(paragraphs))
-    )
-
-
-def expert_judge_reply(
-    request: ChatRequest, knobs: SimSpec, rng: np.random.Generator, *, truth: Mapping[str, float]
-) -> SimReply:
-    """A simulated ``hle``-rubric judge's JSON (see the module docstring). Draws: one
-    lognormal, six normals, two normals, one uniform, one integer."""
-    m = float(rng.lognormal(0.0, 0.5))
-    z = rng.standard_normal(len(DIMENSIONS))
-    scores = {
-        d: int(np.clip(np.rint(truth[d] + knobs.leniency + knobs.noise * m * zi), 0, 100))
-        for d, zi in zip(DIMENSIONS, z, strict=True)
-    }
-    overall = int(
-        np.clip(np.rint(np.mean(list(scores.values())) + 2 * rng.standard_normal()), 0, 100)
-    )
-    confidence = int(np.clip(np.rint(100 - 18 * m + 3 * rng.standard_normal()), 0, 100))
-    payload = {
-        "scores": scores,
-        "overall": overall,
-        "confidence": confidence,
-        "reason": "simulated reason",
-    }
-    if rng.random() >= knobs.malformed_rate:
-        _ = int(rng.integers(len(_RUBRIC_FLAWS)))  # keep the draw count fixed
-        return SimReply(json.dumps(payload))
-    flaw = _RUBRIC_FLAWS[int(rng.integers(len(_RUBRIC_FLAWS)))]
-    if flaw == "prose":
-        return SimReply("The answer has strengths and weaknesses; I will not give numbers.")
-    text = json.dumps(payload)
-    if flaw == "truncated":
-        return SimReply(text[: text.index('"timeliness"')])
-    bad = float("nan") if flaw == "nan" else 101
-    return SimReply(json.dumps({**payload, "scores": {**scores, "accuracy": bad}}))

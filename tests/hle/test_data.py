@@ -1,6 +1,6 @@
 """HLE data: the loader on small HLE-format files the tests write (JSONL, JSON, parquet, a
 folder), one-line errors naming file:line and field, the image switch, the hub path without a
-token / offline, the demo suites, the expert set and the official predictions files."""
+token / offline, the demo suite and the official predictions files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from hle.cases import IMAGE, row, write_jsonl
 
-from evalbench import hle
 from evalbench.hle import data
 from evalbench.settings import MissingSecret
 from evalbench.sources import DataUnavailable
@@ -22,11 +21,11 @@ from evalbench.sources import DataUnavailable
 def test_the_loader_reads_a_small_hle_format_file(tmp_path):
     rows = [row("a"), row("b", category="Physics", image=IMAGE), row("c", answer="B",
             answer_type="multipleChoice")]  # fmt: skip
-    items = hle.load(write_jsonl(tmp_path / "hle.jsonl", rows))
+    items = data.load(write_jsonl(tmp_path / "data.jsonl", rows))
     assert [it.id for it in items] == ["a", "b", "c"]
     assert items[1].has_image and items[1].image == IMAGE and not items[0].has_image
     assert items[2].answer_type == "multipleChoice" and items[0].category == "Math"
-    assert hle.items_frame(items)["has_image"].tolist() == [False, True, False]
+    assert data.items_frame(items)["has_image"].tolist() == [False, True, False]
 
 
 def test_json_parquet_and_folders_read_the_same(tmp_path):
@@ -37,7 +36,7 @@ def test_json_parquet_and_folders_read_the_same(tmp_path):
     folder.mkdir(parents=True)
     pd.DataFrame(rows).to_parquet(folder / "test-00000-of-00001.parquet")
     for source in (tmp_path / "q.json", tmp_path / "q.parquet", tmp_path / "snapshot"):
-        items = hle.load(source)
+        items = data.load(source)
         assert [(it.id, it.image) for it in items] == [("a", ""), ("b", "")], source
 
 
@@ -54,29 +53,29 @@ def test_json_parquet_and_folders_read_the_same(tmp_path):
     ],
 )
 def test_a_bad_row_is_one_line_naming_file_line_and_field(tmp_path, bad, message):
-    path = write_jsonl(tmp_path / "hle.jsonl", [row("a"), {**row("b"), **bad}])
-    with pytest.raises(hle.HleDataError, match=re.escape(f"{path}:2: {message}")):
-        hle.load(path)
+    path = write_jsonl(tmp_path / "data.jsonl", [row("a"), {**row("b"), **bad}])
+    with pytest.raises(data.HleDataError, match=re.escape(f"{path}:2: {message}")):
+        data.load(path)
 
 
 def test_broken_json_duplicates_and_unknown_categories(tmp_path):
-    path = tmp_path / "hle.jsonl"
+    path = tmp_path / "data.jsonl"
     path.write_text(json.dumps(row("a")) + "\n{not json\n")
-    with pytest.raises(hle.HleDataError, match=re.escape(f"{path}:2: not valid JSON")):
-        hle.load(path)
+    with pytest.raises(data.HleDataError, match=re.escape(f"{path}:2: not valid JSON")):
+        data.load(path)
     write_jsonl(path, [row("a"), row("a")])
-    with pytest.raises(hle.HleDataError, match="duplicate question id"):
-        hle.load(path)
+    with pytest.raises(data.HleDataError, match="duplicate question id"):
+        data.load(path)
     write_jsonl(path, [row("a"), row("b", category="Physics")])
-    assert [it.id for it in hle.load(path, categories=["Physics"])] == ["b"]
-    with pytest.raises(hle.HleDataError, match="unknown categories"):
-        hle.load(path, categories=["Chemistry"])
-    with pytest.raises(hle.HleDataError, match="does not exist"):
-        hle.load(tmp_path / "nowhere")
+    assert [it.id for it in data.load(path, categories=["Physics"])] == ["b"]
+    with pytest.raises(data.HleDataError, match="unknown categories"):
+        data.load(path, categories=["Chemistry"])
+    with pytest.raises(data.HleDataError, match="does not exist"):
+        data.load(tmp_path / "nowhere")
 
 
 def test_exclude_images_counts_what_it_leaves_out(tmp_path):
-    items = hle.load(write_jsonl(tmp_path / "h.jsonl", [row("a"), row("b", image=IMAGE)]))
+    items = data.load(write_jsonl(tmp_path / "h.jsonl", [row("a"), row("b", image=IMAGE)]))
     assert data.split_images(items, exclude=False) == (items, 0)
     kept, excluded = data.split_images(items, exclude=True)
     assert [it.id for it in kept] == ["a"] and excluded == 1
@@ -85,11 +84,11 @@ def test_exclude_images_counts_what_it_leaves_out(tmp_path):
 def test_the_hub_needs_a_token_and_is_skipped_offline(monkeypatch):
     monkeypatch.delenv("HF_TOKEN", raising=False)
     with pytest.raises(MissingSecret, match="HF_TOKEN"):
-        hle.load("hf")
+        data.load("hf")
     monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")
     monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
     with pytest.raises(DataUnavailable, match="EVALBENCH_OFFLINE"):
-        hle.load("hf")
+        data.load("hf")
 
 
 def test_a_hub_failure_is_data_unavailable_with_the_pinned_revision(monkeypatch):
@@ -105,29 +104,29 @@ def test_a_hub_failure_is_data_unavailable_with_the_pinned_revision(monkeypatch)
     monkeypatch.delenv("EVALBENCH_OFFLINE", raising=False)
     monkeypatch.setattr(datasets, "load_dataset", refuse)
     with pytest.raises(DataUnavailable, match="ConnectionError: gated"):
-        hle.load("hf")
-    assert seen == {"repo": "cais/hle", "split": "test", "revision": hle.HF_REVISION,
+        data.load("hf")
+    assert seen == {"repo": "cais/hle", "split": "test", "revision": data.HF_REVISION,
                     "token": "hf_not_a_real_token"}  # fmt: skip
 
 
 def test_the_demo_suite_is_labelled_and_well_formed():
-    items = hle.load("demo")
+    items = data.load("demo")
     assert len(items) >= 40 and len({it.id for it in items}) == len(items)
     assert len({it.category for it in items}) >= 5
     assert all(it.id.startswith("demo-") and not it.has_image for it in items)
-    raw = [json.loads(line) for line in (hle.demo_path() / "questions.jsonl").open()]
+    raw = [json.loads(line) for line in (data.demo_path() / "questions.jsonl").open()]
     assert all("DEMO — not HLE" in r["canary"] for r in raw)
     choices = [it for it in items if it.answer_type == "multipleChoice"]
     assert choices and all(
         re.search(rf"^{it.answer}\. ", it.question, re.M) for it in choices
     )  # every multiple-choice answer is one of the listed letters
-    counts = hle.category_counts(items).set_index("category")
+    counts = data.category_counts(items).set_index("category")
     assert counts.loc["total", "total"] == len(items)
     assert counts.loc["total", "multipleChoice"] == len(choices)
 
 
 def test_some_demo_answers_recomputed():
-    by_id = {it.id: it for it in hle.load("demo")}
+    by_id = {it.id: it for it in data.load("demo")}
     for it in by_id.values():
         question = it.question
         if m := re.match(
@@ -145,58 +144,6 @@ def test_some_demo_answers_recomputed():
             assert it.answer == str(n * (n - 1) // 2), it.id
 
 
-# ----------------------------------------------------------------------------- expert set
-
-
-def _expert(**extra):
-    return {"id": "e1", "category": "Physics", "difficulty": "hard", "question": "Why?",
-            "reference_answer": "Because.", "criteria": ["says because"], "answer": "Since.",
-            **extra}  # fmt: skip
-
-
-def test_the_expert_set_and_its_human_baseline(tmp_path):
-    scores = dict.fromkeys(hle.DIMENSIONS, 60.0)
-    path = write_jsonl(tmp_path / "e.jsonl", [_expert(human_scores=scores),
-                                             _expert(id="e2", answer=None)])  # fmt: skip
-    first, second = hle.load_expert(path)
-    assert first.human("accuracy") == 60.0 and first.human("overall") == 60.0  # mean of six
-    assert second.answer is None and second.human_scores is None
-    assert second.human("overall") != second.human("overall")  # NaN: no baseline
-    with_overall = hle.load_expert(write_jsonl(tmp_path / "f.jsonl", [_expert(
-        human_scores={**scores, "overall": 70})]))  # fmt: skip
-    assert with_overall[0].human("overall") == 70.0  # a given overall is used as given
-
-
-@pytest.mark.parametrize(
-    ("bad", "message"),
-    [
-        (
-            {"difficulty": "very hard"},
-            "field 'difficulty' must be one of easy, medium, hard, expert",
-        ),
-        ({"criteria": "one string"}, "field 'criteria' must be a list"),
-        ({"human_scores": {"accuracy": 50}}, "field 'human_scores' needs all six dimensions"),
-        (
-            {"human_scores": dict.fromkeys(hle.DIMENSIONS, 101)},
-            "human_scores.accuracy must be a number 0-100",
-        ),
-        ({"answer": ""}, "field 'answer' must be a non-empty string"),
-    ],
-)
-def test_a_bad_expert_line_names_file_line_and_field(tmp_path, bad, message):
-    path = write_jsonl(tmp_path / "e.jsonl", [_expert(id="ok"), _expert(**bad)])
-    with pytest.raises(hle.HleDataError, match=re.escape(f"{path}:2: {message}")):
-        hle.load_expert(path)
-
-
-def test_the_demo_expert_set_covers_category_by_difficulty():
-    items = hle.load_expert("demo")
-    cells = {(it.category, it.difficulty) for it in items}
-    assert len(cells) == len({it.category for it in items}) * len(hle.DIFFICULTIES)
-    assert sum(it.human_scores is not None for it in items) >= 20
-    assert all(it.answer for it in items)
-
-
 # ----------------------------------------------------------------------------- predictions
 
 
@@ -204,20 +151,20 @@ def test_official_predictions_files_round_trip(tmp_path):
     entries = {"a": {"model": "m", "response": "Answer: 4", "usage": {"prompt_tokens": 3}},
                "b": {"model": "m", "response": "Answer: 5", "usage": {},
                      "judge_response": {"correct": "yes"}}}  # fmt: skip
-    path = hle.write_predictions(tmp_path / "hle_m.json", entries)
+    path = data.write_predictions(tmp_path / "hle_m.json", entries)
     assert json.loads(path.read_text()) == entries and path.read_text().startswith("{\n    ")
-    read = hle.read_predictions(path)
+    read = data.read_predictions(path)
     assert read["a"].response == "Answer: 4" and read["a"].usage == {"prompt_tokens": 3}
     assert set(read) == {"a", "b"}
     path.write_text(json.dumps({"a": {"model": "m"}}))
-    with pytest.raises(hle.HleDataError, match="entry 'a': field 'response' must be a string"):
-        hle.read_predictions(path)
+    with pytest.raises(data.HleDataError, match="entry 'a': field 'response' must be a string"):
+        data.read_predictions(path)
     path.write_text("[]")
-    with pytest.raises(hle.HleDataError, match="expected a JSON object keyed by question id"):
-        hle.read_predictions(path)
+    with pytest.raises(data.HleDataError, match="expected a JSON object keyed by question id"):
+        data.read_predictions(path)
 
 
 def test_the_demo_predictions_file_leaves_some_questions_out():
-    predictions = hle.read_predictions(hle.demo_path() / "predictions_demo.json")
-    ids = {it.id for it in hle.load("demo")}
+    predictions = data.read_predictions(data.demo_path() / "predictions_demo.json")
+    ids = {it.id for it in data.load("demo")}
     assert set(predictions) < ids and len(ids - set(predictions)) == 20

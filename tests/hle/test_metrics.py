@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hle.cases import frame, record, wilson_by_hand
 
-from evalbench import hle
+from evalbench import calibration
 from evalbench.hle import metrics
 
 # ----------------------------------------------------------------------------- accuracy
@@ -19,14 +19,17 @@ from evalbench.hle import metrics
 def test_official_accuracy_and_wald_half_width_by_hand():
     # 7 of 27: 100·7/27 = 25.9259… → 25.93 (rounded first, as the official script does);
     # 1.96·√(25.93·74.07/27) = 1.96·√71.1346 = 1.96·8.43413 = 16.5309 → 16.53
-    assert hle.official_accuracy(7, 27) == 25.93
-    assert hle.official_half_width(25.93, 27) == 16.53
-    assert hle.official_half_width(25.93, 27) == round(1.96 * math.sqrt(25.93 * 74.07 / 27), 2)
+    assert metrics.official_accuracy(7, 27) == 25.93
+    assert metrics.official_half_width(25.93, 27) == 16.53
+    assert metrics.official_half_width(25.93, 27) == round(1.96 * math.sqrt(25.93 * 74.07 / 27), 2)
     # 50 of 100: √(50·50/100) = 5 → 1.96·5 = 9.8
-    assert (hle.official_accuracy(50, 100), hle.official_half_width(50.0, 100)) == (50.0, 9.8)
+    assert (metrics.official_accuracy(50, 100), metrics.official_half_width(50.0, 100)) == (
+        50.0,
+        9.8,
+    )
     # 0 of n: the Wald half-width collapses to 0 (Wilson does not)
-    assert hle.official_half_width(hle.official_accuracy(0, 40), 40) == 0.0
-    assert hle.official_accuracy(0, 0) is None and hle.official_half_width(None, 0) is None
+    assert metrics.official_half_width(metrics.official_accuracy(0, 40), 40) == 0.0
+    assert metrics.official_accuracy(0, 0) is None and metrics.official_half_width(None, 0) is None
 
 
 def test_wilson_beside_wald_by_hand():
@@ -51,21 +54,21 @@ def _two_groups(rng_seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_official_bins_with_the_last_bin_stretched():
-    assert hle.bin_edges(250) == [(0, 100), (100, 250)]
-    assert hle.bin_edges(200) == [(0, 100), (100, 200)]
-    assert hle.bin_edges(299) == [(0, 100), (100, 299)]
-    assert hle.bin_edges(150) == [(0, 150)]
-    assert hle.bin_edges(99) == []
+    assert calibration.bin_edges(250) == [(0, 100), (100, 250)]
+    assert calibration.bin_edges(200) == [(0, 100), (100, 200)]
+    assert calibration.bin_edges(299) == [(0, 100), (100, 299)]
+    assert calibration.bin_edges(150) == [(0, 150)]
+    assert calibration.bin_edges(99) == []
 
 
 def test_official_calibration_error_on_250_items_counts_only_the_first_bin():
     conf, right = _two_groups()
-    official = hle.calib_err_official(conf, right)
+    official = calibration.calib_err_official(conf, right)
     # bins [0, 100) and [100, 250); the loop skips the last: √(100/250 · (0.2 − 0)²) = √0.016
     assert official.value == pytest.approx(math.sqrt(0.016))  # 0.126491
     assert official.percent == 100 * round(math.sqrt(0.016), 2)  # 13.000000000000002, as printed
     assert official.n == 250 and official.reason is None
-    corrected = hle.calib_err_corrected(conf, right)
+    corrected = calibration.calib_err_corrected(conf, right)
     # every bin: √(0.4 · 0.2² + 0.6 · (0.9 − 0.6)²) = √(0.016 + 0.054) = √0.07
     assert corrected.value == pytest.approx(math.sqrt(0.07))  # 0.264575
     assert corrected.percent == pytest.approx(100 * math.sqrt(0.07))
@@ -73,34 +76,36 @@ def test_official_calibration_error_on_250_items_counts_only_the_first_bin():
 
 def test_the_other_norms_on_the_same_bins():
     conf, right = _two_groups()
-    assert hle.calib_err_official(conf, right, p="1").value == pytest.approx(0.4 * 0.2)
-    assert hle.calib_err_official(conf, right, p="infty").value == pytest.approx(0.2)
-    assert hle.calib_err_corrected(conf, right, p="1").value == pytest.approx(0.4 * 0.2 + 0.6 * 0.3)
-    assert hle.calib_err_corrected(conf, right, p="infty").value == pytest.approx(0.3)
+    assert calibration.calib_err_official(conf, right, p="1").value == pytest.approx(0.4 * 0.2)
+    assert calibration.calib_err_official(conf, right, p="infty").value == pytest.approx(0.2)
+    assert calibration.calib_err_corrected(conf, right, p="1").value == pytest.approx(
+        0.4 * 0.2 + 0.6 * 0.3
+    )
+    assert calibration.calib_err_corrected(conf, right, p="infty").value == pytest.approx(0.3)
 
 
 def test_fewer_than_100_items_official_undefined_corrected_one_bin():
     conf = np.full(99, 0.8)
     right = np.arange(99) % 2 == 0  # 50 of 99 right
-    official = hle.calib_err_official(conf, right)
+    official = calibration.calib_err_official(conf, right)
     assert official.value is None and official.percent is None
     assert "IndexError" in official.reason and "99" in official.reason
-    corrected = hle.calib_err_corrected(conf, right)
+    corrected = calibration.calib_err_corrected(conf, right)
     assert corrected.value == pytest.approx(abs(0.8 - 50 / 99))  # one bin, weight 1
-    assert hle.calib_err_corrected([], []).value is None
+    assert calibration.calib_err_corrected([], []).value is None
 
 
 def test_100_to_199_items_give_exactly_zero_officially():
     conf = np.full(150, 1.0)
     right = np.zeros(150, bool)  # maximally overconfident
-    official = hle.calib_err_official(conf, right)
+    official = calibration.calib_err_official(conf, right)
     assert official.value == 0.0 and official.percent == 0.0
     assert "one bin" in official.reason
-    assert hle.calib_err_corrected(conf, right).value == pytest.approx(1.0)
+    assert calibration.calib_err_corrected(conf, right).value == pytest.approx(1.0)
 
 
 def test_200_items_all_sure_all_wrong():
-    official = hle.calib_err_official(np.ones(200), np.zeros(200, bool))
+    official = calibration.calib_err_official(np.ones(200), np.zeros(200, bool))
     # only the first bin counts, weight 100/200: √(0.5 · 1) = 0.70711 → 100·0.71 = 71
     assert official.value == pytest.approx(math.sqrt(0.5))
     assert official.percent == pytest.approx(71.0)
@@ -108,13 +113,13 @@ def test_200_items_all_sure_all_wrong():
 
 def test_the_bin_table_says_which_bins_the_official_loop_counts():
     conf, right = _two_groups()
-    bins = hle.calibration_bins(conf, right)
+    bins = metrics.calibration_bins(conf, right)
     assert bins[["first", "last", "n"]].to_numpy().tolist() == [[0, 99, 100], [100, 249, 150]]
     assert bins["mean_confidence"].tolist() == pytest.approx([0.2, 0.9])
     assert bins["accuracy"].tolist() == pytest.approx([0.0, 0.6])
     assert bins["weight"].tolist() == pytest.approx([0.4, 0.6])
     assert bins["official"].tolist() == [True, False]
-    assert hle.calibration_bins([0.5] * 3, [True] * 3)["official"].tolist() == [False]
+    assert metrics.calibration_bins([0.5] * 3, [True] * 3)["official"].tolist() == [False]
 
 
 # ----------------------------------------------------------------------------- tables
@@ -133,7 +138,7 @@ def _records():
 
 
 def test_category_table_arithmetic():
-    table = hle.category_table(_records()).set_index("category")
+    table = metrics.category_table(_records()).set_index("category")
     math_row, physics = table.loc["Math"], table.loc["Physics"]
     # Math: 4 asked, 3 scored (2 right), 1 unscored (counted wrong)
     assert (math_row.n, math_row.scored, math_row.unscored, math_row.correct) == (4, 3, 1, 2)
@@ -150,7 +155,7 @@ def test_category_table_arithmetic():
     assert physics.accuracy == pytest.approx(1 / 3) and physics.official_pct == 33.33
     assert physics.n_calibration == 1 and physics.confidence_missing == 1
     assert physics.overconfidence == pytest.approx(0.5 - 1.0)  # underconfident
-    overall = hle.system_table(_records()).iloc[0]
+    overall = metrics.system_table(_records()).iloc[0]
     assert (overall.n, overall.correct) == (7, 3) and overall.accuracy == pytest.approx(3 / 7)
     assert overall.n_calibration == 4  # 90, 80, 60, 50
 
@@ -159,20 +164,20 @@ def test_an_out_of_range_confidence_stays_in_the_official_number_only():
     rows = [record("s", f"q{i}", "Math", "scored", False, 50) for i in range(120)]
     rows[0] = record("s", "q0", "Math", "scored", False, None, confidence_official=150.0,
                      confidence_note="out_of_range")  # fmt: skip
-    table = hle.system_table(frame(rows)).iloc[0]
+    table = metrics.system_table(frame(rows)).iloc[0]
     assert table.n_calibration_official == 120 and table.n_calibration == 119
     assert table.confidence_out_of_range == 1
 
 
 def test_reliability_bins_by_hand():
-    table = hle.reliability_table(_records(), bins=10).set_index("bin")
+    table = metrics.reliability_frame(_records(), bins=10).set_index("bin")
     assert list(table.index) == ["50-60", "60-70", "80-90", "90-100"]
     assert table.loc["90-100", "n"] == 1 and table.loc["90-100", "accuracy"] == 1.0
     assert table.loc["60-70", "gap"] == pytest.approx(0.6 - 0.0)
     assert (table.loc["50-60", "ci_low"], table.loc["50-60", "ci_high"]) == pytest.approx(
         wilson_by_hand(1, 1)
     )
-    full = hle.reliability_table(frame([record("s", "a", "M", "scored", True, 100)]), bins=10)
+    full = metrics.reliability_frame(frame([record("s", "a", "M", "scored", True, 100)]), bins=10)
     assert full["bin"].tolist() == ["90-100"]  # 100 falls in the last bin
 
 

@@ -1,28 +1,9 @@
 """HLE report sentences: the numbers they quote are the metrics' numbers, names are escaped,
-undefined official values say why, and the expert sentences read the agreement table."""
+undefined official values say why."""
 
 from __future__ import annotations
 
-import pytest
-import yaml
-from hle.cases import row, write_jsonl
-
-from evalbench import hle
 from evalbench.hle import report
-from evalbench.runs import open_run
-
-
-@pytest.fixture
-def result(tmp_path):
-    dataset = write_jsonl(tmp_path / "q.jsonl", [row(f"q{i}", answer=str(i)) for i in range(30)])
-    data = {"study": "hle", "title": "t", "bootstrap_rounds": 50, "dataset": str(dataset),
-            "systems": [{"name": "<b>sys</b>", "sim": {"accuracy": 0.5}}],
-            "judge": {"name": "judge", "sim": {"accuracy": 1.0}},
-            "expert": {"judge": {"name": "rubric", "sim": {"noise": 5}}}}  # fmt: skip
-    path = tmp_path / "hle_report.yaml"
-    path.write_text(yaml.safe_dump(data))
-    run = open_run(path)
-    return hle.run(run)
 
 
 def test_the_key_result_quotes_the_tables_and_escapes_names(result):
@@ -70,13 +51,8 @@ def test_data_and_calibration_sentences(result):
     ]  # the index escapes notes itself
 
 
-def test_expert_sentences_read_the_agreement_table(result):
-    agreement = result.expert.summary.agreement.set_index("dimension").loc["overall"]
-    text = report.agreement_sentence(result)
-    assert f"{agreement.within_k:.0%} of {int(agreement.n)} answers" in text
-    assert f"bias of {agreement.bias:+.1f} points" in text
-    rho = result.expert.summary.confidence_rho
-    assert f"{rho:.2f}" in report.confidence_sentence(result)
-    wide = report.cells_wide(result, "dataset")
-    assert list(wide.columns) == ["category", "difficulty", "n", *hle.DIMENSIONS, "overall"]
-    assert report.heatmap_sources(result)[0] == "dataset"
+def test_the_truth_section_says_why_it_is_empty(result):
+    assert report.truth_note(result) == ""  # a simulated system: the table has its row
+    assert result.summary.truth["system"].tolist() == ["<b>sys</b>"]
+    empty = result.summary._replace(truth=result.summary.truth.iloc[:0])
+    assert "No simulated system" in report.truth_note(result._replace(summary=empty))

@@ -1,6 +1,7 @@
 """The HLE study: params, the one answering function (chat and imported predictions), a judge
-on the loopback server with a scripted structured reply, image messages, a whole offline run
-(records that validate, official files that give back the official numbers, resume)."""
+on the loopback server with a scripted structured reply, image messages, the record of each
+judgment state, a whole offline run (records that validate, official files that give back
+the official numbers, resume) and a notebook without section guards."""
 
 from __future__ import annotations
 
@@ -14,25 +15,27 @@ from hle.cases import IMAGE, row, write_jsonl
 from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV
 
-from evalbench import hle
-from evalbench.hle import study
-from evalbench.records import ResponseRecord, read_jsonl
+from evalbench import calibration
+from evalbench.hle import data, metrics, report, scoring, study
+from evalbench.hle.data import HleItem
+from evalbench.hle.records import HleParams
+from evalbench.records import read_jsonl
 from evalbench.runs import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM_JUDGE = {"name": "judge", "provider": "sim", "sim": {"accuracy": 1.0}}
 
 
-def _params(**extra) -> hle.HleParams:
+def _params(**extra) -> HleParams:
     data = {"title": "t", "systems": [{"name": "a"}], "judge": SIM_JUDGE, **extra}
-    return hle.HleParams.model_validate(data)
+    return HleParams.model_validate(data)
 
 
 # ----------------------------------------------------------------------------- params
 
 
 def test_a_predictions_entry_needs_no_provider_and_asks_nothing(tmp_path):
-    path = hle.write_predictions(tmp_path / "hle_m.json", {})
+    path = data.write_predictions(tmp_path / "hle_m.json", {})
     params = _params(systems=[{"name": "a"}, {"name": "imported", "predictions": str(path)}])
     assert params.systems[1].provider == "predictions" and not params.systems[1].simulated
     assert [s.name for s in params.model_specs()] == ["a", "judge"]  # no key asked for it
@@ -42,11 +45,11 @@ def test_a_predictions_entry_needs_no_provider_and_asks_nothing(tmp_path):
     ("extra", "message"),
     [
         ({"systems": [{"name": "a"}, {"name": "a"}]}, "names must be unique"),
-        ({"systems": [{"name": "judge"}]}, "may not be named like a judge"),
+        ({"systems": [{"name": "judge"}]}, "may not be named like the judge"),
         ({"systems": [{"name": "a", "provider": "predictions"}]}, "'predictions' goes with"),
         ({"systems": [{"name": "a", "provider": "openai", "model": "m",
                        "sim_confidence": {"style": "overconfident"}}]}, "provider 'sim' only"),
-        ({"expert": {"judge": {**SIM_JUDGE, "sim": {"noise": 3}}}}, "share a name but differ"),
+        ({"expert": {"judge": {"name": "rubric"}}}, "expert"),  # grading is hle_grading now
         ({"judge": {**SIM_JUDGE, "structured": "maybe"}}, "structured"),
     ],
 )  # fmt: skip
@@ -66,14 +69,27 @@ class _Run:
 
 
 def test_imported_predictions_are_answers_and_a_missing_id_is_missing(tmp_path):
-    path = hle.write_predictions(tmp_path / "hle_m.json", {"a": {
+    path = data.write_predictions(tmp_path / "hle_m.json", {"a": {
         "model": "m", "response": "Answer: 4", "usage": {"prompt_tokens": 7}}})  # fmt: skip
     params = _params(systems=[{"name": "imp", "predictions": str(path)}])
-    items = hle.load(write_jsonl(tmp_path / "q.jsonl", [row("a"), row("b")]))
+    items = data.load(write_jsonl(tmp_path / "q.jsonl", [row("a"), row("b")]))
     rows = study.answer_items(_Run(), params, items)
     assert [(r["id"], r["state"]) for r in rows] == [("a", "answered"), ("b", "missing")]
     assert rows[0]["response"] == "Answer: 4" and rows[0]["prompt_tokens"] == 7
     assert rows[1]["error"] == "missing_prediction: 'b' is not in hle_m.json"
+
+
+def test_a_record_keeps_every_state_apart():
+    item = HleItem(id="q1", question="Q?", answer="4", answer_type="exactMatch", category="Math")
+    missing = {"id": "q1", "system": "s", "state": "missing", "error": "missing_prediction"}
+    rec = study.score_record(item, missing, judge="j", judgment=None)
+    assert (rec.status, rec.correct, rec.judge) == ("no_response", None, None)
+    answered = {"id": "q1", "system": "s", "state": "answered", "response": "Answer: 4"}
+    failed = study.score_record(item, answered, judge="j", judgment=None, judge_error="http_500: x")
+    assert failed.status == "unscored" and "http_500" in failed.unscored_reason
+    yes = scoring.parse_judgment("correct: yes")
+    ok = study.score_record(item, answered, judge="j", judgment=yes)
+    assert (ok.status, ok.correct, ok.judge) == ("scored", True, "j")
 
 
 # ----------------------------------------------------------------------------- loopback
@@ -106,11 +122,11 @@ def test_a_real_judge_with_structured_output_and_an_image_question(tmp_path, loo
     path = _write_params(tmp_path, dataset=str(dataset), systems=[_loop(loopback, "sys")],
                          judge=_loop(loopback, "real-judge", structured=True))  # fmt: skip
     run = open_run(path)
-    result = hle.run(run)
+    result = study.run(run)
     run.finish(result)
     asked, judged = loopback.requests[:2], loopback.requests[2:]
     assert loopback.count == 4
-    assert asked[0]["messages"][0] == {"role": "system", "content": hle.SYSTEM_PROMPT}
+    assert asked[0]["messages"][0] == {"role": "system", "content": scoring.SYSTEM_PROMPT}
     assert asked[1]["messages"][1]["content"] == [
         {"type": "text", "text": "Question b?"},
         {"type": "image_url", "image_url": {"url": IMAGE}},
@@ -118,8 +134,8 @@ def test_a_real_judge_with_structured_output_and_an_image_question(tmp_path, loo
     for request, (qid, answer, response) in zip(
         judged, [("a", "4", answers[0].text), ("b", "7", answers[1].text)], strict=True
     ):
-        assert request["response_format"] == hle.JUDGE_RESPONSE_FORMAT
-        prompt = hle.JUDGE_PROMPT.format(question=f"Question {qid}?", correct_answer=answer,
+        assert request["response_format"] == scoring.JUDGE_RESPONSE_FORMAT
+        prompt = scoring.JUDGE_PROMPT.format(question=f"Question {qid}?", correct_answer=answer,
                                          response=response)  # fmt: skip
         assert request["messages"] == [{"role": "user", "content": prompt}]
     records = result.records.set_index("id")
@@ -140,7 +156,7 @@ def test_a_failed_judge_call_is_unscored_and_shown(tmp_path, loopback, monkeypat
     path = _write_params(tmp_path, dataset=str(dataset), systems=[_loop(loopback, "sys")],
                          judge=_loop(loopback, "real-judge"))  # fmt: skip
     run = open_run(path)
-    result = hle.run(run)
+    result = study.run(run)
     record = result.records.iloc[0]
     assert record.status == "unscored" and record.judge_error.startswith("http_401")
     assert result.summary.systems.iloc[0].accuracy == 0.0  # counted wrong, and counted apart
@@ -151,16 +167,19 @@ def test_a_failed_judge_call_is_unscored_and_shown(tmp_path, loopback, monkeypat
 
 
 def _demo_file(tmp_path, **extra):
-    data = yaml.safe_load((ROOT / "params" / "hle_demo.yaml").read_text())
-    data["systems"][2]["predictions"] = str(hle.demo_path() / "predictions_demo.json")
-    return _write_params(tmp_path, "hle_demo_test", **{**data, "bootstrap_rounds": 50, **extra})
+    params = yaml.safe_load((ROOT / "params" / "hle_demo.yaml").read_text())
+    params["systems"][2]["predictions"] = str(data.demo_path() / "predictions_demo.json")
+    return _write_params(tmp_path, "hle_demo_test", **{**params, "bootstrap_rounds": 50, **extra})
 
 
 def test_a_whole_offline_run_writes_valid_records_and_official_files(tmp_path):
     run = open_run(_demo_file(tmp_path))
-    result = hle.run(run)
+    result = study.run(run)
     run.finish(result)
     for name, record_type in study.STUDY.records.items():
+        if name in ("agent_runs", "steps"):  # no agent in the demo
+            assert not (run.dir / "records" / f"{name}.jsonl").exists()
+            continue
         lines = read_jsonl(run.dir / "records" / f"{name}.jsonl")
         assert lines, name
         for line in lines:
@@ -170,17 +189,17 @@ def test_a_whole_offline_run_writes_valid_records_and_official_files(tmp_path):
     assert counts["items"] == len(result.items) and counts["excluded_images"] == 0
     assert counts["scored"] + counts["unscored"] + counts["no_response"] == 3 * len(result.items)
     assert counts["no_response"] >= 20  # the imported file leaves 20 questions out
-    assert set(hle.report.headlines(result)) == {
+    assert set(report.headlines(result)) == {
         "accuracy calibrated-sim", "calibration error (corrected) calibrated-sim",
         "accuracy overconfident-sim"}  # fmt: skip
     _official_files_give_the_official_numbers(result)
     # 255 questions: two bins of the official calibration error, [0, 100) and [100, n)
     assert "make 2 bins; the official loop skips the last and counts 100 items" in (
-        hle.report.calibration_sentence(result)
+        report.calibration_sentence(result)
     )
     failed = int(result.usage["errors"].sum())
     again = open_run(_demo_file(tmp_path))
-    hle.run(again)
+    study.run(again)
     # a rerun resumes: every answer is read back; only the failed calls are asked again
     assert 0 < failed == int(again.ledger.frame()["calls"].sum())
 
@@ -193,20 +212,20 @@ def _official_files_give_the_official_numbers(result):
         judged = json.loads((folder / f"judged_hle_{row_['system']}.json").read_text())
         correct = [v["judge_response"]["correct"] == "yes" for v in judged.values()]
         confidence = np.array([v["judge_response"]["confidence"] for v in judged.values()]) / 100
-        assert hle.official_accuracy(sum(correct), n) == row_["official_pct"]
-        official = hle.calib_err_official(confidence, np.array(correct))
+        assert metrics.official_accuracy(sum(correct), n) == row_["official_pct"]
+        official = calibration.calib_err_official(confidence, np.array(correct))
         assert official.percent == row_["calib_official_pct"]
 
 
 def test_the_quick_tier_keeps_every_category_and_the_official_error_is_undefined(tmp_path):
     run = open_run(_demo_file(tmp_path, tier="quick"))
-    result = hle.run(run)
-    categories = {it.category for it in hle.load("demo")}
+    result = study.run(run)
+    categories = {it.category for it in data.load("demo")}
     assert {it.category for it in result.items} == categories
     assert len(result.items) < 40
     assert result.summary.systems["calib_official_pct"].isna().all()  # < 100 judged items
     assert result.summary.systems["calib_corrected_pct"].notna().all()
-    assert any("official calibration error undefined" in n for n in hle.report.notes(result))
+    assert any("official calibration error undefined" in n for n in report.notes(result))
 
 
 def test_exclude_images_on_a_local_file_is_counted(tmp_path):
@@ -214,27 +233,11 @@ def test_exclude_images_on_a_local_file_is_counted(tmp_path):
     path = _write_params(tmp_path, dataset=str(dataset), exclude_images=True,
                          systems=[{"name": "s", "provider": "sim"}], judge=SIM_JUDGE)  # fmt: skip
     run = open_run(path)
-    result = hle.run(run)
+    result = study.run(run)
     assert [it.id for it in result.items] == ["a", "c"] and result.excluded_images == 1
-    sentence = hle.report.data_sentence(result)
+    sentence = report.data_sentence(result)
     assert "Questions with an image excluded (exclude_images: true): 1." in sentence
     assert "2 questions (2 exactMatch, 0 multipleChoice) in 1 category" in sentence
-    assert ResponseRecord  # the responses of the sim system are records like any other
-
-
-def test_an_expert_part_with_nothing_to_grade_reports_nothing(tmp_path):
-    expert = write_jsonl(tmp_path / "e.jsonl", [{"id": "e1", "category": "Physics",
-                         "difficulty": "easy", "question": "Why?", "reference_answer": "So."}])  # fmt: skip
-    path = _write_params(tmp_path, dataset=str(write_jsonl(tmp_path / "q.jsonl", [row("a")])),
-                         systems=[{"name": "s"}], judge=SIM_JUDGE,
-                         expert={"dataset": str(expert), "grade_systems": False,
-                                 "judge": {"name": "rubric"}})  # fmt: skip
-    result = hle.run(open_run(path))
-    assert result.expert.records.empty and result.expert.sources == []
-    assert hle.report.heatmap_sources(result) == []
-    assert "No scored answer has a human baseline" in hle.report.agreement_sentence(result)
-    with pytest.raises(ValueError, match="'dataset'"):
-        _params(systems=[{"name": "dataset"}], expert={"judge": {"name": "rubric"}})
 
 
 def test_an_agent_system_answers_and_is_judged_like_a_chat_model(tmp_path, loopback, monkeypatch):
@@ -254,7 +257,7 @@ def test_an_agent_system_answers_and_is_judged_like_a_chat_model(tmp_path, loopb
     path = _write_params(tmp_path, dataset=str(dataset), systems=[agent],
                          judge=_loop(loopback, "real-judge"))  # fmt: skip
     run = open_run(path)
-    result = hle.run(run)
+    result = study.run(run)
     assert loopback.count == 2  # only the judge asked the server
     prompt = loopback.requests[0]["messages"][0]["content"]
     assert "Exact Answer: 4" in prompt and "Question a?" in prompt
@@ -262,3 +265,10 @@ def test_an_agent_system_answers_and_is_judged_like_a_chat_model(tmp_path, loopb
     assert records.loc["a", "correct"] and not records.loc["b", "correct"]
     runs = read_jsonl(run.dir / "records" / "agent_runs.jsonl")
     assert [r["state"] for r in runs] == ["answered", "answered"]
+
+
+def test_the_notebook_reads_top_to_bottom_without_section_guards():
+    notebook = json.loads((ROOT / "notebooks" / "hle.ipynb").read_text())
+    code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    guards = [line for cell in code for line in cell.splitlines() if line.startswith("if ")]
+    assert not guards and not any("expert" in cell for cell in code)

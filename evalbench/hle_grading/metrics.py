@@ -1,6 +1,6 @@
-"""HLE-style expert grading: six-dimension scores by category × difficulty, against humans.
+"""Expert-grading statistics: six-dimension scores by category × difficulty, against humans.
 
-Pure functions over the expert records (:class:`~.scoring.ExpertRecord` rows: one graded
+Pure functions over the grade records (:class:`~.records.GradeRecord` rows: one graded
 answer per source and item). A source is ``dataset`` (the set's own answers, which may carry
 human baseline scores) or a system. Unscored judgments (unparseable output, failed call) and
 answers that never came are counted and left out of every mean. Intervals: seeded percentile
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,10 +21,34 @@ import pandas as pd
 from evalbench import agreement as ag
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean
 
-from .data import DIFFICULTIES, DIMENSIONS
+from .data import DIFFICULTIES, DIMENSIONS, ExpertItem
 
+STATES = ("scored", "unscored", "no_response")
 SCORED_DIMENSIONS = (*DIMENSIONS, "overall")
 """The six rubric dimensions and the computed overall (their mean)."""
+
+
+def item_counts(items: Sequence[ExpertItem]) -> pd.DataFrame:
+    """Questions per category and difficulty: ``category``, one column per difficulty,
+    ``total, with_answer, with_human`` (a ``total`` row last)."""
+    frame = pd.DataFrame(
+        {"category": it.category, "difficulty": it.difficulty, "with_answer": it.answer is not None,
+         "with_human": it.answer is not None and it.human_scores is not None} for it in items
+    )  # fmt: skip
+    table = pd.crosstab(frame["category"], frame["difficulty"])
+    table = table.reindex(columns=[d for d in DIFFICULTIES if d in table.columns])
+    table["total"] = table.sum(axis=1)
+    table[["with_answer", "with_human"]] = frame.groupby("category")[
+        ["with_answer", "with_human"]
+    ].sum()
+    table.loc["total"] = table.sum()
+    return table.reset_index().rename_axis(columns=None)
+
+
+def scored_sources(sources: Sequence[str], long: pd.DataFrame) -> list[str]:
+    """The ``sources`` (in order) with at least one scored answer in :func:`long_scores`."""
+    scored = set(long["source"]) if len(long) else set()
+    return [s for s in sources if s in scored]
 
 
 def state_table(records: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +61,7 @@ def state_table(records: pd.DataFrame) -> pd.DataFrame:
             {
                 "source": source,
                 "answers": len(part),
-                **{s: int(states.get(s, 0)) for s in ("scored", "unscored", "no_response")},
+                **{s: int(states.get(s, 0)) for s in STATES},
                 "with_human": int(
                     (part["status"].eq("scored") & part["human_overall"].notna()).sum()
                 ),
@@ -220,8 +245,8 @@ def confidence_gap(long: pd.DataFrame) -> tuple[pd.DataFrame, float]:
     return pd.DataFrame(rows), float(rho)
 
 
-class ExpertSummary(NamedTuple):
-    """The expert-grading tables (:func:`summarize_expert`)."""
+class GradingSummary(NamedTuple):
+    """The expert-grading tables (:func:`summarize`)."""
 
     states: pd.DataFrame
     long: pd.DataFrame
@@ -233,18 +258,18 @@ class ExpertSummary(NamedTuple):
     confidence_rho: float
 
 
-def summarize_expert(
+def summarize(
     records: pd.DataFrame,
     *,
     tolerance: float,
     rng: np.random.Generator,
     rounds: int = DEFAULT_ROUNDS,
     level: float = DEFAULT_LEVEL,
-) -> ExpertSummary:
+) -> GradingSummary:
     """Every expert-grading table (see each function)."""
     long = long_scores(records)
     bands, rho = confidence_gap(long)
-    return ExpertSummary(
+    return GradingSummary(
         states=state_table(records),
         long=long,
         cells=cell_means(long, rng=rng, rounds=rounds, level=level),

@@ -1,0 +1,39 @@
+"""Expert-grading sentences: the numbers they quote are the metrics' numbers, names are
+escaped, and a set without human scores says there is no agreement."""
+
+from __future__ import annotations
+
+from hle_grading.cases import grade, result_of
+
+from evalbench.hle_grading import report
+
+ROWS = [
+    grade("dataset", "a1", "Physics", "easy", 60.0, human=70.0),
+    grade("dataset", "a2", "Physics", "easy", None, human=50.0),  # unscored
+    grade("<i>sys</i>", "a1", "Physics", "easy", 40.0),
+    grade("<i>sys</i>", "a2", "Physics", "easy", None, status="no_response"),
+    grade("<i>sys</i>", "a3", "Physics", "hard", None),  # the cell's only answer: unscored
+]
+
+
+def test_the_key_result_quotes_the_tables_and_escapes_names():
+    result = result_of(ROWS, systems=["<i>sys</i>"])
+    text = report.key_result(result)
+    assert "<b>dataset</b> (the set&#x27;s own answers) 60.0 [" in text
+    assert "(1 of 2 answers scored)" in text
+    assert "&lt;i&gt;sys&lt;/i&gt;" in text and "<i>sys</i>" not in text
+    assert "within ±10 points of the human baseline on 100% of 1 answers" in text  # |60 − 70|
+    assert report.headlines(result) == {"mean overall dataset": 60.0,
+                                        "within ±10 of humans": 1.0,
+                                        "bias vs humans (points)": -10.0}  # fmt: skip
+    assert report.notes(result) == ["2 of 5 judgments unscored"]
+
+
+def test_without_a_human_baseline_there_is_no_agreement_and_no_nan():
+    rows = [grade("dataset", "a1", "Physics", "easy", 60.0)]
+    result = result_of(rows)
+    assert "No scored answer has a human baseline" in report.agreement_sentence(result)
+    heads = report.headlines(result)
+    assert heads["within ±10 of humans"] == "undefined"  # never NaN in the manifest
+    assert report.notes(result) == ["no scored answer has a human baseline"]
+    assert "Too few answers" in report.confidence_sentence(result)
