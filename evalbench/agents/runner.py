@@ -4,8 +4,9 @@
 ``records/steps.jsonl`` (one line per step, flushed as the step ends) and
 ``records/agent_runs.jsonl`` (one line per task: end state, answer, counts, time, tokens,
 cost). A rerun skips tasks that ended; a task whose last run ended in ``error`` (a crash, a
-failed model call) is run again, and a task left half-done by a killed run loses its partial
-steps first, so every task has exactly one record and one trajectory.
+failed model call) is run again, and a task left half-done by a killed or interrupted run
+(Ctrl-C and SIGTERM stop the tasks in flight at once) loses its partial steps first, so
+every task has exactly one record and one trajectory.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from evalbench.models.client import STOP, _progress_bar, run_sync
 from .types import AgentRunRecord, AgentTask, EndState, StepRecord, SystemSpec
 
 CLIP = 2000  # characters of arguments / results kept per step record
+STOP_POLL_S = 0.1  # how often a task in flight looks for an interrupt
 
 
 class TaskInput(NamedTuple):
@@ -148,6 +150,8 @@ async def _run_all(
             if STOP.is_set():  # interrupted: start no new task
                 return
             record = await run_one(spec, item, backend, Recorder(steps, spec.name, item))
+            if record is None:  # interrupted mid-task: not recorded, a rerun runs it again
+                return
             runs.append(record)
             states[record.state] = states.get(record.state, 0) + 1
             bar.set_postfix(**states, refresh=False)
@@ -165,9 +169,10 @@ async def _run_all(
 
 async def run_one(
     spec: SystemSpec, item: TaskInput, backend: Backend, recorder: Recorder
-) -> AgentRunRecord:
+) -> AgentRunRecord | None:
     """Run one task under its time limit in a private working dir; never raises for the
-    agent's failures (they end ``error``, with the exception's type and message)."""
+    agent's failures (they end ``error``, with the exception's type and message). An
+    interrupt (:data:`STOP`) stops the task at once and returns None: it is not recorded."""
     from .tools import prepare_workdir
 
     limits = item.task.limits
@@ -175,17 +180,43 @@ async def run_one(
     workdir, copies = prepare_workdir(item.files)
     task = item.task.model_copy(update={"attachments": [str(p) for p in copies.values()]})
     try:
-        outcome = await asyncio.wait_for(
-            backend(item._replace(task=task), recorder, workdir), limits.max_time_s
-        )
-    except asyncio.TimeoutError:
+        outcome = await _bounded(backend(item._replace(task=task), recorder, workdir), limits)
+    except TimeoutError:
         outcome = Outcome("timeout", detail=f"no answer within max_time_s={limits.max_time_s:g}")
+    except Interrupted:
+        return None
     except Exception as exc:  # the agent's own failure: an error record, nothing else lost
         outcome = Outcome("error", error=f"{type(exc).__name__}: {exc}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     wall = outcome.wall_s if outcome.wall_s is not None else time.perf_counter() - started
     return _record(spec, item, _within_limits(outcome, recorder, limits), recorder, wall)
+
+
+class Interrupted(Exception):
+    """An interrupt (Ctrl-C, SIGTERM) stopped a task in flight."""
+
+
+async def _bounded(coro: Any, limits: Any) -> Outcome:
+    """``coro``'s outcome; TimeoutError past ``max_time_s``, :class:`Interrupted` once
+    :data:`STOP` is set. Either way it is cancelled first (which kills an agent's process)."""
+    task, watch = asyncio.ensure_future(coro), asyncio.ensure_future(_until_stop())
+    try:
+        done, _ = await asyncio.wait(
+            {task, watch}, timeout=limits.max_time_s, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        for future in (task, watch):
+            future.cancel()
+        await asyncio.gather(task, watch, return_exceptions=True)
+    if task in done:
+        return task.result()
+    raise Interrupted if watch in done else TimeoutError
+
+
+async def _until_stop() -> None:
+    while not STOP.is_set():
+        await asyncio.sleep(STOP_POLL_S)
 
 
 def _within_limits(outcome: Outcome, recorder: Recorder, limits: Any) -> Outcome:

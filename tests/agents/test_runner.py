@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,11 +26,14 @@ from evalbench.agents import (
     AgentTask,
     Recorder,
     TaskInput,
+    backend_for,
     backends,
     load_entrypoint,
+    run_agents,
 )
 from evalbench.agents.backends import outcome_of
 from evalbench.agents.tools.sandbox import namespaces_available
+from evalbench.models.client import STOP
 from evalbench.records import read_jsonl
 from evalbench.report import run_study
 from evalbench.runs import open_run
@@ -196,6 +200,33 @@ def test_a_cancelled_worker_leaves_no_process(namespaces, monkeypatch):
         assert _wait_for(lambda: not _marked(mark), 1)
     finally:
         _kill_marked(mark)
+
+
+def test_an_interrupt_stops_agent_tasks_in_flight_at_once(tmp_path):
+    """Ctrl-C / SIGTERM (STOP) does not wait up to max_time_s: the task in flight is killed
+    and left unrecorded, so a rerun runs it again."""
+    systems = [{"name": "forever", "provider": "python", "entrypoint": f"{ENTRY}:forever",
+                "limits": {"max_time_s": 60}}]  # fmt: skip
+    run = open_run(_params(tmp_path, _dataset(tmp_path, ["a"]), systems))
+    spec = run.params.systems[0]
+    items = [TaskInput(AgentTask(id="stop0", question="q", limits=spec.limits), {})]
+    mark = f"{example_agent.FOREVER_MARK}-stop0"
+
+    def interrupt_once_started() -> None:
+        if _wait_for(lambda: _marked(mark), 20):
+            STOP.set()
+
+    threading.Thread(target=interrupt_once_started, daemon=True).start()
+    started = time.monotonic()
+    try:
+        records = run_agents(run, spec, items, backend=backend_for(run, spec), progress=False)
+        elapsed = time.monotonic() - started
+        assert _wait_for(lambda: not _marked(mark), 2)
+    finally:
+        STOP.clear()
+        _kill_marked(mark)
+    assert records == {} and not (run.dir / "records" / "agent_runs.jsonl").exists()
+    assert elapsed < 10  # not the 60 s of max_time_s
 
 
 def _wait_for(condition, seconds: float) -> bool:
