@@ -70,6 +70,24 @@ def state_table(records: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cell_counts(records: pd.DataFrame) -> pd.DataFrame:
+    """Graded answers per source, category and difficulty, every cell that has one:
+    ``source, category, difficulty, answers, scored, unscored, no_response`` (sources in
+    order of appearance, difficulties easy → expert)."""
+    keys = ["source", "category", "difficulty"]
+    states = pd.crosstab([records[k] for k in keys], records["status"])
+    states = states.reindex(columns=list(STATES), fill_value=0)
+    states.insert(0, "answers", states.sum(axis=1))
+    rank = {"source": {s: i for i, s in enumerate(dict.fromkeys(records["source"]))},
+            "difficulty": {d: i for i, d in enumerate(DIFFICULTIES)}}  # fmt: skip
+    return (
+        states.rename_axis(columns=None)
+        .reset_index()
+        .sort_values(keys, key=lambda c: c.map(rank[c.name]) if c.name in rank else c)
+        .reset_index(drop=True)
+    )
+
+
 def long_scores(records: pd.DataFrame) -> pd.DataFrame:
     """One row per scored answer and dimension (six + ``overall``): ``source, id, category,
     difficulty, dimension, score, human`` (NaN without a baseline), ``diff`` (score − human),
@@ -249,6 +267,7 @@ class GradingSummary(NamedTuple):
     """The expert-grading tables (:func:`summarize`)."""
 
     states: pd.DataFrame
+    cell_counts: pd.DataFrame
     long: pd.DataFrame
     cells: pd.DataFrame
     dimensions: pd.DataFrame
@@ -271,6 +290,7 @@ def summarize(
     bands, rho = confidence_gap(long)
     return GradingSummary(
         states=state_table(records),
+        cell_counts=cell_counts(records),
         long=long,
         cells=cell_means(long, rng=rng, rounds=rounds, level=level),
         dimensions=dimension_means(long, rng=rng, rounds=rounds, level=level),

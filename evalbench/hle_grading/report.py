@@ -153,18 +153,20 @@ def sources(result: HleGradingResult) -> list[str]:
 
 
 def cells_wide(result: HleGradingResult, source: str) -> pd.DataFrame:
-    """Per category × difficulty: ``n`` (scored answers) and each dimension's mean
-    [bootstrap interval]."""
+    """Per category × difficulty cell the source answered: ``answers`` graded, ``n`` scored
+    and each dimension's mean [bootstrap interval] over the scored ones ("—" without one)."""
     cells = result.summary.cells
     part = cells[cells["source"] == source].rename(
         columns={"mean": "m", "ci_low": "m_low", "ci_high": "m_high"}
     )
     folded = display.fold_intervals(part, ["m"], digits=0)
-    wide = folded.pivot_table(index=["category", "difficulty"], columns="dimension",
-                              values="m", aggfunc="first", sort=False)  # fmt: skip
-    counts = part[part["dimension"] == "overall"].set_index(["category", "difficulty"])["n"]
-    wide = wide.reindex(columns=[*DIMENSIONS, "overall"])
-    wide.insert(0, "n", counts.reindex(wide.index).to_numpy())
+    means = folded.pivot_table(index=["category", "difficulty"], columns="dimension",
+                               values="m", aggfunc="first", sort=False)  # fmt: skip
+    counts = result.summary.cell_counts
+    counts = counts[counts["source"] == source].set_index(["category", "difficulty"])
+    wide = means.reindex(index=counts.index, columns=[*DIMENSIONS, "overall"]).fillna("—")
+    wide.insert(0, "answers", counts["answers"])
+    wide.insert(1, "n", counts["scored"])
     wide.columns.name = None
     return wide.reset_index()
 
@@ -176,7 +178,9 @@ def cells_caption(result: HleGradingResult, source: str) -> str:
         f"{source}: mean score per dimension (0–100) by category × difficulty, with its "
         f"{params.confidence_level:.0%} percentile bootstrap interval over the answers in the "
         f"cell ({params.bootstrap_rounds} rounds; no interval for a cell of one answer); "
-        "overall = mean of the six dimensions, computed here; n = scored answers"
+        "overall = mean of the six dimensions, computed here; answers = answers graded in the "
+        "cell, n = scored answers (the means are over these; unscored and unanswered ones are "
+        "in the table above)"
     )
 
 

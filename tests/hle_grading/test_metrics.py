@@ -50,6 +50,14 @@ def test_cell_means_count_scored_answers_and_leave_one_answer_without_interval()
     assert ("Math", "easy") not in overall.index  # no scored answer: no mean
 
 
+def test_cell_counts_keep_every_cell_and_its_unscored_answers():
+    counts = metrics.cell_counts(_records()).set_index(["source", "category", "difficulty"])
+    assert counts.loc[("dataset", "Physics", "easy")].tolist() == [4, 2, 1, 1]
+    assert counts.loc[("dataset", "Physics", "hard")].tolist() == [1, 1, 0, 0]
+    assert counts.loc[("dataset", "Math", "easy")].tolist() == [1, 0, 1, 0]
+    assert list(counts.columns) == ["answers", "scored", "unscored", "no_response"]
+
+
 def test_the_heatmap_has_every_difficulty_and_blank_cells():
     cells = metrics.cell_means(metrics.long_scores(_records()), rng=RNG, rounds=50)
     matrix = metrics.heatmap_matrix(cells, "dataset")

@@ -1,5 +1,6 @@
-"""Expert-grading sentences: the numbers they quote are the metrics' numbers, names are
-escaped, and a set without human scores says there is no agreement."""
+"""Expert-grading sentences and tables: the numbers they quote are the metrics' numbers, every
+graded cell keeps its row with its answers and scored count (n, as the caption says), names
+are escaped, and a set without human scores says there is no agreement."""
 
 from __future__ import annotations
 
@@ -14,6 +15,26 @@ ROWS = [
     grade("<i>sys</i>", "a2", "Physics", "easy", None, status="no_response"),
     grade("<i>sys</i>", "a3", "Physics", "hard", None),  # the cell's only answer: unscored
 ]
+
+
+def test_a_cell_shows_its_answers_and_n_scored_as_the_caption_says():
+    # Physics/easy had two dataset answers, one unscored: n (scored answers) is 1, and the
+    # cell's two answers are shown beside it
+    result = result_of(ROWS, systems=["<i>sys</i>"])
+    wide = report.cells_wide(result, "dataset").set_index(["category", "difficulty"])
+    assert wide.loc[("Physics", "easy"), ["answers", "n"]].tolist() == [2, 1]
+    assert wide.loc[("Physics", "easy"), "overall"].startswith("60 ")
+    caption = report.cells_caption(result, "dataset")
+    assert "n = scored answers" in caption and "answers = answers graded" in caption
+
+
+def test_a_cell_without_a_scored_answer_keeps_its_row():
+    result = result_of(ROWS, systems=["<i>sys</i>"])
+    wide = report.cells_wide(result, "<i>sys</i>").set_index(["category", "difficulty"])
+    assert list(wide.index) == [("Physics", "easy"), ("Physics", "hard")]
+    assert wide.loc[("Physics", "hard"), ["answers", "n"]].tolist() == [1, 0]
+    assert wide.loc[("Physics", "hard"), "overall"] == "—"
+    assert list(wide.columns[:2]) == ["answers", "n"]
 
 
 def test_the_key_result_quotes_the_tables_and_escapes_names():
