@@ -60,6 +60,17 @@ class BrowseSuiteParams(StudyParams):
     failures_shown: int = Field(default=8, ge=0, le=50)
     """Trajectories of failed tasks shown in the report."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_shape(cls, data: Any) -> Any:
+        """Name what moved when a file still has browsecomp's ``suite:`` section."""
+        if isinstance(data, dict) and "suite" in data:
+            raise ValueError(
+                "suite: its fields go at the top level now (tasks, site, levels, "
+                "success_threshold, judge, failures_shown)"
+            )
+        return data
+
     @model_validator(mode="after")
     def _check_names(self) -> BrowseSuiteParams:
         names = [s.name for s in self.systems]

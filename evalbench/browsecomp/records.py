@@ -61,6 +61,22 @@ class BrowseCompParams(StudyParams):
     examples: int = Field(default=3, ge=0, le=10)
     """Graded questions shown (decrypted) in the report; nothing else is shown."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_shape(cls, data: Any) -> Any:
+        """Name what moved when a file still has the two-part shape of before the split."""
+        if isinstance(data, dict) and "suite" in data:
+            raise ValueError(
+                "suite: the offline browse suite is now its own study (study: browse_suite, "
+                "the suite's fields at the top level)"
+            )
+        if isinstance(data, dict) and "official" in data:
+            raise ValueError(
+                "official: its fields go at the top level now (dataset, grader, allowed_hosts, "
+                "calibration_bin_size, reliability_bins, examples)"
+            )
+        return data
+
     @model_validator(mode="after")
     def _check_names(self) -> BrowseCompParams:
         names = [s.name for s in self.systems]

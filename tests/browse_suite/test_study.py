@@ -177,3 +177,13 @@ def test_the_package_exports_what_its_docstring_lists():
     assert all(
         re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
     )
+
+
+def test_a_params_file_with_a_suite_section_is_one_line_saying_what_moved(tmp_path):
+    from evalbench.params import ParamsError, load_params
+
+    path = write_params(
+        tmp_path, systems=[{"name": "s", "provider": "sim"}], suite={"site": "demo"}
+    )
+    with pytest.raises(ParamsError, match=r"suite: its fields go at the top level now \(tasks, "):
+        load_params(path)

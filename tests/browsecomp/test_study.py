@@ -146,3 +146,18 @@ def test_the_package_exports_what_its_docstring_lists():
     assert all(
         re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
     )
+
+
+def test_a_params_file_in_the_old_two_part_shape_is_one_line_saying_what_moved(tmp_path):
+    from evalbench.params import ParamsError, load_params
+
+    grader = {"name": "g", "provider": "sim"}
+    systems = [{"name": "s", "provider": "sim"}]
+    suite = write_params(tmp_path, "suite", systems=systems, suite={"judge": grader})
+    with pytest.raises(ParamsError, match=r"suite: the offline browse suite is now its own study"):
+        load_params(suite)
+    official = write_params(
+        tmp_path, "official", systems=systems, official={"dataset": "browsecomp", "grader": grader}
+    )
+    with pytest.raises(ParamsError, match=r"official: its fields go at the top level now"):
+        load_params(official)
