@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.calibration import BIN_SIZE
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import ANSWER_TYPES, DEMO_NOTE, OFFICIAL_COMMIT, OFFICIAL_REPO, category_counts
@@ -138,7 +139,7 @@ def _system_sentence(row: dict[str, Any], result: HleResult) -> str:
         wald=_pct(row["wald_pct"], 2),
         lo=row["ci_low"],
         hi=row["ci_high"],
-        cal_off=official_calibration_text(row),
+        cal_off=official_calibration_text(row, result.params.calibration_bin_size),
         cal_cor=_pct(row["calib_corrected_pct"]),
     )
     lost = row["unscored"] + row["no_response"]
@@ -153,11 +154,11 @@ def _system_sentence(row: dict[str, Any], result: HleResult) -> str:
     return text
 
 
-def official_calibration_text(row: dict[str, Any]) -> str:
+def official_calibration_text(row: dict[str, Any], beta: int = BIN_SIZE) -> str:
     """The official calibration error as the official script prints it, or why it is not
-    defined (plain text)."""
+    defined (plain text; ``beta``: the study's bin size)."""
     if math.isnan(row["calib_official_pct"]):
-        return f"undefined ({row['n_calibration_official']} judged items < 100)"
+        return f"undefined ({row['n_calibration_official']} judged items < {beta})"
     value = f"{row['calib_official_pct']:g}"
     return value + (" (one bin, skipped)" if row["calib_official_note"] else "")
 

@@ -56,3 +56,10 @@ def test_the_truth_section_says_why_it_is_empty(result):
     assert result.summary.truth["system"].tolist() == ["<b>sys</b>"]
     empty = result.summary._replace(truth=result.summary.truth.iloc[:0])
     assert "No simulated system" in report.truth_note(result._replace(summary=empty))
+
+
+def test_undefined_official_calibration_names_the_studys_bin_size(result):
+    # it said "< 100" whatever calibration_bin_size was
+    params = result.params.model_copy(update={"calibration_bin_size": 50})
+    text = report.key_result(result._replace(params=params))
+    assert "calibration error official undefined (30 judged items &lt; 50)" in text
