@@ -11,7 +11,7 @@ import pytest
 
 from evalbench.agents.tools import ToolContext, call_tool, get_tools
 from evalbench.agents.tools.web import CHROMIUM, web_scope
-from evalbench.browsecomp import LocalWeb
+from evalbench.browse_suite import LocalWeb
 
 TOOLS = {t.name: t for t in get_tools(["open_url", "search_site", "submit_form", "browser"])}
 VIRTUAL = "cove.evalbench.test"
