@@ -377,9 +377,12 @@ def judge_caption() -> str:
 
 
 def unscored_examples(result: HleResult, limit: int = 6) -> list[dict[str, Any]]:
-    """Up to ``limit`` unscored judgments (first in record order), missing values as ``None``."""
-    rows = result.records[result.records["status"] == "unscored"].head(limit).astype(object)
-    return rows.where(rows.notna(), None).to_dict("records")
+    """Up to ``limit`` unscored judgments, each system's in turn (its first, then every
+    system's second …, record order within a system), missing values as ``None``."""
+    rows = result.records[result.records["status"] == "unscored"]
+    turn = rows.groupby("system", sort=False).cumcount()
+    picked = rows.iloc[turn.argsort(kind="stable")[:limit]].astype(object)
+    return picked.where(picked.notna(), None).to_dict("records")
 
 
 def unscored_fields() -> list[str]:

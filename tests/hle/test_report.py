@@ -3,6 +3,8 @@ undefined official values say why."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from evalbench.hle import report
 
 
@@ -63,3 +65,13 @@ def test_undefined_official_calibration_names_the_studys_bin_size(result):
     params = result.params.model_copy(update={"calibration_bin_size": 50})
     text = report.key_result(result._replace(params=params))
     assert "calibration error official undefined (30 judged items &lt; 50)" in text
+
+
+def test_unscored_examples_take_turns_across_systems(result):
+    # the first six in record order were all the first system's: the others' never showed
+    rows = [{"system": "a", "id": f"a{i}", "status": "unscored"} for i in range(8)]
+    rows += [{"system": "b", "id": "b0", "status": "scored"},
+             {"system": "b", "id": "b1", "status": "unscored"}]  # fmt: skip
+    records = pd.DataFrame(rows)
+    shown = report.unscored_examples(result._replace(records=records), limit=4)
+    assert [r["id"] for r in shown] == ["a0", "b1", "a1", "a2"]
