@@ -6,6 +6,7 @@ the official numbers, resume) and a notebook without section guards."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -272,3 +273,12 @@ def test_the_notebook_reads_top_to_bottom_without_section_guards():
     code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
     guards = [line for cell in code for line in cell.splitlines() if line.startswith("if ")]
     assert not guards and not any("expert" in cell for cell in code)
+
+
+def test_the_package_exports_what_its_docstring_lists():
+    import evalbench.hle as package
+
+    assert sorted(package.__all__) == ["HleParams", "HleResult", "load", "parse_judgment",
+                                       "read_predictions", "run", "write_predictions"]  # fmt: skip
+    doc = package.__doc__ or ""
+    assert all(re.search(rf"\b{n}\b", doc) and hasattr(package, n) for n in package.__all__)
