@@ -219,12 +219,14 @@ def _card_table(cells: pd.DataFrame, outputs: Path) -> str:
     studies = list(dict.fromkeys(cells.sort_values("study")["study"]))
     titles = dict(zip(cells["study"], cells["title"], strict=True))
     head = "".join(f'<th title="{e(titles[s])}">{e(s)}</th>' for s in studies)
+    by_cell = {key: group for key, group in cells.groupby(["system", "study"], sort=False)}
+    empty = cells.iloc[:0]
     body = []
     for system in sorted(cells["system"].unique()):
         link = f'<a href="systems/{e(system_page_name(system))}">{e(system)}</a>'
-        mine = cells[cells["system"] == system]
         tds = "".join(
-            f"<td>{_card_cell(mine[mine['study'] == s], outputs, outputs)}</td>" for s in studies
+            f"<td>{_card_cell(by_cell.get((system, s), empty), outputs, outputs)}</td>"
+            for s in studies
         )
         body.append(f"<tr><td>{link}</td>{tds}</tr>")
     return (f'<div style="overflow-x:auto"><table><thead><tr><th>system</th>{head}</tr></thead>'
@@ -241,14 +243,28 @@ def write_system_pages(card: Any, outputs: Path) -> list[Path]:
     """One page per system under ``outputs/systems/`` (stale pages removed)."""
     folder = outputs / "systems"
     written = []
-    for system in sorted(card.cells["system"].unique()) if len(card.cells) else []:
+    for system, mine in _per_system(card):
         target = folder / system_page_name(system)
-        _write_page(target, system_page(card, system, outputs))
+        _write_page(target, system_page(mine, system, outputs))
         written.append(target)
+    kept = set(written)
     for old in folder.glob("*.html") if folder.exists() else []:
-        if old not in written:
+        if old not in kept:
             old.unlink()
     return written
+
+
+def _per_system(card: Any) -> list[tuple[str, Any]]:
+    """(system, the card cut down to its rows) for every system, sorted: each page then reads
+    its own rows, not the whole card (10,000 systems: minutes otherwise)."""
+    if not len(card.cells):
+        return []
+    results = dict(tuple(card.results.groupby("system", sort=False)))
+    empty = card.results.iloc[:0]
+    return [
+        (system, card._replace(cells=cells, results=results.get(system, empty)))
+        for system, cells in card.cells.groupby("system", sort=True)
+    ]
 
 
 def system_page(card: Any, system: str, outputs: Path) -> str:
