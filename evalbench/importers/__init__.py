@@ -24,15 +24,12 @@ from .outcomes import (
     READERS,
     SCORE,
     STATES,
+    ImporterUnavailable,
     OutcomeError,
     RunOutcomes,
     outcome_frame,
     read_run_folder,
 )
-
-
-class ImporterUnavailable(OutcomeError):
-    """The optional package a reader needs is not installed (the message says what to run)."""
 
 
 def detect(path: Path) -> str:

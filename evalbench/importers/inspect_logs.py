@@ -39,6 +39,7 @@ from .archive import MAX_LOG_BYTES, check_archive, check_file_size
 from .outcomes import (
     BINARY,
     SCORE,
+    ImporterUnavailable,
     OutcomeError,
     RunOutcomes,
     check_unique,
@@ -54,8 +55,6 @@ def _read_log(path: Path, max_log_bytes: int = MAX_LOG_BYTES) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        from . import ImporterUnavailable
-
         raise ImporterUnavailable(f"{path}: reading inspect_ai logs needs: {EXTRA}") from None
     if path.suffix == ".eval":
         check_archive(path, max_log_bytes)  # inspect expands each member whole, in memory

@@ -41,6 +41,10 @@ class OutcomeError(ValueError):
     """A run or log that cannot be read into outcomes (one line naming file:line and field)."""
 
 
+class ImporterUnavailable(OutcomeError):
+    """The optional package a reader needs is not installed (the message says what to run)."""
+
+
 class RunOutcomes(NamedTuple):
     """One run of one benchmark, read into per-item outcomes."""
 
@@ -504,5 +508,5 @@ READERS: dict[str, Reader] = {
     # generated problems get fresh ids in every run: gen_0001 of two runs are different items
     "datagen": Reader(_datagen, pairable=False),
 }
-"""Study kind -> its reader. A study kind without per-item records (``judge_agreement``
+"""Study kind -> its reader. A study kind without per-item records (``judge_public``
 reads published verdict tables only) has none."""

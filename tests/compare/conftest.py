@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evalbench.gaia.study import ScoredRecord
+from evalbench.gaia.records import ScoredRecord
 from evalbench.settings import get_settings
 
 Outcome = bool | str | None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import yaml
 
 from evalbench.compare import report
-from evalbench.compare.study import ComparisonRecord, PairingRecord, run
+from evalbench.compare.records import ComparisonRecord, PairingRecord
+from evalbench.compare.study import run
 from evalbench.records import read_jsonl
 from evalbench.runs import open_run
 

@@ -93,7 +93,7 @@ def hle_row(item, status, correct=None, state="answered"):
 
 
 def test_hle_counts_as_the_official_accuracy_does(tmp_path):
-    from evalbench.hle.scoring import HleRecord
+    from evalbench.hle.records import HleRecord
 
     rows = [hle_row("q1", "scored", True), hle_row("q2", "scored", False),
             hle_row("q3", "unscored"), hle_row("q4", "no_response", state="error"),
@@ -132,7 +132,7 @@ def test_a_bad_line_names_the_file_line_and_field(tmp_path):
         read_outcomes(folder)
     with pytest.raises(OutcomeError, match="has no per-item outcomes"):
         manifest = json.loads((folder / "manifest.json").read_text())
-        (folder / "manifest.json").write_text(json.dumps(manifest | {"kind": "judge_agreement"}))
+        (folder / "manifest.json").write_text(json.dumps(manifest | {"kind": "judge_public"}))
         read_outcomes(folder)
 
 
