@@ -130,7 +130,7 @@ class RecordStore:
         self.path = Path(path)
         self.key_fields = tuple(key_fields)
         self._rows = self._latest_per_key(self._load())
-        self._keys = {self.key_of(r) for r in self._rows}
+        self._by_key = {self.key_of(r): r for r in self._rows}
         self.appended: Counter[str] = Counter()
         """Records this object appended, by their ``system`` field (what this session did)."""
 
@@ -152,10 +152,14 @@ class RecordStore:
 
     def done_keys(self) -> set[tuple[Any, ...]]:
         """Keys already written (skip these on resume)."""
-        return set(self._keys)
+        return set(self._by_key)
 
     def __contains__(self, key: tuple[Any, ...]) -> bool:
-        return key in self._keys
+        return key in self._by_key
+
+    def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The record with this key (``None`` when there is none)."""
+        return self._by_key.get(key)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -168,7 +172,7 @@ class RecordStore:
         """
         row = record.model_dump(mode="json") if isinstance(record, BaseModel) else dict(record)
         key = self.key_of(row)
-        if key in self._keys:
+        if key in self._by_key:
             raise ValueError(f"{self.path.name}: a record with key {key} was already written")
         line = to_json(row)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +180,7 @@ class RecordStore:
             fh.write(line + "\n")
             fh.flush()
         self._rows.append(row)
-        self._keys.add(key)
+        self._by_key[key] = row
         self.appended[str(row.get("system", ""))] += 1
 
     def extend(self, records: Iterable[Record | dict[str, Any]]) -> None:
@@ -195,8 +199,13 @@ class RecordStore:
         if dropped:
             write_jsonl(self.path, keep)
             self._rows = keep
-            self._keys = {self.key_of(r) for r in keep}
+            self._by_key = {self.key_of(r): r for r in keep}
         return dropped
+
+    def drop_keys(self, keys: Iterable[tuple[Any, ...]]) -> int:
+        """Remove the records with these keys (:meth:`drop_where`, when there are any)."""
+        gone = set(keys) & self._by_key.keys()
+        return self.drop_where(lambda row: self.key_of(row) in gone) if gone else 0
 
     def rows(self) -> list[dict[str, Any]]:
         """All records as dicts, in write order."""
