@@ -49,7 +49,9 @@ def wilson_interval(successes: int, n: int, level: float = DEFAULT_LEVEL) -> Int
     denom = 1 + z * z / n
     center = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, max(0.0, center - half), min(1.0, center + half), level)
+    # the interval holds p exactly; rounding put low at 5.6e-17 > p = 0 for 0 of 3
+    low, high = min(p, max(0.0, center - half)), max(p, min(1.0, center + half))
+    return Interval(p, float(low), float(high), level)
 
 
 def percentile_interval(

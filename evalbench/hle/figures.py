@@ -31,12 +31,8 @@ def reliability(result: HleResult) -> Figure:
     """Accuracy against the stated confidence in fixed-width bins, per system
     (:func:`evalbench.plots.reliability_diagram`)."""
     level = f"{result.params.confidence_level:.0%}"
-    table = result.summary.reliability
-    # Wilson's bound can pass a 0 or 1 estimate by 1e-16, a negative bar matplotlib refuses
-    table = table.assign(ci_low=table[["ci_low", "accuracy"]].min(axis=1),
-                         ci_high=table[["ci_high", "accuracy"]].max(axis=1))  # fmt: skip
     ax = plots.reliability_diagram(
-        table, ylabel="accuracy (judge)",
+        result.summary.reliability, ylabel="accuracy (judge)",
         title=f"Reliability diagram: accuracy vs stated confidence ({level} Wilson intervals)",
     )  # fmt: skip
     return cast(Figure, ax.figure)
