@@ -31,6 +31,13 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] | None = None) -> Axes:
     return new
 
 
+def legend_beside(ax: Axes, title: str | None = None) -> None:
+    """Put ``ax``'s legend beside the axes, top right: inside, it can hide bars. No legend
+    when nothing is labelled."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(title=title, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+
+
 def interval_bars(
     df: pd.DataFrame,
     *,
@@ -63,7 +70,7 @@ def interval_bars(
     if ylim:
         ax.set_ylim(*ylim)
     if hue:
-        ax.legend(title=hue, fontsize="small")
+        legend_beside(ax, hue)
     if title:
         ax.set_title(title)
     return ax
@@ -88,7 +95,7 @@ def interval_lines(
         ax.fill_between(part[x].astype(str), part[low], part[high], alpha=0.15)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or y)
-    ax.legend(title=hue, fontsize="small")
+    legend_beside(ax, hue)
     if title:
         ax.set_title(title)
     return ax
@@ -180,7 +187,7 @@ def stacked_shares(
         left += values
     ax.set_yticks(ypos, [str(v) for v in df[label]])
     ax.set_xlim(0, max(1.0, float(left.max()) if len(left) else 1.0))
-    ax.legend(ncol=len(parts), fontsize="small", loc="lower right")
+    legend_beside(ax)
     if title:
         ax.set_title(title)
     return ax

@@ -29,6 +29,4 @@ def success_by_level(result: BrowseSuiteResult) -> Figure:
         ylabel="success rate",
         title=f"Success by level, {result.params.confidence_level:.0%} Wilson intervals",
     )
-    # beside the axes: inside, a legend covers the bars of a level that most systems pass
-    ax.legend(title="system", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     return cast(Figure, ax.figure)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import cast
 
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from evalbench import plots
@@ -24,7 +23,7 @@ def accuracy(result: GaiaResult) -> Figure:
         hue="system", ylabel="accuracy (official scorer)",
         title=f"Accuracy by level (first attempt), {level:.0%} Wilson intervals",
     )  # fmt: skip
-    return _legend_beside(ax, "system")
+    return cast(Figure, ax.figure)
 
 
 def drops(result: GaiaResult) -> Figure:
@@ -36,7 +35,7 @@ def drops(result: GaiaResult) -> Figure:
         ylabel="relative drop (1 − harder / easier)",
         title=f"Relative accuracy drop between levels, {level:.0%} bootstrap intervals",
     )  # fmt: skip
-    return _legend_beside(ax, "system")
+    return cast(Figure, ax.figure)
 
 
 def tool_mix(result: GaiaResult) -> Figure:
@@ -48,12 +47,5 @@ def tool_mix(result: GaiaResult) -> Figure:
     tools = [c for c in mix.columns if c not in ("system", "level", "label")]
     ax = plots.stacked_shares(mix, label="label", parts=tools, title="Tool calls by tool")
     ax.set_xlabel("share of the agent's tool calls")
-    return _legend_beside(ax, "tool")
-
-
-def _legend_beside(ax: Axes, title: str) -> Figure:
-    # plots puts legends inside the axes, where they can hide bars; beside the plot they can't
-    ax.legend(title=title, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig = cast(Figure, ax.figure)
-    fig.tight_layout()
-    return fig
+    plots.legend_beside(ax, "tool")
+    return cast(Figure, ax.figure)

@@ -47,7 +47,6 @@ def categories(result: HleResult) -> Figure:
         hue="system", ax=ax, ylabel="accuracy (judge, official denominator)",
         title=f"Accuracy per category, {level} Wilson intervals",
     )  # fmt: skip
-    ax.legend(title="system", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.tick_params(axis="x", labelrotation=20)
     for label in ax.get_xticklabels():
         label.set_horizontalalignment("right")

@@ -56,8 +56,7 @@ def distribution(result: HleGradingResult) -> Figure:
     for label, scores in series.items():
         ax.hist(scores, bins=range(0, 105, 5), alpha=0.5, label=label)
     ax.set(xlabel="overall score (0–100)", ylabel="answers", title="Overall score distribution")
-    if series:
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    plots.legend_beside(ax)
     fig.tight_layout()
     return fig
 

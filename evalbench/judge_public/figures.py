@@ -43,7 +43,7 @@ def prd_agreement(result: JudgePublicResult) -> Figure:
     )  # fmt: skip
     ax.axhline(prd.raters["with_ties"], color="C0", linestyle=":", linewidth=1.5)
     ax.axhline(prd.raters["without_ties"], color="C1", linestyle=":", linewidth=1.5)
-    ax.legend(title="setting", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    plots.legend_beside(ax, "setting")  # the axhlines join the legend
     return cast(Figure, ax.figure)
 
 
