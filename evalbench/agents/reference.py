@@ -71,7 +71,7 @@ def _documents(spec: SystemSpec) -> Any:
         return None
     from evalbench.settings import get_settings
 
-    from .tools.search import DocumentIndex
+    from .tools.documents import DocumentIndex
 
     path = (get_settings().project_root / spec.documents).resolve()
     if path.is_dir():

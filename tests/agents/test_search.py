@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalbench.agents.tools import DocumentIndex, ToolContext, call_tool, get_tools
-from evalbench.agents.tools.search import Document, html_to_text, tokenize
+from evalbench.agents.tools.documents import Document, html_to_text, tokenize
 
 SEARCH, OPEN_PAGE = get_tools(["search", "open_page"])
 K1, B = 1.5, 0.75

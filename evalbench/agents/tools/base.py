@@ -16,12 +16,10 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
+from .documents import DocumentIndex
 from .sandbox import SandboxLimits
-
-if TYPE_CHECKING:
-    from .search import DocumentIndex
 
 PAGE_NOTE_ROOM = 200  # characters of a page result kept free for its header and footer
 JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -70,13 +68,6 @@ def function_schema(
         "type": "function",
         "function": {"name": name, "description": description, "parameters": parameters},
     }
-
-
-def get_tools(names: Sequence[str]) -> list[Tool]:
-    """The tools called ``names``, in that order; an unknown name is a ValueError."""
-    from .registry import get_tools as lookup  # the registry imports every tool module
-
-    return lookup(names)
 
 
 def call_tool(tool: Tool, arguments_json: str, ctx: ToolContext) -> tuple[str, str | None]:
