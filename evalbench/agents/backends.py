@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalbench.runs import Run
 from evalbench.settings import get_settings
 
 from .runner import Backend, Outcome, Recorder, TaskInput, clip
@@ -44,7 +45,7 @@ class AgentConfigError(ValueError):
     """An agent system that cannot start (entrypoint not importable, program not found)."""
 
 
-def backend_for(run: Any, spec: SystemSpec, **sim_options: Any) -> Backend:
+def backend_for(run: Run, spec: SystemSpec, **sim_options: Any) -> Backend:
     """The backend of an agent system (checked now: a bad entrypoint fails before any task).
 
     Args:

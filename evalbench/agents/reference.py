@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalbench.models import ChatRequest, ChatResponse, ModelClient, call_cost
+from evalbench.runs import Run
 
 from .runner import Backend, Outcome, Recorder, TaskInput
 from .tools import ToolContext, call_tool, get_tools
@@ -44,7 +45,7 @@ def task_prompt(item: TaskInput) -> str:
     return f"{item.task.question}{files}"
 
 
-def reference_backend(run: Any, spec: SystemSpec) -> Backend:
+def reference_backend(run: Run, spec: SystemSpec) -> Backend:
     """The reference agent for ``spec`` (its model, tools and document collection)."""
     names = list(dict.fromkeys([*spec.tools, "final_answer"]))
     tools = {tool.name: tool for tool in get_tools(names)}

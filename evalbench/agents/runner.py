@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from evalbench.models.client import STOP, _progress_bar, run_sync
+from evalbench.runs import Run
 
 from .types import AgentRunRecord, AgentTask, EndState, StepRecord, SystemSpec
 
@@ -100,7 +101,7 @@ def clip(text: str, limit: int = CLIP) -> str:
 
 
 def run_agents(
-    run: Any,
+    run: Run,
     spec: SystemSpec,
     items: Sequence[TaskInput],
     *,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
 from evalbench.records import Record
+from evalbench.runs import Run
 
 from .pairwise import (
     InconsistentPolicy,
@@ -98,7 +99,7 @@ def rubric_jobs(
 
 
 def judge_rubric(
-    run: Any,
+    run: Run,
     judge: ModelSpec,
     rubric: Rubric | str,
     tasks: Sequence[RubricTask],
@@ -213,7 +214,7 @@ def _pair_sim(task: PairTask, order: int, key: str, style: VerdictFormat) -> Sim
 
 
 def judge_pairs(
-    run: Any,
+    run: Run,
     judge: ModelSpec,
     tasks: Sequence[PairTask],
     *,
