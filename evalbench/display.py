@@ -8,6 +8,7 @@ these helpers instead of ``Styler`` (which does not escape) or raw ``HTML(...)``
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -92,11 +93,12 @@ def table_html(df: pd.DataFrame, *, digits: int = 3) -> str:
         f'<th style="text-align:{a}">{escape(c)}</th>'
         for c, a in zip(df.columns, aligns, strict=True)
     )
+    counts = [not _LABEL_COLUMN.search(str(c)) for c in df.columns]
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td style="text-align:{a}">{escape(_cell(v, digits))}</td>'
-            for v, a in zip(row, aligns, strict=True)
+            f'<td style="text-align:{a}">{escape(_cell(v, digits, count))}</td>'
+            for v, a, count in zip(row, aligns, counts, strict=True)
         )
         + "</tr>"
         for row in df.itertuples(index=False, name=None)
@@ -111,13 +113,17 @@ def _numeric(column: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
-def _cell(value: Any, digits: int) -> str:
+_LABEL_COLUMN = re.compile(r"(?:^|_)(?:year|seed|id|index)$", re.IGNORECASE)
+"""Integer columns that are labels, not counts: no thousands separators (2024, not 2,024)."""
+
+
+def _cell(value: Any, digits: int, count: bool = True) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "—"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return f"{value:,d}"  # counts: 179,031
+    if count and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return f"{value:,d}"  # 179,031
     return str(value)
 
 

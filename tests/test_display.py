@@ -88,6 +88,10 @@ def test_counts_print_as_integers_with_thousands_separators():
     frame = pd.DataFrame({"n": np.array([1234567, 5], dtype=np.int64), "rate": [0.5, 1.0]})
     html = display.table_html(frame, digits=3)
     assert ">1,234,567<" in html and ">5<" in html and ">1.000<" in html  # floats keep digits
+    labels = pd.DataFrame({"year": [2024], "seed": [12345], "task_id": [100200], "n": [2024]})
+    html = display.table_html(labels)
+    assert ">2024<" in html and ">12345<" in html and ">100200<" in html  # not counts
+    assert ">2,024<" in html  # n is a count
 
 
 def test_a_wide_long_table_scrolls_inside_its_own_box_on_screen(tmp_path):
