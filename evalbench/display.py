@@ -168,14 +168,20 @@ def _session_note(run: Run, through_client: set[str]) -> str:
     tasks = run.recorded_this_session("agent_runs")
     outside = {name: n for name, n in sorted(tasks.items()) if name not in through_client}
     if outside:
+        simulated = [name for name in outside if name in run.simulated_names]
         listed = ", ".join(
-            f"{name} ({n}{', simulated' if name in run.simulated_names else ''})"
+            f"{name} ({n}{', simulated' if name in simulated else ''})"
             for name, n in outside.items()
         )
+        why = []
+        if simulated:
+            why.append("a simulated agent calls no model")
+        if len(simulated) < len(outside):
+            why.append("a python or command agent calls its own models: its tokens and cost "
+                       "are in the table above as it reported them")  # fmt: skip
         return (
-            f"Agent tasks run this session outside evalbench's model client: {listed}. A "
-            "simulated agent calls no model; a python or command agent calls its own, and "
-            "its tokens and cost are in the table above as it reported them."
+            f"Agent tasks run this session outside evalbench's model client: {listed} "
+            f"({'; '.join(why)})."
         )
     if through_client:
         return ""

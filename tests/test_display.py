@@ -58,6 +58,7 @@ def test_the_usage_section_says_what_this_session_did(tmp_path, monkeypatch):
     assert "This session: requests" in fresh  # chat's calls went through the model client
     assert "Agent tasks run this session outside evalbench's model client: my-agent (3)" in fresh
     assert "read back" not in fresh and "Nothing was asked" not in fresh
+    assert "calls its own models" in fresh and "a simulated agent" not in fresh  # says why
     shown.clear()
     display.usage(_gaia_run(tmp_path, systems))  # the same study again: all recorded
     again = "".join(shown)
