@@ -216,8 +216,9 @@ def _with_call_errors(reason: str, run_dir: Path) -> str:
 def _check_cache(params: StudyParams) -> None:
     """Open the response cache here, before the kernel does, when the study will use it: a
     corrupt file is moved aside with its one-line message on this terminal (a kernel's
-    stderr is not shown by ``make report``). Sim-only studies never open it."""
-    if params.cache != "off" and any(not s.simulated for s in params.model_specs()):
+    stderr is not shown by ``make report``). Studies that send no request to an endpoint
+    (simulated systems, users' own agents) never open it."""
+    if params.cache != "off" and any(s.calls_endpoint for s in params.model_specs()):
         ResponseCache(get_settings().cache_dir / "responses.sqlite").close()
 
 

@@ -197,11 +197,14 @@ def test_cache_clear_works_on_a_corrupt_file(capfd):
     assert not list(cache.parent.glob("responses.sqlite.corrupt-*"))
 
 
-def test_a_sim_only_study_never_opens_the_cache(tmp_path):
+@pytest.mark.parametrize("system", [{"name": "s"},
+                                    {"name": "a", "provider": "python", **_AGENTS["python"]}],
+                         ids=["sim", "python_agent"])  # fmt: skip
+def test_a_study_without_endpoint_calls_never_opens_the_cache(tmp_path, system):
     cache = get_settings().cache_dir / "responses.sqlite"
     cache.parent.mkdir(parents=True)
     cache.write_bytes(b"garbage" * 1000)
-    path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]), [{"name": "s"}])
+    path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]), [system])
     assert run_study(path).status == "ok"
     assert cache.read_bytes() == b"garbage" * 1000  # untouched
 
