@@ -120,17 +120,23 @@ def run_study(
         try:
             result = _end(params_file, run_dir, started, status, reason, execute.timing)
         except OSError as exc:
+            if exc.errno not in UNWRITABLE:
+                raise
             _end_on_a_full_disk(run_dir, reason or f"OSError: {exc}")
             raise unwritable(run_dir, exc) from None
-        if NO_SPACE.search(reason):  # the study's own writes failed: the same one line
-            raise unwritable(run_dir, reason)
+        if full := NO_SPACE.search(reason):  # the study's own writes failed: the same line
+            raise unwritable(Path(full["path"]) if full["path"] else run_dir, reason)
         return result
     finally:
         release_run(run_dir)
 
 
-NO_SPACE = re.compile(rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\]")
-"""A failure's reason that says the disk (or the quota) is full."""
+UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+"""Why a file cannot be written (a full disk or quota, a read-only or forbidden folder)."""
+NO_SPACE = re.compile(
+    rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\][^'\n]*(?:'(?P<path>[^'\n]+)')?"
+)
+"""A failure's reason that says a disk (or quota) is full, and which file it was writing."""
 
 
 def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
@@ -148,13 +154,15 @@ def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
             return
 
 
-def unwritable(run_dir: Path, cause: object) -> OutputsUnwritable:
-    """The one-line error for a run folder that cannot be written (read-only, full)."""
+def unwritable(where: Path, cause: object) -> OutputsUnwritable:
+    """The one-line error for a folder or file that cannot be written (read-only, full)."""
     text = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
     if NO_SPACE.search(text):
         text = os.strerror(errno.ENOSPC)
+    cache = get_settings().cache_dir.resolve()
+    variable = "EVALBENCH_CACHE" if where.resolve().is_relative_to(cache) else "EVALBENCH_OUTPUTS"
     return OutputsUnwritable(
-        f"cannot write to {run_dir} ({text}); set EVALBENCH_OUTPUTS to a writable folder "
+        f"cannot write to {where} ({text}); set {variable} to a writable folder "
         "or free some disk space"
     )
 

@@ -451,3 +451,29 @@ def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
     keys = [r["key"] for r in _responses(result.run_dir)]
     assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))
     assert loopback.count <= n + bound
+
+
+def test_a_full_disk_names_the_file_and_its_variable_other_errors_stay_errors(
+    tmp_path, monkeypatch
+):
+    import errno
+
+    from evalbench import report
+    from evalbench.report import OutputsUnwritable
+
+    path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [{"name": "s"}])
+    cache_file = get_settings().cache_dir / "responses.sqlite"
+    full = f"OSError: [Errno 28] No space left on device: '{cache_file}'"  # in the kernel
+    monkeypatch.setattr(report, "_attempt", lambda *a: ("failed", full))
+    with pytest.raises(OutputsUnwritable) as err:
+        run_study(path)
+    assert str(err.value) == (f"cannot write to {cache_file} (No space left on device); set "
+                              "EVALBENCH_CACHE to a writable folder or free some disk space")  # fmt: skip
+
+    def lost(*args):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", "report.attempt.html")
+
+    monkeypatch.setattr(report, "_attempt", lambda *a: ("ok", ""))
+    monkeypatch.setattr(report, "_end", lost)  # not a write refused: a bug to see, not a disk
+    with pytest.raises(FileNotFoundError):
+        run_study(path)
