@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from evalbench.models.client import STOP, _progress_bar, run_sync
+from evalbench.models.client import run_sync
+from evalbench.models.progress import STOP, progress_bar
 from evalbench.runs import Run
 
 from .types import AgentRunRecord, AgentTask, EndState, StepRecord, SystemSpec
@@ -142,7 +143,7 @@ async def _run_all(
     steps: Any,
     progress: bool,
 ) -> None:
-    bar = _progress_bar()(total=len(todo), desc=spec.name, disable=not progress)
+    bar = progress_bar()(total=len(todo), desc=spec.name, disable=not progress)
     states: dict[str, int] = {}
     pending = iter(todo)
 

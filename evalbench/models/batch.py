@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench.models.progress import STOP, progress_bar
 from evalbench.models.providers import (
     RETRYABLE_STATUS,
     ProviderError,
@@ -269,11 +270,10 @@ class _Session:
     async def run(
         self, waiting: dict[str, list[int]], requests: dict[str, ChatRequest], show: bool
     ) -> None:
-        from evalbench.models.client import STOP, _progress_bar
 
         self.waiting = waiting
         self.api = self._open()
-        self.bar = _progress_bar()(total=len(waiting), desc=f"{self.spec.name} batch",
+        self.bar = progress_bar()(total=len(waiting), desc=f"{self.spec.name} batch",
                                    disable=not show)  # fmt: skip
         try:
             while self.waiting and not STOP.is_set():
@@ -381,7 +381,6 @@ class _Session:
     # -------------------------------------------------------------------- polling
 
     async def _poll(self, active: dict[str, Saved]) -> None:
-        from evalbench.models.client import STOP
 
         interval = self.spec.batch_poll_s
         while active and not STOP.is_set():
@@ -593,7 +592,6 @@ def _warn(message: str) -> None:
 
 
 async def _sleep_unless_stopped(seconds: float) -> None:
-    from evalbench.models.client import STOP
 
     deadline = time.monotonic() + seconds
     while not STOP.is_set() and (left := deadline - time.monotonic()) > 0:

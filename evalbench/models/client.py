@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
+import resource
 import sys
 import threading
 import time
@@ -21,11 +23,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tqdm.auto import tqdm
-
 from evalbench.models.batch import require_sync, run_batch
 from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
 from evalbench.models.concurrency import make_limit
+from evalbench.models.progress import STOP, progress_bar
 from evalbench.models.providers import (
     OpenAIProvider,
     ProviderError,
@@ -39,10 +40,6 @@ from evalbench.models.usage import UsageLedger, call_cost
 T = TypeVar("T")
 MAX_BACKOFF_S = 60.0
 MAX_RETRY_AFTER_S = 600.0
-
-STOP = threading.Event()
-"""Set on an interrupt (Ctrl-C, SIGTERM): no new request starts and no failed one is
-retried; requests already in flight finish and are recorded (see :func:`run_sync`)."""
 
 
 class RateLimiter:
@@ -366,7 +363,7 @@ async def agenerate(
     Raises:
         CacheMiss: replay mode met an uncached request (other jobs are cancelled).
     """
-    bar = _progress_bar()(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
+    bar = progress_bar()(total=len(jobs), desc=desc or client.spec.name, disable=not progress)
     totals = {"errors": 0, "tokens": 0, "cost": 0.0}
     results: list[ChatResponse | None] = [None] * len(jobs)
     pending = iter(enumerate(jobs))
@@ -391,7 +388,7 @@ async def agenerate(
         if client.spec.batch:
             await run_batch(client, jobs, finish, bar)
         elif use_shards(client, jobs):
-            await run_shards(client, jobs, finish)
+            await run_shards(client, jobs, finish, shard_worker)
         else:
             workers = min(len(jobs), client.spec.concurrency_limit)
             await _gather_or_cancel([worker() for _ in range(workers)])
@@ -402,16 +399,6 @@ async def agenerate(
         if client.cache is not None:
             client.cache.flush()
     return [r for r in results if r is not None]
-
-
-def _progress_bar() -> Any:
-    """tqdm.auto (a widget in JupyterLab), or plain text when ``EVALBENCH_PROGRESS=text``
-    (``evalbench run`` relays a study kernel's text bars to the terminal)."""
-    if os.environ.get("EVALBENCH_PROGRESS") == "text":
-        from tqdm import tqdm as text_bar
-
-        return text_bar
-    return tqdm
 
 
 def _advance(
@@ -520,6 +507,30 @@ def run_sync(coro: Any) -> Any:
         with contextlib.suppress(Exception):
             future.result()
         raise
+
+
+def shard_worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue: Any) -> None:
+    """A worker process of :func:`evalbench.models.shards.run_shards`: answers its shard with
+    its own client and event loop, streaming each response (then its CPU and RSS) to ``queue``."""
+    spec_json, cache_path, cache_mode, seed, backoff, env, share = settings
+    os.environ.update(env)
+    spec = ModelSpec.model_validate_json(spec_json)
+    cache = ResponseCache(Path(cache_path)) if cache_path else None
+    client = ModelClient(spec, cache=cache, cache_mode=cache_mode, seed=seed,
+                         backoff_base_s=backoff, budget_share=share)  # fmt: skip
+    jobs = [Job(str(i), ChatRequest.model_validate_json(body)) for i, body in shard]
+
+    def send(job: Job, response: ChatResponse) -> None:
+        queue.put(("result", int(job.key), response.model_dump_json()))
+
+    try:
+        asyncio.run(agenerate(client, jobs, on_result=send, progress=False))
+    except BaseException as exc:  # reported to the parent, which raises it
+        queue.put(("error", -1, f"{type(exc).__name__}: {exc}"))
+    finally:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        stats = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
+        queue.put(("done", -1, json.dumps(stats)))
 
 
 __all__ = [

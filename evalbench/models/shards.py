@@ -22,12 +22,10 @@ import json
 import math
 import multiprocessing
 import os
-import resource
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
+from evalbench.models.types import ChatResponse, Job, ModelSpec
 
 MIN_JOBS_PER_PROCESS = 64
 _PRELOAD = ["evalbench.models.client", "openai"]
@@ -67,9 +65,15 @@ def shard_spec(spec: ModelSpec, processes: int) -> ModelSpec:
 
 
 async def run_shards(
-    client: Any, jobs: Sequence[Job], finish: Callable[[int, ChatResponse], None]
+    client: Any,
+    jobs: Sequence[Job],
+    finish: Callable[[int, ChatResponse], None],
+    worker: Callable[..., None],
 ) -> None:
     """Answer ``jobs`` in ``client.spec.processes`` workers; ``finish(index, response)`` each.
+
+    ``worker(settings, shard, queue)`` is the process target (a module-level function, so
+    the forkserver can import it: :func:`evalbench.models.client.shard_worker`).
 
     Each worker's CPU time and peak RSS end up in ``client.shard_stats``.
 
@@ -85,11 +89,14 @@ async def run_shards(
             finish(index, hit)
     client.shard_stats = []
     if misses:
-        await _run_workers(client, [(i, jobs[i]) for i in misses], finish)
+        await _run_workers(client, [(i, jobs[i]) for i in misses], finish, worker)
 
 
 async def _run_workers(
-    client: Any, work: list[tuple[int, Job]], finish: Callable[[int, ChatResponse], None]
+    client: Any,
+    work: list[tuple[int, Job]],
+    finish: Callable[[int, ChatResponse], None],
+    worker: Callable[..., None],
 ) -> None:
     spec: ModelSpec = client.spec
     count = min(spec.processes, len(work))
@@ -104,7 +111,7 @@ async def _run_workers(
                 client.seed, client.backoff_base_s, env, 1.0 / count)  # fmt: skip
     workers = [
         context.Process(
-            target=_worker,
+            target=worker,
             args=(
                 settings,
                 [(i, job.request.model_dump_json()) for i, job in work[n::count]],
@@ -114,15 +121,15 @@ async def _run_workers(
         )
         for n in range(count)
     ]
-    for worker in workers:
-        worker.start()
+    for process in workers:
+        process.start()
     try:
         await _collect(queue, count, client, finish)
     finally:
-        for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
-            worker.join(5)
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+            process.join(5)
         queue.close()
 
 
@@ -147,28 +154,3 @@ def _drain(
             response = ChatResponse.model_validate_json(payload)
             client.ledger.record(client.spec, response)
             finish(index, response)
-
-
-def _worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue: Any) -> None:
-    from evalbench.models.cache import ResponseCache
-    from evalbench.models.client import ModelClient, agenerate
-
-    spec_json, cache_path, cache_mode, seed, backoff, env, share = settings
-    os.environ.update(env)
-    spec = ModelSpec.model_validate_json(spec_json)
-    cache = ResponseCache(Path(cache_path)) if cache_path else None
-    client = ModelClient(spec, cache=cache, cache_mode=cache_mode, seed=seed,
-                         backoff_base_s=backoff, budget_share=share)  # fmt: skip
-    jobs = [Job(str(i), ChatRequest.model_validate_json(body)) for i, body in shard]
-
-    def send(job: Job, response: ChatResponse) -> None:
-        queue.put(("result", int(job.key), response.model_dump_json()))
-
-    try:
-        asyncio.run(agenerate(client, jobs, on_result=send, progress=False))
-    except BaseException as exc:  # reported to the parent, which raises it
-        queue.put(("error", -1, f"{type(exc).__name__}: {exc}"))
-    finally:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        stats = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
-        queue.put(("done", -1, json.dumps(stats)))
