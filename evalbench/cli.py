@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalbench.params import ParamsError, discover_params
+from evalbench.params import ParamsError, StudyParams, discover_params
 from evalbench.settings import get_settings
 
 
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser(argv)
     args = parser.parse_args(argv)
-    from evalbench.report import OutputsUnwritable
+    from evalbench.publish import OutputsUnwritable
     from evalbench.settings import MissingSecret
 
     try:
@@ -110,8 +110,8 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from evalbench.params import load_params
-    from evalbench.report import PUBLISHED, build_index, run_study, summary_lines
+    from evalbench.publish import PUBLISHED, build_index, run_study, summary_lines
+    from evalbench.studies import load_params
 
     check_secrets(load_params(args.params, args.overrides))
     if args.no_wait:
@@ -136,7 +136,7 @@ def exit_status(statuses: Sequence[str]) -> int:
     return 1 if any(s not in ("ok", "skipped", "current", "pending") for s in statuses) else 0
 
 
-def check_secrets(params: Any) -> None:
+def check_secrets(params: StudyParams) -> None:
     """Before an explicit run: the key (and base-URL variable) of every system or judge whose
     requests evalbench sends to an endpoint is set (a user's own agent needs none).
 
@@ -155,7 +155,7 @@ def check_secrets(params: Any) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalbench.report import build_index, run_many, summary_lines, timing_lines
+    from evalbench.publish import build_index, run_many, summary_lines, timing_lines
 
     files = args.params or discover_params(get_settings().project_root / "params")
     started = time.perf_counter()

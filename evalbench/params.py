@@ -2,7 +2,9 @@
 
 Every params file names its study kind in ``study:``; the registry
 (:data:`evalbench.studies.STUDY_KINDS`) maps the kind to its study, whose ``params`` is
-the pydantic model (in the benchmark's own ``study.py``). :func:`load_params` turns any
+the pydantic model (in the benchmark's own ``records.py``). Reading
+(:func:`read_params_data`) and validating (:func:`validate_params`, called by
+:func:`evalbench.studies.load_params`) turn any
 mistake (missing file, YAML syntax, unknown key, wrong type, missing data file, bad ``-p``
 override) into one :class:`ParamsError` line that names the file, the field path and what
 was expected.
@@ -28,7 +30,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
@@ -89,6 +91,9 @@ class StudyParams(BaseModel):
         return any(spec.simulated for spec in self.model_specs())
 
 
+P = TypeVar("P", bound=StudyParams)
+
+
 def data_path(value: str | Path, info: ValidationInfo) -> Path:
     """Validator for a local data file/folder named in params (use with ``AfterValidator``).
 
@@ -104,8 +109,9 @@ def data_path(value: str | Path, info: ValidationInfo) -> Path:
     return path
 
 
-def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
-    """Read, override and validate a params file.
+def read_params_data(path: Path | str, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """A params file's mapping with the ``-p`` overrides applied, not yet validated
+    (:func:`evalbench.studies.load_params` validates it with its study's model).
 
     Args:
         path: the YAML file.
@@ -119,8 +125,16 @@ def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
     data = _read_yaml(path)
     for override in overrides:
         _apply_override(data, override, path)
-    kind = _study_kind(data, path)
-    cls = params_class(kind)
+    return data
+
+
+def validate_params(cls: type[P], data: dict[str, Any], path: Path) -> P:
+    """``data`` validated by ``cls`` (relative data paths resolved against the file's folder).
+
+    Raises:
+        ParamsError: one line naming the file, the field path and what was expected; a
+            NaN or infinity anywhere.
+    """
     try:
         params = cls.model_validate(data, context={"base_dir": path.resolve().parent})
     except ValidationError as exc:
@@ -141,23 +155,6 @@ def _non_finite(value: Any, where: str = "") -> list[tuple[str, float]]:
         finite = not isinstance(value, float) or math.isfinite(value)
         return [] if finite else [(where or "(top level)", value)]
     return [hit for key, item in items for hit in _non_finite(item, f"{where}.{key}".lstrip("."))]
-
-
-def params_class(kind: str) -> type[StudyParams]:
-    """The params model of a study kind (its package imported on demand)."""
-    from evalbench.studies import get_study
-
-    cls = get_study(kind).params
-    if not (isinstance(cls, type) and issubclass(cls, StudyParams)):
-        raise TypeError(f"the params model of study kind {kind!r} is not a StudyParams model")
-    return cls
-
-
-def notebook_for(params: StudyParams) -> str:
-    """File name (under ``notebooks/``) of the notebook that renders this study."""
-    from evalbench.studies import get_study
-
-    return get_study(params.study).notebook
 
 
 def params_hash(params: StudyParams) -> str:
@@ -370,18 +367,6 @@ def parse_yaml(text: str, where: str) -> Any:
         at = f"{where}:{mark.line + 1}:{mark.column + 1}" if mark else where
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ParamsError(f"{at}: YAML syntax error: {problem}") from None
-
-
-def _study_kind(data: dict[str, Any], path: Path) -> str:
-    from evalbench.studies import STUDY_KINDS
-
-    kinds = ", ".join(STUDY_KINDS)
-    kind = data.get("study")
-    if kind is None:
-        raise ParamsError(f"{path}: study: missing required field (one of {kinds})")
-    if kind not in STUDY_KINDS:
-        raise ParamsError(f"{path}: study: unknown study kind {kind!r} (expected one of {kinds})")
-    return str(kind)
 
 
 def _apply_override(data: dict[str, Any], override: str, path: Path) -> None:

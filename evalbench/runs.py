@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,7 @@ from evalbench.models import (
     generate,
 )
 from evalbench.models.usage import token_cost
-from evalbench.params import StudyParams, dump_yaml, load_params, params_hash
+from evalbench.params import StudyParams, dump_yaml, params_hash
 from evalbench.records import RecordStore, ResponseRecord, to_json, write_atomic, write_jsonl
 from evalbench.settings import get_settings
 
@@ -260,14 +260,35 @@ def environment_info() -> dict[str, Any]:
     }
 
 
-class Run:
-    """One study run: its params, folder, record stores, model clients and usage.
+P = TypeVar("P", bound=StudyParams, covariant=True)
 
-    Open it with :func:`open_run` at the top of a notebook and call :meth:`finish` at the end.
+
+class Summary(NamedTuple):
+    """What :meth:`Run.finish` records of a study's result (its ``Study`` computes it)."""
+
+    headlines: dict[str, Any]
+    counts: dict[str, Any]
+    notes: list[str]
+
+
+class Run(Generic[P]):
+    """One study run: its params (a ``Run[GaiaParams]`` has ``GaiaParams``), folder, record
+    stores, model clients and usage.
+
+    Open it with :func:`evalbench.studies.open_run` at the top of a notebook and call
+    :meth:`finish` at the end.
     """
 
-    def __init__(self, params: StudyParams, params_file: Path, overrides: Sequence[str]):
+    def __init__(
+        self,
+        params: P,
+        params_file: Path,
+        overrides: Sequence[str],
+        summarize: Callable[[Any], Summary] | None = None,
+    ):
         self.params = params
+        self.summarize = summarize
+        """``result -> Summary``: the study's headlines, counts and notes (set by open_run)."""
         self.params_file = params_file
         self.overrides = list(overrides)
         self.dir = run_dir_for(params_file, params)
@@ -430,7 +451,7 @@ class Run:
         """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
 
         Notebooks pass the study's result: the headlines, counts and notes come from the
-        study's own ``headlines``/``counts``/``notes`` functions (:mod:`evalbench.studies`).
+        study's own ``headlines``/``counts``/``notes`` functions (:attr:`summarize`).
 
         Args:
             result: what the study's ``run(run)`` returned.
@@ -440,11 +461,9 @@ class Run:
             notes: (without ``result``) short remarks shown on the index.
         """
         if result is not None:
-            from evalbench.studies import get_study
-
-            study = get_study(self.params.study)
-            headlines, counts = study.headlines(result), study.counts(result)
-            notes = study.notes(result) if study.notes is not None else []
+            if self.summarize is None:
+                raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
+            headlines, counts, notes = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
         usage = self.ledger.summary()
         totals = self.recorded_usage()
@@ -572,13 +591,3 @@ def response_record(spec: ModelSpec, job: Job, response: ChatResponse) -> Respon
         cached=response.cached,
         simulated=response.simulated,
     )
-
-
-def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run:
-    """Load params (relative paths resolved from the project root), open and start the run."""
-    path = Path(params_file)
-    if not path.is_absolute():
-        path = get_settings().project_root / path
-    run = Run(load_params(path, overrides), path, overrides)
-    run.start()
-    return run

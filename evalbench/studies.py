@@ -13,13 +13,15 @@ benchmark").
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from evalbench.params import StudyParams
-    from evalbench.records import Record
+from evalbench.params import ParamsError, StudyParams, read_params_data, validate_params
+from evalbench.records import Record
+from evalbench.runs import Run, Summary
+from evalbench.settings import get_settings
 
 STUDY_KINDS: dict[str, str] = {
     "gaia": "evalbench.gaia.study",
@@ -61,7 +63,7 @@ class Study(NamedTuple):
 
     kind: str
     params: type[StudyParams]
-    run: Callable[[Any], Any]
+    run: Callable[[Run[Any]], Any]
     notebook: str
     records: Mapping[str, type[Record]]
     headlines: Callable[[Any], dict[str, Any]]
@@ -94,3 +96,55 @@ def get_study(kind: str) -> Study:
 def all_studies() -> Mapping[str, Study]:
     """Every registered study kind and its :class:`Study` (imports every benchmark)."""
     return {kind: get_study(kind) for kind in STUDY_KINDS}
+
+
+def study_kind(data: Mapping[str, Any], path: Path) -> str:
+    """The ``study:`` of a params mapping, checked against the registry.
+
+    Raises:
+        ParamsError: missing or unknown (the known kinds are listed).
+    """
+    kinds = ", ".join(STUDY_KINDS)
+    kind = data.get("study")
+    if kind is None:
+        raise ParamsError(f"{path}: study: missing required field (one of {kinds})")
+    if kind not in STUDY_KINDS:
+        raise ParamsError(f"{path}: study: unknown study kind {kind!r} (expected one of {kinds})")
+    return str(kind)
+
+
+def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
+    """Read, override and validate a params file with its study kind's model.
+
+    Args:
+        path: the YAML file.
+        overrides: ``key=value`` strings (dotted keys reach nested fields; values are YAML).
+
+    Raises:
+        ParamsError: one line naming the file, the field path and what was expected.
+    """
+    path = Path(path)
+    data = read_params_data(path, overrides)
+    return validate_params(get_study(study_kind(data, path)).params, data, path)
+
+
+def notebook_for(params: StudyParams) -> str:
+    """File name (under ``notebooks/``) of the notebook that renders this study."""
+    return get_study(params.study).notebook
+
+
+def summarize(study: Study, result: Any) -> Summary:
+    """A study result's headlines, counts and notes, as :meth:`Run.finish` records them."""
+    notes = study.notes(result) if study.notes is not None else []
+    return Summary(study.headlines(result), study.counts(result), list(notes))
+
+
+def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[StudyParams]:
+    """Load params (relative paths resolved from the project root), open and start the run."""
+    path = Path(params_file)
+    if not path.is_absolute():
+        path = get_settings().project_root / path
+    params = load_params(path, overrides)
+    run = Run(params, path, overrides, summarize=partial(summarize, get_study(params.study)))
+    run.start()
+    return run

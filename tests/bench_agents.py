@@ -49,7 +49,7 @@ def _study(tmp: Path, base_url: str) -> Path:
 def bench_steps(server: LoopbackServer, tmp: Path) -> dict[str, float]:
     from evalbench import gaia
     from evalbench.models import ChatRequest, ModelClient, ModelSpec, run_sync
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     read = Reply(tool_calls=[{"name": "read_file", "arguments": '{"name": "notes.txt"}'}])
     final = Reply(tool_calls=[{"name": "final_answer", "arguments": '{"answer": "42"}'}])

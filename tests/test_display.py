@@ -31,7 +31,7 @@ def _gaia_run(tmp_path, systems, name="usage_test"):
     from studyfiles import gaia_dataset, gaia_params
 
     from evalbench import gaia
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
@@ -106,7 +106,7 @@ def test_a_wide_long_table_scrolls_inside_its_own_box_on_screen(tmp_path):
     import nbformat
     import pandas as pd
 
-    from evalbench.report import export_html
+    from evalbench.publish import export_html
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:

@@ -10,8 +10,8 @@ from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_sy
 
 from evalbench import kernels
 from evalbench.cli import main
+from evalbench.publish import run_many, run_study
 from evalbench.records import read_jsonl
-from evalbench.report import run_many, run_study
 
 
 def _study(tmp_path, answers=("1", "2", "3")):
@@ -115,7 +115,7 @@ def test_label_compare_and_history_still_parse_and_list_in_help(capsys):
 def test_the_timing_table_shows_a_dash_for_a_phase_a_skipped_study_never_reached(tmp_path):
     from pathlib import Path
 
-    from evalbench.report import StudyResult, timing_lines
+    from evalbench.publish import StudyResult, timing_lines
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()

@@ -10,17 +10,8 @@ import pytest
 import tomllib
 import yaml
 
-from evalbench.params import (
-    ParamsError,
-    discover_params,
-    dump_yaml,
-    load_params,
-    notebook_for,
-    params_class,
-    params_hash,
-    parse_yaml,
-)
-from evalbench.studies import STUDY_KINDS, get_study
+from evalbench.params import ParamsError, discover_params, dump_yaml, params_hash, parse_yaml
+from evalbench.studies import STUDY_KINDS, get_study, load_params, notebook_for
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = discover_params(ROOT / "params")
@@ -59,7 +50,7 @@ def test_notebooks_are_committed_without_outputs(path):
 @pytest.mark.parametrize("kind", sorted(STUDY_KINDS))
 def test_every_study_kind_has_a_notebook_and_a_params_model(kind):
     assert (ROOT / "notebooks" / get_study(kind).notebook).is_file()
-    assert params_class(kind).model_fields["study"].default == kind
+    assert get_study(kind).params.model_fields["study"].default == kind
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -20,8 +20,8 @@ from loopback import Chaos, Fault
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_system
 
 from evalbench.cli import main
+from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
-from evalbench.report import build_index, run_study
 from evalbench.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,8 +117,8 @@ _AGENTS = {
 @pytest.mark.parametrize("provider", sorted(_AGENTS))
 def test_only_systems_that_call_an_endpoint_need_a_key(tmp_path, monkeypatch, provider):
     from evalbench.cli import check_secrets
-    from evalbench.params import load_params
     from evalbench.settings import MissingSecret
+    from evalbench.studies import load_params
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     system = {"name": "my-agent", "provider": provider, **_AGENTS[provider]}
@@ -413,7 +413,7 @@ def test_chaos_every_item_ends_with_exactly_one_record(tmp_path, loopback):
 
 
 _RUN_IN_PROCESS = (
-    "import sys; from evalbench import gaia; from evalbench.runs import open_run; "
+    "import sys; from evalbench import gaia; from evalbench.studies import open_run; "
     "gaia.run(open_run(sys.argv[1]))"
 )
 
@@ -458,13 +458,13 @@ def test_a_full_disk_names_the_file_and_its_variable_other_errors_stay_errors(
 ):
     import errno
 
-    from evalbench import report
-    from evalbench.report import OutputsUnwritable
+    from evalbench import publish
+    from evalbench.publish import OutputsUnwritable
 
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [{"name": "s"}])
     cache_file = get_settings().cache_dir / "responses.sqlite"
     full = f"OSError: [Errno 28] No space left on device: '{cache_file}'"  # in the kernel
-    monkeypatch.setattr(report, "_attempt", lambda *a: ("failed", full))
+    monkeypatch.setattr(publish, "_attempt", lambda *a: ("failed", full))
     with pytest.raises(OutputsUnwritable) as err:
         run_study(path)
     assert str(err.value) == (f"cannot write to {cache_file} (No space left on device); set "
@@ -473,7 +473,7 @@ def test_a_full_disk_names_the_file_and_its_variable_other_errors_stay_errors(
     def lost(*args):
         raise FileNotFoundError(errno.ENOENT, "No such file or directory", "report.attempt.html")
 
-    monkeypatch.setattr(report, "_attempt", lambda *a: ("ok", ""))
-    monkeypatch.setattr(report, "_end", lost)  # not a write refused: a bug to see, not a disk
+    monkeypatch.setattr(publish, "_attempt", lambda *a: ("ok", ""))
+    monkeypatch.setattr(publish, "_end", lost)  # not a write refused: a bug to see, not a disk
     with pytest.raises(FileNotFoundError):
         run_study(path)

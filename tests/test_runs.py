@@ -12,7 +12,8 @@ from loopback import Fault
 from evalbench.kernels import KERNEL_ARGS
 from evalbench.models import ChatRequest, Job, ModelSpec, SimReply, SimTask
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run, run_dir_for
+from evalbench.runs import run_dir_for
+from evalbench.studies import open_run
 
 
 def _study(tmp_path, **extra):
@@ -122,7 +123,7 @@ def test_recorded_usage_sums_every_session_and_prices_paid_calls(tmp_path, loopb
 _ASK_IN_A_KERNEL = """
 import os
 from evalbench.models import ChatRequest, Job, ModelSpec
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 def fds():
     return len(os.listdir("/proc/self/fd"))

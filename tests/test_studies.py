@@ -26,8 +26,8 @@ from studyfiles import CANARY_KEY, gaia_dataset, gaia_params, openai_system
 
 from evalbench.cli import main
 from evalbench.params import discover_params
+from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
-from evalbench.report import build_index, run_study
 from evalbench.settings import get_settings
 from evalbench.studies import get_study
 

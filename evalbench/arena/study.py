@@ -40,13 +40,6 @@ from .sim import (
 )
 
 
-def params_of(run: Run) -> ArenaParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, ArenaParams):
-        raise TypeError(f"not an arena run: {type(run.params).__name__}")
-    return run.params
-
-
 def answer_jobs(prompts: Sequence[ArenaPrompt], spec: ModelSpec, params: ArenaParams) -> list[Job]:
     """One chat job per prompt for ``spec`` (a sim system gets its hidden quality)."""
     with_documents = spec.name in params.retrieval_systems
@@ -63,7 +56,7 @@ def answer_jobs(prompts: Sequence[ArenaPrompt], spec: ModelSpec, params: ArenaPa
     return jobs
 
 
-def collect_answers(run: Run, prompts: Sequence[ArenaPrompt]) -> pd.DataFrame:
+def collect_answers(run: Run[ArenaParams], prompts: Sequence[ArenaPrompt]) -> pd.DataFrame:
     """Ask every system every prompt (cached, resumable; ``records/answers.jsonl``).
 
     Returns:
@@ -71,7 +64,7 @@ def collect_answers(run: Run, prompts: Sequence[ArenaPrompt]) -> pd.DataFrame:
         error, length`` (characters) and ``quality`` (a sim system's hidden overall
         quality; NaN for real systems). An empty answer without an error is an error.
     """
-    params = params_of(run)
+    params = run.params
     rubric = get_rubric(params.rubric)
     rows = []
     for spec in params.systems:
@@ -152,14 +145,14 @@ def rubric_tasks(
 
 
 def judge_by_rubric(
-    run: Run, answers: pd.DataFrame, prompts: Sequence[ArenaPrompt]
+    run: Run[ArenaParams], answers: pd.DataFrame, prompts: Sequence[ArenaPrompt]
 ) -> pd.DataFrame:
     """Grade every successful answer with the study's rubric (resumable).
 
     Returns:
         :func:`evalbench.judge.judge_rubric` columns plus ``system, question_id``.
     """
-    params = params_of(run)
+    params = run.params
     tasks = rubric_tasks(answers, prompts, params)
     if not tasks:
         raise ArenaError("rubric judging: no answer to grade (every answer failed)")
@@ -183,13 +176,13 @@ class ArenaRun(NamedTuple):
     """prompts, answers, answer errors, judgments, unscored, dropped, skipped pairs, battles."""
 
 
-def run_study(run: Run, prompts: Sequence[ArenaPrompt]) -> ArenaRun:
+def run_study(run: Run[ArenaParams], prompts: Sequence[ArenaPrompt]) -> ArenaRun:
     """Answers -> judge (pairwise in both orders, or rubric) -> battles.
 
     Writes ``records/pair_judgments.jsonl`` or ``records/rubric_scores.jsonl`` (the
     parsed judgments; the raw calls are in ``answers.jsonl`` and ``judgments.jsonl``).
     """
-    params = params_of(run)
+    params = run.params
     judge = cast(ModelSpec, params.judge)
     answers = collect_answers(run, prompts)
     skipped = 0
@@ -228,22 +221,24 @@ def study_prompts(params: ArenaParams) -> list[ArenaPrompt]:
     return apply_tier(prompts, params, item_id=lambda p: p.id, stratum=lambda p: "all")
 
 
-def write_label_pairs(run: Run, answers: pd.DataFrame, prompts: Sequence[ArenaPrompt]) -> None:
+def write_label_pairs(
+    run: Run[ArenaParams], answers: pd.DataFrame, prompts: Sequence[ArenaPrompt]
+) -> None:
     """``<run dir>/label_pairs.jsonl``: every pair of answers for human votes
     (``evalbench label init pairwise <run dir>``)."""
-    tasks, _ = pair_tasks(answers, prompts, params_of(run))
+    tasks, _ = pair_tasks(answers, prompts, run.params)
     write_jsonl(run.dir / "label_pairs.jsonl", label_pair_rows(tasks, prompts))
 
 
 def human_votes(
-    run: Run, judge_battles: pd.DataFrame, prompts: Sequence[ArenaPrompt]
+    run: Run[ArenaParams], judge_battles: pd.DataFrame, prompts: Sequence[ArenaPrompt]
 ) -> HumanVotes | None:
     """The ``human_battles`` votes: ratings, judge agreement, annotator agreement.
 
     Votes on prompts outside this run (``limit``, ``tier``) are left out and counted.
     Writes ``records/human_battles.jsonl``. ``None`` without ``human_battles``.
     """
-    params = params_of(run)
+    params = run.params
     if params.human_battles is None:
         return None
     names = [s.name for s in params.systems]
@@ -268,10 +263,12 @@ def human_votes(
     )  # fmt: skip
 
 
-def _human_ratings(run: Run, votes: pd.DataFrame) -> tuple[RatingReport | None, str | None]:
+def _human_ratings(
+    run: Run[ArenaParams], votes: pd.DataFrame
+) -> tuple[RatingReport | None, str | None]:
     """Ratings from the votes alone, or ``None`` and why (e.g. one system never lost: no
     maximum-likelihood fit without a ``prior``); the rest of the study still stands."""
-    params = params_of(run)
+    params = run.params
     anchor = params.rating_anchor()
     voted = set(votes["model_a"]) | set(votes["model_b"])
     try:
@@ -285,13 +282,13 @@ def _human_ratings(run: Run, votes: pd.DataFrame) -> tuple[RatingReport | None, 
     return rated, None
 
 
-def run(run: Run) -> ArenaResult:
+def run(run: Run[ArenaParams]) -> ArenaResult:
     """Answers -> judge -> battles -> ratings, and the summaries the notebook shows.
 
     Writes ``records/battles.jsonl`` and ``records/ratings.jsonl`` (besides the answers,
     the judge's calls and its parsed judgments written on the way).
     """
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         prompts = study_prompts(params)
     done = run_study(run, prompts)
@@ -326,8 +323,10 @@ def _versus(battles: pd.DataFrame, params: ArenaParams) -> pd.DataFrame | None:
     return win_rate_vs(battles, str(params.baseline), level=params.confidence_level)
 
 
-def _dimension_means(run: Run, scores: pd.DataFrame, prompts: list[ArenaPrompt]) -> pd.DataFrame:
-    params = params_of(run)
+def _dimension_means(
+    run: Run[ArenaParams], scores: pd.DataFrame, prompts: list[ArenaPrompt]
+) -> pd.DataFrame:
+    params = run.params
     means = metrics.dimension_means(
         scores, params.rubric, rng=run.rng("dimensions"), rounds=params.bootstrap_rounds,
         level=params.confidence_level,

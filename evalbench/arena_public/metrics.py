@@ -46,8 +46,9 @@ def alpaca_eval_length_bias(
     Args:
         annotations: the model's annotations (``instruction``, ``preference``; output 1 is
             the baseline's answer, output 2 the model's).
-        model_lengths: :func:`evalbench.published.alpaca_eval.answer_lengths` of the model's outputs.
-        baseline_lengths: :func:`evalbench.published.alpaca_eval.answer_lengths` of the baseline's outputs.
+        model_lengths: :func:`evalbench.published.alpaca_eval.answer_lengths` of the
+            model's outputs.
+        baseline_lengths: the same of the baseline's outputs.
     """
     l1, l2 = _alpaca_lengths(annotations, model_lengths, baseline_lengths)
     shares = prefer_longer_shares(annotations["preference"], l1, l2)
@@ -182,9 +183,9 @@ def star_bootstrap(
 
     On a star the BT likelihood splits into one term per model, so the MLE is closed-form:
     ``R = anchor_rating + scale·log_base(w / (1 − w))`` with ``w`` the model's win rate
-    against the baseline (here AlpacaEval's mean of ``p − 1``; :func:`evalbench.ratings.fit_bt` on the soft
-    battles gives the same). The bootstrap resamples *items* (the unit AlpacaEval's
-    standard error is about), per model; a resample with ``w`` of 0 or 1 has no finite
+    against the baseline (here AlpacaEval's mean of ``p − 1``; :func:`evalbench.ratings.fit_bt`
+    on the soft battles gives the same). The bootstrap resamples *items* (the unit
+    AlpacaEval's standard error is about), per model; a resample with ``w`` of 0 or 1 has no finite
     rating and is a NaN row. ``n_battles`` counts judged items (the baseline: all of them).
 
     Args:

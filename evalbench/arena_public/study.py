@@ -27,13 +27,6 @@ from .metrics import AlpacaStudy, alpaca_eval_summary
 from .records import ArenaPublicParams, ArenaPublicResult, PublicBattle, PublicRating, RatedDataset
 
 
-def params_of(run: Run) -> ArenaPublicParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, ArenaPublicParams):
-        raise TypeError(f"not an arena_public run: {type(run.params).__name__}")
-    return run.params
-
-
 def is_tiered(params: StudyParams | None) -> bool:
     """Whether ``tier`` / ``sample`` asks for a subsample (never without params)."""
     return params is not None and (params.tier != "full" or params.sample is not None)
@@ -91,9 +84,9 @@ def alpaca_eval_study(
     )  # fmt: skip
 
 
-def run(run: Run) -> ArenaPublicResult:
+def run(run: Run[ArenaPublicParams]) -> ArenaPublicResult:
     """Rate every public dataset in ``public``; writes ``battles`` and ``ratings`` records."""
-    p = params_of(run)
+    p = run.params
     rated: dict[str, RatedDataset] = {}
     for name in [n for n in p.public if n != "alpaca_eval"]:
         with run.timed("load"):
@@ -118,7 +111,7 @@ def run(run: Run) -> ArenaPublicResult:
     return result
 
 
-def _write_records(run: Run, result: ArenaPublicResult) -> None:
+def _write_records(run: Run[ArenaPublicParams], result: ArenaPublicResult) -> None:
     battles = {name: r.battles for name, r in result.rated.items()}
     tables = {name: r.ratings.table for name, r in result.rated.items()}
     if result.alpaca is not None and result.alpaca_ratings is not None:

@@ -47,13 +47,6 @@ from .scoring import Verdict, request_parts, response_result, score_results, ver
 from .sim import plan_mistake, sim_respond
 
 
-def params_of(run: Run) -> BfclParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, BfclParams):
-        raise TypeError(f"not a bfcl run: {type(run.params).__name__}")
-    return run.params
-
-
 def load_study_items(params: BfclParams) -> list[Item]:
     """The study's items: its categories, each cut to ``limit_per_category``, then the
     ``tier`` / ``sample`` subsample (seeded, nested, stratified by category)."""
@@ -154,14 +147,14 @@ def score_result_set(
     return verdicts.assign(mode="results")
 
 
-def run_live_system(run: Run, spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
+def run_live_system(run: Run[BfclParams], spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
     """Ask one live system every item (resumable), write its official result files, score.
 
     Result files go to ``<run>/bfcl_results/<system>/<non_live|live>/`` (see
     :func:`write_results`). Items whose call failed are not written and score as
     :data:`CALL_FAILED`.
     """
-    params = params_of(run)
+    params = run.params
     mode = params.mode_of(spec.name)
     jobs = answer_jobs(items, spec, mode, seed=params.seed)
     answers = run.ask(spec, jobs, desc=f"BFCL {spec.name} ({mode})")
@@ -203,7 +196,7 @@ def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
     return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
 
 
-def run_study(run: Run, items: Sequence[Item]) -> pd.DataFrame:
+def run_study(run: Run[BfclParams], items: Sequence[Item]) -> pd.DataFrame:
     """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``.
 
     Args:
@@ -213,7 +206,7 @@ def run_study(run: Run, items: Sequence[Item]) -> pd.DataFrame:
     Returns:
         The verdict frame (one row per system and item; see :class:`VerdictRecord`).
     """
-    params = params_of(run)
+    params = run.params
     known = None
     if is_subset(params) and params.result_sets:
         known = {item.id for item in load(params.categories, source=params.data)}
@@ -294,13 +287,13 @@ def _provider(spec: ModelSpec) -> str:
 # --------------------------------------------------------------------------- the study
 
 
-def run(run: Run) -> BfclResult:
+def run(run: Run[BfclParams]) -> BfclResult:
     """Score every result set and live system, write ``records/bfcl.jsonl``, summarize.
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
     """
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         items = load_study_items(params)
     verdicts = run_study(run, items)

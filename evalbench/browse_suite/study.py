@@ -49,20 +49,13 @@ from .records import (
 from .site import LocalWeb, scoped, session_for, site_check
 
 
-def params_of(run: Run) -> BrowseSuiteParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, BrowseSuiteParams):
-        raise TypeError(f"not a browse_suite run: {type(run.params).__name__}")
-    return run.params
-
-
 def start_url(web: LocalWeb, spec: SystemSpec, task: SuiteTask, virtual: bool) -> str:
     """The URL an agent starts at (virtual host for evalbench's agents, else the real one)."""
     return web.root_for(session_for(spec.name, task.id), virtual) + task.start
 
 
 def agent_rows(
-    run: Run, spec: SystemSpec, tasks: Sequence[SuiteTask], web: LocalWeb
+    run: Run[BrowseSuiteParams], spec: SystemSpec, tasks: Sequence[SuiteTask], web: LocalWeb
 ) -> list[dict[str, Any]]:
     """Run an agent on every task (resumable); one answer row per task."""
     virtual = spec.provider in ("agent", "sim")
@@ -114,7 +107,7 @@ def _agent_row(spec: SystemSpec, record: AgentRunRecord) -> dict[str, Any]:
 
 
 def chat_rows(
-    run: Run, spec: SystemSpec, tasks: Sequence[SuiteTask], web: LocalWeb
+    run: Run[BrowseSuiteParams], spec: SystemSpec, tasks: Sequence[SuiteTask], web: LocalWeb
 ) -> list[dict[str, Any]]:
     """A chat model (no browsing) answers every task in one call (resumable)."""
     jobs = []
@@ -162,7 +155,10 @@ def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, An
 
 
 def judge_criteria(
-    run: Run, judge: CriteriaJudge, tasks: dict[str, SuiteTask], rows: Sequence[dict[str, Any]]
+    run: Run[BrowseSuiteParams],
+    judge: CriteriaJudge,
+    tasks: dict[str, SuiteTask],
+    rows: Sequence[dict[str, Any]],
 ) -> dict[str, float | None]:
     """Ask the judge for every ``judge`` criterion of every answered task (resumable);
     ``system|task|index`` -> its score in [0, 1] (``None``: unscored)."""
@@ -254,7 +250,7 @@ def _criteria(
     return scored, details
 
 
-def _steps(run: Run, names: set[str]) -> tuple[dict[str, Any], ...]:
+def _steps(run: Run[BrowseSuiteParams], names: set[str]) -> tuple[dict[str, Any], ...]:
     if not names:
         return ()
     store = run.store("steps", ("system", "task_id", "attempt", "step"))
@@ -262,7 +258,7 @@ def _steps(run: Run, names: set[str]) -> tuple[dict[str, Any], ...]:
 
 
 def _answers(
-    run: Run, params: BrowseSuiteParams, tasks: list[SuiteTask], root: Path
+    run: Run[BrowseSuiteParams], params: BrowseSuiteParams, tasks: list[SuiteTask], root: Path
 ) -> tuple[pd.DataFrame, list[dict[str, Any]], int]:
     """Every system on every task on the local web: (site check, answer rows, requests)."""
     with LocalWeb(root / "site", root / "data") as web:
@@ -274,13 +270,13 @@ def _answers(
         return site, rows, len(web.log)
 
 
-def run(run: Run) -> BrowseSuiteResult:
+def run(run: Run[BrowseSuiteParams]) -> BrowseSuiteResult:
     """The whole study (see the module docstring).
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``browse_suite`` study.
     """
-    params = params_of(run)
+    params = run.params
     root = DEMO_DIR if params.site == "demo" else Path(params.site)
     tasks = [t for t in load_suite(params.tasks, root / "data") if t.level in params.levels]
     tasks = apply_tier(tasks, params, item_id=lambda t: t.id, stratum=lambda t: t.level)

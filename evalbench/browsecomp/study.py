@@ -52,15 +52,8 @@ from .scoring import (
 )
 
 
-def params_of(run: Run) -> BrowseCompParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, BrowseCompParams):
-        raise TypeError(f"not a browsecomp run: {type(run.params).__name__}")
-    return run.params
-
-
 def chat_rows(
-    run: Run, spec: BrowseCompSystem, style: Style, items: Sequence[OfficialItem]
+    run: Run[BrowseCompParams], spec: BrowseCompSystem, style: Style, items: Sequence[OfficialItem]
 ) -> list[dict[str, Any]]:
     """A chat model answers every question with the official prompt (resumable)."""
     jobs = []
@@ -111,7 +104,7 @@ class _AgentTruth(NamedTuple):
 
 
 def agent_rows(
-    run: Run, spec: BrowseCompSystem, style: Style, items: Sequence[OfficialItem]
+    run: Run[BrowseCompParams], spec: BrowseCompSystem, style: Style, items: Sequence[OfficialItem]
 ) -> list[dict[str, Any]]:
     """An agent works on every question as a task, its web tools limited to the allowed
     hosts (resumable)."""
@@ -132,7 +125,7 @@ def agent_rows(
     def wrong(truth: _AgentTruth, rng: np.random.Generator) -> str:
         return sim.agent_response(truth.answer, rng, spec.sim_confidence_shift, False)
 
-    hosts = frozenset({"127.0.0.1", "localhost", "::1", *params_of(run).allowed_hosts})
+    hosts = frozenset({"127.0.0.1", "localhost", "::1", *run.params.allowed_hosts})
     backend = backend_for(run, spec, wrong_answer=wrong)
     done = run_agents(run, spec, tasks, backend=_hosts_scoped(backend, hosts))
     return [_agent_row(spec, done[task_input.key]) for task_input in tasks]
@@ -166,7 +159,7 @@ def _agent_row(spec: BrowseCompSystem, record: AgentRunRecord) -> dict[str, Any]
 
 
 def grade_rows(
-    run: Run,
+    run: Run[BrowseCompParams],
     grader: Grader,
     style: Style,
     items: dict[str, OfficialItem],
@@ -227,13 +220,13 @@ def official_record(
     )
 
 
-def run(run: Run) -> BrowseCompResult:
+def run(run: Run[BrowseCompParams]) -> BrowseCompResult:
     """The whole study (see the module docstring).
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``browsecomp`` study.
     """
-    params = params_of(run)
+    params = run.params
     style, items = load_official(params.dataset)
     items = apply_tier(items, params, item_id=lambda i: i.id, stratum=lambda i: i.topic)
     by_id = {i.id: i for i in items}

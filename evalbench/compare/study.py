@@ -40,7 +40,7 @@ __all__ = ["CompareParams", "CompareResult", "ComparisonRecord", "PairingRecord"
 
 def _ensure(inputs: list[InputRun]) -> tuple[list[InputRun], list[str]]:
     """Render the params runs that have not been rendered (one ``run_study`` each)."""
-    from evalbench.report import PUBLISHED, run_study
+    from evalbench.publish import PUBLISHED, run_study
 
     done, created = [], []
     for item in inputs:
@@ -160,20 +160,13 @@ def _detection(row: Any, params: CompareParams) -> Any:
 # ------------------------------------------------------------------------------ the study
 
 
-def params_of(run: Run) -> CompareParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, CompareParams):
-        raise TypeError(f"not a compare run: {type(run.params).__name__}")
-    return run.params
-
-
-def run(run: Run) -> CompareResult:
+def run(run: Run[CompareParams]) -> CompareResult:
     """Locate (and render when missing), read, pair, test, follow over time and calibrate.
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``compare`` study.
     """
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         inputs, created = load_inputs(params, run.params_file.parent)
         runs = [read(item) for item in inputs]

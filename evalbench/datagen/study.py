@@ -66,13 +66,6 @@ SIM_FACTS = SimFacts(sim.REAL_TRUE_QUALITY, sim.LOGIT_PER_POINT, sim.SIM_REVIEW_
 """The simulator's constants every result carries for the report."""
 
 
-def params_of(run: Run) -> DatagenParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, DatagenParams):
-        raise TypeError(f"not a datagen run: {type(run.params).__name__}")
-    return run.params
-
-
 def load_study_reference(params: DatagenParams) -> pd.DataFrame:
     """The reference problems of a study (all sources; see :func:`unique_reference`).
 
@@ -182,7 +175,7 @@ def progress_postfix(job: Job, response: ChatResponse) -> dict[str, Any]:
     return {"topic": "-", "answer": "invalid"}
 
 
-def generate_problems(run: Run, reference: pd.DataFrame) -> GenerationResult:
+def generate_problems(run: Run[DatagenParams], reference: pd.DataFrame) -> GenerationResult:
     """Generate every slot, retrying invalid outputs, and write the dataset.
 
     The slots are ``n_problems`` with balanced topics, subsampled by ``tier`` / ``sample``
@@ -197,7 +190,7 @@ def generate_problems(run: Run, reference: pd.DataFrame) -> GenerationResult:
         run: the open :class:`evalbench.runs.Run` of a ``datagen`` study.
         reference: real problems to draw style references from (:func:`unique_reference`).
     """
-    params = params_of(run)
+    params = run.params
     every = problem_slots(params.n_problems, run.rng("topics"), params.topics)
     slots = apply_tier(every, params, item_id=lambda s: s.id, stratum=lambda s: s.topic)
     valid: dict[str, GeneratedProblem] = {}
@@ -229,13 +222,13 @@ def generate_problems(run: Run, reference: pd.DataFrame) -> GenerationResult:
 
 
 def _generation_result(
-    run: Run,
+    run: Run[DatagenParams],
     slots: list[Slot],
     valid: Mapping[str, GeneratedProblem],
     invalid: list[InvalidGeneration],
     calls: int,
 ) -> GenerationResult:
-    simulated = params_of(run).generator.simulated
+    simulated = run.params.generator.simulated
     rows = [
         {**valid[s.id].model_dump(), "true_quality": _truth(valid[s.id].problem, simulated)}
         for s in slots
@@ -275,13 +268,13 @@ def rubric_tasks(problems: pd.DataFrame) -> list[RubricTask]:
     ]
 
 
-def judge_problems(run: Run, problems: pd.DataFrame) -> pd.DataFrame:
+def judge_problems(run: Run[DatagenParams], problems: pd.DataFrame) -> pd.DataFrame:
     """Score every problem with the ``aime_quality`` rubric; writes ``records/quality.jsonl``.
 
     Returns :func:`evalbench.judge.judge_rubric` columns (``case_id`` is the
     :func:`~.scoring.content_key`) plus ``problem_id``; unscored rows are kept.
     """
-    frame = judge_rubric(run, params_of(run).judge, "aime_quality", rubric_tasks(problems))
+    frame = judge_rubric(run, run.params.judge, "aime_quality", rubric_tasks(problems))
     frame.insert(1, "problem_id", problems["id"].astype(str).tolist())  # rows in task order
     run.write_records("quality", plain_rows(frame))
     return frame
@@ -339,7 +332,9 @@ def pair_tasks(plan: pd.DataFrame, problems: pd.DataFrame, real: pd.DataFrame) -
     return tasks
 
 
-def compare_with_real(run: Run, problems: pd.DataFrame, real: pd.DataFrame) -> pd.DataFrame | None:
+def compare_with_real(
+    run: Run[DatagenParams], problems: pd.DataFrame, real: pd.DataFrame
+) -> pd.DataFrame | None:
     """Judge ``win_rate_pairs`` generated-vs-real pairs in both orders.
 
     Writes ``records/pairwise.jsonl``.
@@ -349,7 +344,7 @@ def compare_with_real(run: Run, problems: pd.DataFrame, real: pd.DataFrame) -> p
         ``generated_id, reference_id`` and ``outcome`` (``win``/``loss``/``tie`` for the
         generated problem, ``None`` when unscored or dropped); ``None`` when no pairs.
     """
-    params = params_of(run)
+    params = run.params
     plan = pair_plan(problems, real, params.win_rate_pairs, run.rng("pairs"))
     if plan.empty:
         return None
@@ -368,14 +363,14 @@ def compare_with_real(run: Run, problems: pd.DataFrame, real: pd.DataFrame) -> p
     return verdicts
 
 
-def study_verifications(run: Run, problems: pd.DataFrame) -> HumanData:
+def study_verifications(run: Run[DatagenParams], problems: pd.DataFrame) -> HumanData:
     """The human reviews of this run: simulated, from the params file's path, or from
     ``<run dir>/generated_verifications.json`` when a reviewer has written it.
 
     Simulated reviews (which need a simulated generator's hidden truth) are saved to
     ``<run dir>/simulated_verifications.json`` and read back like a reviewer's file.
     """
-    params = params_of(run)
+    params = run.params
     source = params.verifications
     if source == "simulated":
         if problems["true_quality"].isna().any():
@@ -404,7 +399,7 @@ def study_verifications(run: Run, problems: pd.DataFrame) -> HumanData:
 # --------------------------------------------------------------------------- the run
 
 
-def run_study(run: Run, reference: pd.DataFrame) -> DatagenResult:
+def run_study(run: Run[DatagenParams], reference: pd.DataFrame) -> DatagenResult:
     """Generate, judge, compare with real problems, check duplicates, read reviews, summarize.
 
     Writes ``records/problems, invalid, quality, pairwise, duplicates`` and
@@ -417,7 +412,7 @@ def run_study(run: Run, reference: pd.DataFrame) -> DatagenResult:
     Raises:
         ValueError: every generator output was invalid (no problem to evaluate).
     """
-    params = params_of(run)
+    params = run.params
     real = unique_reference(reference)
     generation = generate_problems(run, real)
     problems = generation.problems
@@ -457,10 +452,10 @@ def run_study(run: Run, reference: pd.DataFrame) -> DatagenResult:
     )  # fmt: skip
 
 
-def run(run: Run) -> DatagenResult:
+def run(run: Run[DatagenParams]) -> DatagenResult:
     """The whole study: :func:`load_study_reference`, then :func:`run_study`."""
     with run.timed("load"):
-        reference = load_study_reference(params_of(run))
+        reference = load_study_reference(run.params)
     return run_study(run, reference)
 
 

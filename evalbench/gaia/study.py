@@ -39,13 +39,6 @@ from .scoring import build_messages, score
 from .sim import plausible_wrong, sim_answer
 
 
-def params_of(run: Run) -> GaiaParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, GaiaParams):
-        raise TypeError(f"not a gaia run: {type(run.params).__name__}")
-    return run.params
-
-
 def load_study_items(params: GaiaParams) -> list[GaiaItem]:
     """The items of a study: its dataset, levels, tier (a seeded stratified subsample by
     level, :mod:`evalbench.tiers`) and per-level limit."""
@@ -77,12 +70,12 @@ def answer_jobs(items: Sequence[GaiaItem], params: GaiaParams) -> list[Job]:
 
 
 def ask_system(
-    run: Run, spec: SystemSpec, jobs: Sequence[Job], items: Sequence[GaiaItem]
+    run: Run[GaiaParams], spec: SystemSpec, jobs: Sequence[Job], items: Sequence[GaiaItem]
 ) -> list[dict[str, Any]]:
     """One system's predictions for every job, as :func:`~.scoring.score` takes them: a chat
     model through ``run.ask``, an agent through :func:`agent_predictions` (both resumable)."""
     if spec.is_agent:
-        return agent_predictions(run, spec, items, params_of(run).attempts)
+        return agent_predictions(run, spec, items, run.params.attempts)
     answers = run.ask(spec, jobs, desc=f"GAIA {spec.name}")
     return [_prediction(spec, job.key, answers[job.key]) for job in jobs]
 
@@ -108,7 +101,7 @@ def agent_tasks(spec: SystemSpec, items: Sequence[GaiaItem], attempts: int) -> l
 
 
 def agent_predictions(
-    run: Run, spec: SystemSpec, items: Sequence[GaiaItem], attempts: int
+    run: Run[GaiaParams], spec: SystemSpec, items: Sequence[GaiaItem], attempts: int
 ) -> list[dict[str, Any]]:
     """Run an agent on every task (resumable) and return its prediction rows."""
     backend = backend_for(run, spec, wrong_answer=plausible_wrong)
@@ -135,10 +128,10 @@ def _agent_prediction(spec: SystemSpec, record: AgentRunRecord) -> dict[str, Any
     }
 
 
-def run_study(run: Run, items: Sequence[GaiaItem]) -> pd.DataFrame:
+def run_study(run: Run[GaiaParams], items: Sequence[GaiaItem]) -> pd.DataFrame:
     """Ask every system every item (resumable), score, and write ``records/gaia.jsonl``;
     returns the scored records (:func:`~.scoring.score`, with the usage columns)."""
-    params = params_of(run)
+    params = run.params
     jobs = answer_jobs(items, params)
     predictions = [row for spec in params.systems for row in ask_system(run, spec, jobs, items)]
     records = score(items, predictions, with_lenient=params.lenient)
@@ -166,9 +159,9 @@ def _prediction(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, 
 
 
 def _agents(
-    run: Run, records: pd.DataFrame, items: Sequence[GaiaItem]
+    run: Run[GaiaParams], records: pd.DataFrame, items: Sequence[GaiaItem]
 ) -> tuple[AgentSummary | None, tuple[dict[str, Any], ...]]:
-    params = params_of(run)
+    params = run.params
     names = {s.name for s in params.systems if s.is_agent}
     if not names:
         return None, ()
@@ -182,9 +175,9 @@ def _agents(
     return summary, steps
 
 
-def run(run: Run) -> GaiaResult:
+def run(run: Run[GaiaParams]) -> GaiaResult:
     """Load, ask, score and summarize a GAIA study; write its records and submission."""
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         items = load_study_items(params)
     records = run_study(run, items)
@@ -217,11 +210,11 @@ def run(run: Run) -> GaiaResult:
 
 
 def _paired(
-    run: Run, records: pd.DataFrame, pair: tuple[str, str] | None
+    run: Run[GaiaParams], records: pd.DataFrame, pair: tuple[str, str] | None
 ) -> PairedComparison | None:
     if pair is None:
         return None
-    rounds = params_of(run).bootstrap_rounds
+    rounds = run.params.bootstrap_rounds
     return compare_systems(records, *pair, rng=run.rng("paired"), rounds=rounds)
 
 

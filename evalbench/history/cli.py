@@ -284,7 +284,7 @@ def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> str:
     Raises:
         OutcomeError: the report did not render (its status and reason).
     """
-    from evalbench.report import PUBLISHED, run_study
+    from evalbench.publish import PUBLISHED, run_study
 
     path = _request_file(args, runs)
     result = run_study(path)

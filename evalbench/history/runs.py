@@ -133,8 +133,8 @@ def params_run_dir(
     Raises:
         ParamsError: the params file or an override is invalid.
     """
-    from evalbench.params import load_params
     from evalbench.runs import run_dir_for
+    from evalbench.studies import load_params
 
     return run_dir_for(params_file, load_params(params_file, overrides), _outputs(outputs))
 

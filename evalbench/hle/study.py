@@ -68,13 +68,6 @@ missing), ``response, error, prompt_tokens, completion_tokens, cost_usd, latency
 for simulated systems, ``truth``."""
 
 
-def params_of(run: Run) -> HleParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, HleParams):
-        raise TypeError(f"not an hle run: {type(run.params).__name__}")
-    return run.params
-
-
 def load_study_items(params: HleParams) -> tuple[list[HleItem], int]:
     """The questions studied and how many image questions were excluded (before the tier)."""
     items = load(params.dataset, revision=params.revision, categories=params.categories)
@@ -88,7 +81,7 @@ def load_study_items(params: HleParams) -> tuple[list[HleItem], int]:
 # ---------------------------------------------------------------------------- answering
 
 
-def answer_items(run: Run, params: HleParams, items: Sequence[HleItem]) -> list[Answer]:
+def answer_items(run: Run[HleParams], params: HleParams, items: Sequence[HleItem]) -> list[Answer]:
     """Every system's answer to every question: the one place that asks systems.
 
     A chat model answers through ``run.ask`` (cached, checkpointed in
@@ -106,7 +99,7 @@ def answer_items(run: Run, params: HleParams, items: Sequence[HleItem]) -> list[
     return rows
 
 
-def _agent_rows(run: Run, system: HleSystem, items: Sequence[HleItem]) -> list[Answer]:
+def _agent_rows(run: Run[HleParams], system: HleSystem, items: Sequence[HleItem]) -> list[Answer]:
     """An agent answers each question as one task: the official response format followed by
     the question; its final answer is the response the judge reads. A task past a limit is a
     missing answer (counted wrong, with the reason)."""
@@ -135,7 +128,9 @@ def _agent_row(system: HleSystem, item: HleItem, record: AgentRunRecord) -> Answ
     }  # fmt: skip
 
 
-def _asked(run: Run, system: HleSystem, items: Sequence[HleItem], seed: int) -> list[Answer]:
+def _asked(
+    run: Run[HleParams], system: HleSystem, items: Sequence[HleItem], seed: int
+) -> list[Answer]:
     seed = system.seed if system.seed is not None else seed
     built = [_job(system, item, seed) for item in items]
     answers = run.ask(system, [job for job, _ in built], desc=f"HLE {system.name}")
@@ -215,7 +210,7 @@ def _imported_row(system: HleSystem, item: HleItem, found: Prediction | None) ->
 
 
 def judge_answers(
-    run: Run, params: HleParams, items: Sequence[HleItem], answers: Sequence[Answer]
+    run: Run[HleParams], params: HleParams, items: Sequence[HleItem], answers: Sequence[Answer]
 ) -> list[HleRecord]:
     """Ask the judge about every answer (official prompt; resumable) and build the records.
 
@@ -304,9 +299,9 @@ def records_frame(records: Sequence[HleRecord]) -> pd.DataFrame:
 # ---------------------------------------------------------------------------- the study
 
 
-def run(run: Run) -> HleResult:
+def run(run: Run[HleParams]) -> HleResult:
     """Load, answer, judge and summarize an HLE study; write its records and official files."""
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         items, excluded = load_study_items(params)
     answers = answer_items(run, params, items)

@@ -45,13 +45,6 @@ NEUTRAL_TRUTH = dict.fromkeys(DIMENSIONS, 50.0)
 """A sim judge's truth for an answer whose quality is unknown (a real system's)."""
 
 
-def params_of(run: Run) -> HleGradingParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, HleGradingParams):
-        raise TypeError(f"not an hle_grading run: {type(run.params).__name__}")
-    return run.params
-
-
 def load_items(params: HleGradingParams) -> list[ExpertItem]:
     """The expert questions, tiered by category × difficulty.
 
@@ -76,7 +69,9 @@ def _key(item: ExpertItem) -> str:
 # ---------------------------------------------------------------------------- answering
 
 
-def answer_items(run: Run, params: HleGradingParams, items: Sequence[ExpertItem]) -> list[Answer]:
+def answer_items(
+    run: Run[HleGradingParams], params: HleGradingParams, items: Sequence[ExpertItem]
+) -> list[Answer]:
     """Every system's answer to every item (:data:`Answer` rows, systems in params order)."""
     rows: list[Answer] = []
     for system in params.systems:
@@ -88,7 +83,7 @@ def answer_items(run: Run, params: HleGradingParams, items: Sequence[ExpertItem]
 
 
 def _chat_answers(
-    run: Run, system: SystemSpec, items: Sequence[ExpertItem], seed: int
+    run: Run[HleGradingParams], system: SystemSpec, items: Sequence[ExpertItem], seed: int
 ) -> list[Answer]:
     seed = system.seed if system.seed is not None else seed
     jobs = [_job(system, item, seed) for item in items]
@@ -114,7 +109,9 @@ def _job(system: SystemSpec, item: ExpertItem, seed: int) -> Job:
     return Job(key, request, SimTask(sim.research_reply, key, truth))
 
 
-def _agent_answers(run: Run, system: SystemSpec, items: Sequence[ExpertItem]) -> list[Answer]:
+def _agent_answers(
+    run: Run[HleGradingParams], system: SystemSpec, items: Sequence[ExpertItem]
+) -> list[Answer]:
     """Each item is one task (the answering prompt, then the question); a task past a limit
     or without a final answer is a missing answer, with the reason."""
     tasks = [TaskInput(task=AgentTask(id=_key(item), question=f"{ANSWER_PROMPT}\n\n{item.question}",
@@ -138,7 +135,10 @@ def _agent_answer(system: SystemSpec, item: ExpertItem, record: AgentRunRecord) 
 
 
 def grade(
-    run: Run, params: HleGradingParams, items: Sequence[ExpertItem], answers: Sequence[Answer]
+    run: Run[HleGradingParams],
+    params: HleGradingParams,
+    items: Sequence[ExpertItem],
+    answers: Sequence[Answer],
 ) -> list[GradeRecord]:
     """Ask the rubric judge about the set's own answers, then each system's (resumable).
 
@@ -206,9 +206,9 @@ def records_frame(records: Sequence[GradeRecord]) -> pd.DataFrame:
 # ---------------------------------------------------------------------------- the study
 
 
-def run(run: Run) -> HleGradingResult:
+def run(run: Run[HleGradingParams]) -> HleGradingResult:
     """Load, answer, grade and summarize an expert-grading study; write its records."""
-    params = params_of(run)
+    params = run.params
     with run.timed("load"):
         items = load_items(params)
     records = grade(run, params, items, answer_items(run, params, items))

@@ -49,14 +49,6 @@ from .scoring import (
 )
 from .sim import expected_pair_consistency, sim_expectations, with_expectations
 
-
-def params_of(run: Run) -> JudgeGoldenParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, JudgeGoldenParams):
-        raise TypeError(f"not a judge_golden run: {type(run.params).__name__}")
-    return run.params
-
-
 # --------------------------------------------------------------------------- asking
 
 
@@ -112,7 +104,7 @@ def load_study_annotations(params: JudgeGoldenParams, golden: pd.DataFrame) -> p
     return annotations[annotations["item"].isin(set(golden["item"]))].reset_index(drop=True)
 
 
-def run_golden(run: Run, golden: pd.DataFrame) -> pd.DataFrame:
+def run_golden(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> pd.DataFrame:
     """Ask every judge to grade every golden item (resumable; retest and pairs excluded).
 
     Also asks the primary judge again (replicate 1) when ``params.retest``. Writes
@@ -122,7 +114,7 @@ def run_golden(run: Run, golden: pd.DataFrame) -> pd.DataFrame:
     Returns:
         The :func:`evalbench.judge.judge_rubric` columns with ``item`` instead of ``case_id``.
     """
-    params = params_of(run)
+    params = run.params
     rubric, typical = params.rubric_obj(), typical_length(golden)
     tasks = golden_tasks(golden, rubric)
     frames = [judge_rubric(run, s, rubric, tasks, typical_length=typical) for s in params.judges]
@@ -136,13 +128,13 @@ def run_golden(run: Run, golden: pd.DataFrame) -> pd.DataFrame:
     return judgments
 
 
-def run_golden_pairs(run: Run, golden: pd.DataFrame) -> pd.DataFrame | None:
+def run_golden_pairs(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> pd.DataFrame | None:
     """The pairwise position check (both orders), or ``None`` without a ``pairwise_judge``.
 
     Writes ``records/golden_pairs.jsonl``: the :func:`evalbench.judge.judge_pairs` columns
     plus ``first_verdict, second_verdict, verdict`` (a/b/tie, a = model x) and ``human``.
     """
-    params = params_of(run)
+    params = run.params
     tasks = golden_pair_tasks(golden)
     if params.pairwise_judge is None or not tasks:
         return None
@@ -165,8 +157,10 @@ def run_golden_pairs(run: Run, golden: pd.DataFrame) -> pd.DataFrame | None:
     return pairs
 
 
-def _agreement(run: Run, long: pd.DataFrame, golden: pd.DataFrame, typical: float) -> pd.DataFrame:
-    params = params_of(run)
+def _agreement(
+    run: Run[JudgeGoldenParams], long: pd.DataFrame, golden: pd.DataFrame, typical: float
+) -> pd.DataFrame:
+    params = run.params
     rubric, level, rounds = params.rubric_obj(), params.confidence_level, params.bootstrap_rounds
     table = M.golden_agreement(
         long, rubric, tolerance=params.tolerance, rng=run.rng("golden-agreement"), rounds=rounds,
@@ -177,8 +171,10 @@ def _agreement(run: Run, long: pd.DataFrame, golden: pd.DataFrame, typical: floa
     )
 
 
-def _slope(run: Run, long: pd.DataFrame, dimension: str, typical: float) -> Interval:
-    params = params_of(run)
+def _slope(
+    run: Run[JudgeGoldenParams], long: pd.DataFrame, dimension: str, typical: float
+) -> Interval:
+    params = run.params
     return M.length_slope(
         long, judge=params.judges[0].name, dimension=dimension, typical=typical,
         rng=run.rng("length-slope"), rounds=params.bootstrap_rounds,
@@ -202,9 +198,13 @@ def _panel(
 
 
 def _retest(
-    run: Run, long: pd.DataFrame, golden: pd.DataFrame, dimension: str, typical: float
+    run: Run[JudgeGoldenParams],
+    long: pd.DataFrame,
+    golden: pd.DataFrame,
+    dimension: str,
+    typical: float,
 ) -> RetestResult | None:
-    params = params_of(run)
+    params = run.params
     if not params.retest:
         return None
     primary, rubric = params.judges[0], params.rubric_obj()
@@ -221,8 +221,8 @@ def _retest(
     return RetestResult(stats, M.retest_table(stats), expected)
 
 
-def _pairs(run: Run, golden: pd.DataFrame) -> PairsResult | None:
-    params = params_of(run)
+def _pairs(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> PairsResult | None:
+    params = run.params
     pairs = run_golden_pairs(run, golden)
     if pairs is None:
         return None
@@ -242,9 +242,9 @@ def _whole(scores: pd.Series) -> bool:
 
 
 def _humans(
-    run: Run, golden: pd.DataFrame, judgments: pd.DataFrame, dimension: str
+    run: Run[JudgeGoldenParams], golden: pd.DataFrame, judgments: pd.DataFrame, dimension: str
 ) -> HumansResult | None:
-    params = params_of(run)
+    params = run.params
     annotations = load_study_annotations(params, golden)
     if annotations is None:
         return None
@@ -272,10 +272,10 @@ def _humans(
     return result
 
 
-def _write_agreement(run: Run, humans: HumansResult) -> None:
+def _write_agreement(run: Run[JudgeGoldenParams], humans: HumansResult) -> None:
     """``records/annotator_agreement.jsonl`` and ``annotator_pairs.jsonl`` (write_records
     writes NaN as null and floats at full precision)."""
-    params = params_of(run)
+    params = run.params
     k, simulated = params.tolerance, humans.counts["simulated"]
     table = humans.agreement.assign(level=params.confidence_level, tolerance=k, simulated=simulated)
     run.write_records("annotator_agreement", table.to_dict(orient="records"))
@@ -283,9 +283,9 @@ def _write_agreement(run: Run, humans: HumansResult) -> None:
     run.write_records("annotator_pairs", pairs.assign(tolerance=k).to_dict(orient="records"))
 
 
-def run(run: Run) -> JudgeGoldenResult:
+def run(run: Run[JudgeGoldenParams]) -> JudgeGoldenResult:
     """Ask the judges, compare them with the golden scores, write the records, summarize."""
-    params = params_of(run)
+    params = run.params
     rubric, primary, headline = params.rubric_obj(), params.judges[0].name, params.headline
     with run.timed("load"):
         golden = load_study_golden(params)

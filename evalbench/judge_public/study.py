@@ -48,13 +48,6 @@ from .records import (
 from .scoring import prd_human_items, prd_merged, prd_orders, reviewed_items, with_lengths
 
 
-def params_of(run: Run) -> JudgePublicParams:
-    """``run.params``, checked to be this study's (a run of another kind is a TypeError)."""
-    if not isinstance(run.params, JudgePublicParams):
-        raise TypeError(f"not a judge_public run: {type(run.params).__name__}")
-    return run.params
-
-
 def is_tiered(params: JudgePublicParams) -> bool:
     """Whether ``tier`` / ``sample`` asks for a subsample."""
     return params.tier != "full" or params.sample is not None
@@ -90,10 +83,10 @@ def _same_pairs(frame: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:
     return frame[[k in wanted for k in keys(frame)]]
 
 
-def run_prd(run: Run) -> PrdResult:
+def run_prd(run: Run[JudgePublicParams]) -> PrdResult:
     """PRD Vicuna-80: the reviewers' verdicts against the MTurk majority (``run.rng("prd")``,
     the rerun ``run.rng("prd-rerun")``)."""
-    p = params_of(run)
+    p = run.params
     rounds, level = p.bootstrap_rounds, p.confidence_level
     files = load_prd(p.prd_reviewers)
     pair = ["model_x", "model_y"]
@@ -119,9 +112,9 @@ def run_prd(run: Run) -> PrdResult:
     )  # fmt: skip
 
 
-def run_pandalm(run: Run) -> PandalmResult:
+def run_pandalm(run: Run[JudgePublicParams]) -> PandalmResult:
     """PandaLM: both judges against the annotators' majority (``run.rng("pandalm")``)."""
-    p = params_of(run)
+    p = run.params
     frame = tiered(load_pandalm(p.pandalm_garbage), p, ["idx"], ["human"])
     judges = M.pandalm_judge_table(
         frame, rng=run.rng("pandalm"), rounds=p.bootstrap_rounds, level=p.confidence_level
@@ -134,9 +127,9 @@ def run_pandalm(run: Run) -> PandalmResult:
     )  # fmt: skip
 
 
-def run_mtbench(run: Run) -> MtBenchResult:
+def run_mtbench(run: Run[JudgePublicParams]) -> MtBenchResult:
     """MT-Bench: GPT-4's pair judgments and its regrades (``run.rng("mtbench-retest")``)."""
-    p = params_of(run)
+    p = run.params
     pair_keys = ["question_id", "model_1", "model_2"]
     pairs = tiered(load_mtbench_pairs(p.inconsistent_policy), p, pair_keys, ["category"])
     single = tiered(load_mtbench_single(), p, ["question_id", "model", "turn"], ["model"])
@@ -149,9 +142,9 @@ def run_mtbench(run: Run) -> MtBenchResult:
     return MtBenchResult(single, regrades, retest, pairs, table)
 
 
-def run(run: Run) -> JudgePublicResult:
+def run(run: Run[JudgePublicParams]) -> JudgePublicResult:
     """Analyse every section of ``params.sections`` (no model call, no records written)."""
-    p = params_of(run)
+    p = run.params
     return JudgePublicResult(
         params=p,
         sources=public_sources(p.sections),

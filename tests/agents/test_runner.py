@@ -34,9 +34,9 @@ from evalbench.agents import (
 from evalbench.agents.backends import outcome_of
 from evalbench.agents.tools.sandbox import namespaces_available
 from evalbench.models.client import STOP
+from evalbench.publish import run_study
 from evalbench.records import read_jsonl
-from evalbench.report import run_study
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ENTRY = "tests.agents.example_agent"
 example_agent = sys.modules[load_entrypoint(f"{ENTRY}:answer").__module__]  # as agents see it
@@ -466,7 +466,7 @@ def test_the_simulated_agent_matches_its_knobs(tmp_path):
 
 # --- kill mid-study, rerun ---------------------------------------------------------------------
 
-_RUN = "import sys; from evalbench import gaia; from evalbench.runs import open_run; gaia.run(open_run(sys.argv[1]))"
+_RUN = "import sys; from evalbench import gaia; from evalbench.studies import open_run; gaia.run(open_run(sys.argv[1]))"
 
 
 def test_a_killed_agent_study_resumes_with_one_record_and_one_trajectory_per_task(tmp_path):

@@ -17,7 +17,7 @@ from evalbench.arena.study import STUDY
 from evalbench.labels import LabelStore, export_labels, load_tasks
 from evalbench.labels.views import parse_label
 from evalbench.ratings import ArenaError
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 SYSTEMS = """
 study: arena

@@ -33,7 +33,7 @@ judge: {name: j, provider: sim}
 
 @pytest.mark.parametrize("name", ["arena_demo", "arena_deep_research_demo"])
 def test_shipped_params_load(name):
-    from evalbench.params import load_params
+    from evalbench.studies import load_params
 
     params = load_params(Path(__file__).resolve().parents[2] / "params" / f"{name}.yaml")
     assert isinstance(params, arena.ArenaParams)
@@ -56,7 +56,8 @@ def test_shipped_params_load(name):
     ],
 )
 def test_params_errors_name_the_field(tmp_path, extra, message):
-    from evalbench.params import ParamsError, load_params
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
 
     with pytest.raises(ParamsError, match=message):
         load_params(params_file(tmp_path, RUNNER + extra + "\n"))
@@ -80,14 +81,15 @@ def test_params_errors_name_the_field(tmp_path, extra, message):
     ],
 )
 def test_runner_params_consistency(tmp_path, text, message):
-    from evalbench.params import ParamsError, load_params
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
 
     with pytest.raises(ParamsError, match=message):
         load_params(params_file(tmp_path, text))
 
 
 def test_pairs_all_or_versus_baseline(tmp_path):
-    from evalbench.params import load_params
+    from evalbench.studies import load_params
 
     three = RUNNER.replace("judge:", "  - {name: c, provider: sim}\njudge:")
     every = load_params(params_file(tmp_path, three))
@@ -118,7 +120,7 @@ judge: {name: judge, provider: sim, sim: {noise: 0.5, position_bias: 0.5, malfor
 
 
 def test_runner_pairwise_end_to_end_and_cached(tmp_path):
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     run = open_run(runner_file(tmp_path))
     prompts = arena.load_prompts(run.params.prompts, limit=run.params.limit)
@@ -144,7 +146,7 @@ def test_runner_pairwise_end_to_end_and_cached(tmp_path):
 
 
 def test_runner_rubric_with_documents(tmp_path):
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     extra = """judging: rubric
 pairing: vs_baseline
@@ -190,7 +192,7 @@ def test_run_returns_what_the_notebook_shows_and_writes_records(tmp_path):
     import json
 
     from evalbench.arena.study import STUDY
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     run = open_run(runner_file(tmp_path, "pairing: vs_baseline\nbaseline: fair\n"))
     result = arena.run(run)

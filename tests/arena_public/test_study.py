@@ -9,7 +9,8 @@ import pytest
 
 from evalbench import arena_public
 from evalbench.arena_public import report, study
-from evalbench.params import ParamsError, load_params
+from evalbench.params import ParamsError
+from evalbench.studies import load_params
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = """
@@ -51,7 +52,7 @@ def test_params_errors_name_the_field(tmp_path, extra, message):
 
 
 def test_a_small_run_rates_arena_hard_and_writes_its_records(tmp_path, mirror):
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     run = open_run(
         params_file(tmp_path, PUBLIC + "public: [arena_hard_pr44]\nbootstrap_rounds: 50\n")

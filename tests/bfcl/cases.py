@@ -13,7 +13,7 @@ from evalbench.bfcl.checker import Check
 from evalbench.bfcl.records import BfclResult
 from evalbench.bfcl.schema import CALL_FAILED, CATEGORIES, Item
 from evalbench.bfcl.scoring import Verdict, verdict_frame
-from evalbench.params import load_params
+from evalbench.studies import load_params
 
 INT = {"type": "integer"}
 STR = {"type": "string"}

@@ -26,9 +26,9 @@ from evalbench.bfcl.study import (
     score_result_set,
 )
 from evalbench.models import ModelSpec
-from evalbench.params import ParamsError, load_params
+from evalbench.params import ParamsError
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import load_params, open_run
 
 # --------------------------------------------------------------------------- params
 

@@ -7,7 +7,7 @@ from browse_suite.helpers import tasks_file, write_params
 
 from evalbench import browse_suite, display
 from evalbench.browse_suite import report
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 EVIL = "<script>alert(1)</script>"
 

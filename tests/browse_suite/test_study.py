@@ -14,7 +14,7 @@ from studyfiles import CANARY_KEY, KEY_ENV
 from evalbench import browse_suite
 from evalbench.browse_suite.study import STUDY
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ENTRY = "tests.browse_suite.example_agents"
 VIRTUAL = "cove.evalbench.test"
@@ -180,7 +180,8 @@ def test_the_package_exports_what_its_docstring_lists():
 
 
 def test_a_params_file_with_a_suite_section_is_one_line_saying_what_moved(tmp_path):
-    from evalbench.params import ParamsError, load_params
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
 
     path = write_params(
         tmp_path, systems=[{"name": "s", "provider": "sim"}], suite={"site": "demo"}

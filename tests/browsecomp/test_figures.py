@@ -9,7 +9,7 @@ from browsecomp.helpers import write_csv, write_params
 
 from evalbench import browsecomp
 from evalbench.browsecomp import figures, metrics
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 
 def test_the_reliability_figure_draws_bins_where_every_answer_is_wrong_or_right(tmp_path):

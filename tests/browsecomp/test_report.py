@@ -6,7 +6,7 @@ from browsecomp.helpers import write_csv, write_params
 
 from evalbench import browsecomp
 from evalbench.browsecomp import report
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 
 def test_the_key_sentence_names_the_reference_grader(tmp_path):

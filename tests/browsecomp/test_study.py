@@ -14,7 +14,7 @@ from evalbench import browsecomp
 from evalbench.browsecomp import scoring
 from evalbench.browsecomp.study import STUDY
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 
 def _run(path):
@@ -149,7 +149,8 @@ def test_the_package_exports_what_its_docstring_lists():
 
 
 def test_a_params_file_in_the_old_two_part_shape_is_one_line_saying_what_moved(tmp_path):
-    from evalbench.params import ParamsError, load_params
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
 
     grader = {"name": "g", "provider": "sim"}
     systems = [{"name": "s", "provider": "sim"}]

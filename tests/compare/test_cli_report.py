@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import evalbench.report
+import evalbench.publish
 from evalbench.cli import main
 from evalbench.freshness import find_current
-from evalbench.report import StudyResult
+from evalbench.publish import StudyResult
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 6
@@ -62,7 +62,7 @@ def _results(monkeypatch, statuses: list[str]) -> list[str]:
         run_dir = Path(path).parent
         return StudyResult(Path(path), status, run_dir, 0.0, f"{status} reason")
 
-    monkeypatch.setattr(evalbench.report, "run_study", fake)
+    monkeypatch.setattr(evalbench.publish, "run_study", fake)
     return calls
 
 

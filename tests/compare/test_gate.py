@@ -13,7 +13,7 @@ from evalbench.cli import main
 from evalbench.compare import scoring, sim
 from evalbench.history import compare_runs, regressions
 from evalbench.importers import RunOutcomes
-from evalbench.report import build_index
+from evalbench.publish import build_index
 
 N = 40
 LEVELS = {f"t{i}": 1 + i % 2 for i in range(N)}  # 20 items at level 1, 20 at level 2

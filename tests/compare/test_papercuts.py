@@ -11,7 +11,7 @@ import yaml
 from evalbench.cli import main
 from evalbench.compare import figures, metrics, report
 from evalbench.compare.study import run
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 matplotlib.use("Agg")
 LM_EVAL_DUMMY = Path(__file__).parents[1] / "importers" / "data" / "lm_eval_dummy"

@@ -8,7 +8,7 @@ from evalbench.compare import report
 from evalbench.compare.records import ComparisonRecord, PairingRecord
 from evalbench.compare.study import run
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 N = 20
 LEVELS = {f"t{i}": 1 + i % 2 for i in range(N)}

@@ -22,7 +22,7 @@ from evalbench.labels import (
     make_item,
 )
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

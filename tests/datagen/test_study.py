@@ -29,7 +29,8 @@ from evalbench.datagen import (
 )
 from evalbench.datagen.records import DatagenParams
 from evalbench.records import read_jsonl
-from evalbench.runs import Run, open_run
+from evalbench.runs import Run
+from evalbench.studies import open_run
 
 
 class _CrashAfter:
@@ -59,7 +60,8 @@ def _calls(run: Run, system: str) -> int:
 
 
 def test_params_validate_topics_names_and_verification_paths(tmp_path: Path) -> None:
-    from evalbench.params import ParamsError, load_params
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
 
     params = load_params(params_file(tmp_path, topics=["Number Theory", "geometry"]))
     assert isinstance(params, DatagenParams)
@@ -84,7 +86,7 @@ def test_params_validate_topics_names_and_verification_paths(tmp_path: Path) -> 
 
 
 def test_demo_params_load() -> None:
-    from evalbench.params import load_params
+    from evalbench.studies import load_params
 
     root = Path(__file__).resolve().parents[2]
     params = load_params(root / "params" / "datagen_demo.yaml")
@@ -310,8 +312,8 @@ def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
 
 
 def test_the_study_is_skipped_without_the_reference_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evalbench.params import load_params
     from evalbench.sources import DataUnavailable
+    from evalbench.studies import load_params
 
     monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
     monkeypatch.setenv("EVALBENCH_OFFLINE", "1")

@@ -10,7 +10,7 @@ import yaml
 
 from evalbench import gaia
 from evalbench.gaia.records import GaiaResult
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from evalbench.gaia import scoring, study
 from evalbench.gaia.sim import plausible_wrong, sim_answer
 from evalbench.models import ChatRequest, ModelSpec, SimSpec
 from evalbench.records import ResponseRecord, read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 
 def _params(**extra) -> gaia.GaiaParams:

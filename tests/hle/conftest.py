@@ -8,7 +8,7 @@ import yaml
 from hle.cases import row, write_jsonl
 
 from evalbench.hle import study
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ from evalbench.hle import data, metrics, report, scoring, study
 from evalbench.hle.data import HleItem
 from evalbench.hle.records import HleParams
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM_JUDGE = {"name": "judge", "provider": "sim", "sim": {"accuracy": 1.0}}

@@ -18,7 +18,7 @@ from studyfiles import CANARY_KEY, KEY_ENV
 from evalbench.hle_grading import data, report, study
 from evalbench.hle_grading.records import HleGradingParams
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = {"name": "judge", "provider": "sim"}

@@ -15,7 +15,7 @@ def _sim_run(tmp_path: Path, **sim: float):
     """An open run whose only judge is a sim judge with the given knobs."""
     import yaml
 
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     params = {
         "study": "judge_golden",

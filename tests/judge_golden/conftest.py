@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def result(tmp_path_factory: pytest.TempPathFactory) -> JudgeGoldenResult:
     """A 6-item study with judges ``a`` (primary) and ``b`` and a pairwise judge ``p``."""
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     data = yaml.safe_load((ROOT / "params" / "judge_golden_demo.yaml").read_text())
     data.update(

@@ -19,7 +19,7 @@ from evalbench.judge_golden import humans as H
 from evalbench.judge_golden import report, sim, study
 from evalbench.labels import LabelStore, export_labels, load_tasks
 from evalbench.labels.views import parse_label
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "params" / "judge_golden_demo.yaml"

@@ -11,8 +11,9 @@ import yaml
 from evalbench import judge_golden as G
 from evalbench.judge_golden import records, report, study
 from evalbench.judge_golden import scoring as S
-from evalbench.params import ParamsError, load_params
+from evalbench.params import ParamsError
 from evalbench.records import read_jsonl
+from evalbench.studies import load_params
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "params" / "judge_golden_demo.yaml"
@@ -47,7 +48,7 @@ def test_public_params_ask_no_model() -> None:
 
 
 def test_golden_study_end_to_end_resumes_without_new_calls(tmp_path: Path) -> None:
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     judges = [  # no simulated API errors: those are retried on a rerun, by design
         {"name": "a", "provider": "sim", "sim": {"malformed_rate": 0.2}},
@@ -74,7 +75,7 @@ def test_golden_study_end_to_end_resumes_without_new_calls(tmp_path: Path) -> No
 
 
 def test_run_writes_records_of_the_declared_types_and_matches_its_parts(tmp_path: Path) -> None:
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     run = open_run(_params_file(tmp_path, limit=12, bootstrap_rounds=50))
     result = G.run(run)
@@ -110,7 +111,7 @@ def test_run_writes_records_of_the_declared_types_and_matches_its_parts(tmp_path
 
 
 def test_run_without_retest_or_pairwise_judge(tmp_path: Path) -> None:
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     judges = [{"name": "only", "provider": "sim"}]
     path = _params_file(
@@ -142,7 +143,7 @@ def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path
     """Issue 23, defect 13's reproducer: two golden rows, one with "reference": "R1", one
     without. The rubric judges and the pairwise check both ran into JudgeCase /
     PairTask(reference=nan); now the one without a reference is asked without one."""
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     base = {"question": "Capital of France?", "human_accuracy": 9, "human_completeness": 8,
             "human_clarity": 7}  # fmt: skip

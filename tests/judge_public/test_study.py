@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from evalbench.judge_public import study
-from evalbench.params import ParamsError, load_params
-from evalbench.studies import get_study
+from evalbench.params import ParamsError
+from evalbench.studies import get_study, load_params
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ROOT / "params" / "judge_public.yaml"
@@ -48,7 +48,7 @@ def test_params_errors_name_the_field(tmp_path: Path, changes: dict, message: st
 
 @pytest.mark.mirror
 def test_run_one_section_and_finish(tmp_path: Path, mirror: Path) -> None:
-    from evalbench.runs import open_run
+    from evalbench.studies import open_run
 
     run = open_run(_params_file(tmp_path, sections=["mtbench"], bootstrap_rounds=50))
     result = study.run(run)

@@ -37,7 +37,7 @@ from evalbench.models import (
 )
 from evalbench.models import batch as batch_mode
 from evalbench.records import read_jsonl
-from evalbench.runs import open_run
+from evalbench.studies import open_run
 
 ANSWERS = ["4", "4", "5", "6", "7", "8"]
 

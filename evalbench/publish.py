@@ -36,7 +36,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     collect_runs,
 )
 from evalbench.models import ResponseCache
-from evalbench.params import ParamsError, StudyParams, load_params, notebook_for
+from evalbench.params import ParamsError, StudyParams
 from evalbench.records import write_atomic
 from evalbench.runs import (
     LOCK_ENV,
@@ -50,7 +50,7 @@ from evalbench.runs import (
     update_manifest,
 )
 from evalbench.settings import get_settings
-from evalbench.studies import get_study
+from evalbench.studies import get_study, load_params, notebook_for
 
 PROGRESS_ENV = "EVALBENCH_PROGRESS"
 
