@@ -93,6 +93,8 @@ def bench_python_tool(tmp: Path) -> dict[str, float]:
 
 
 def main() -> None:
+    from evalbench.records import to_json, write_atomic
+
     os.environ["BENCH_KEY"] = "sk-bench"
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -104,10 +106,8 @@ def main() -> None:
             result = bench_steps(server, tmp) | bench_python_tool(tmp)
         finally:
             server.stop()
-    out = ROOT / "outputs" / "bench"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "agents.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write_atomic(ROOT / "outputs" / "bench" / "agents.json", to_json(result, indent=2) + "\n")
+    print(to_json(result, indent=2))
 
 
 if __name__ == "__main__":

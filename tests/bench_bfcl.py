@@ -91,6 +91,7 @@ print(json.dumps({"version": version("bfcl-eval"), "all_s": all_s, "ast_s": ast_
 
 def main() -> None:
     from evalbench import bfcl
+    from evalbench.records import to_json, write_atomic
 
     start = time.perf_counter()
     items, load_s = _timed(bfcl.load)
@@ -130,10 +131,8 @@ def main() -> None:
     }
     if isinstance(official.get("valid"), list):
         report["official_checker"] = _agreement(official, verdicts_of(bfcl, work))
-    out = OUTPUTS / "bench" / "bfcl.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    out = write_atomic(OUTPUTS / "bench" / "bfcl.json", to_json(report, indent=2) + "\n")
+    print(to_json(report, indent=2))
     print(f"summary tables: {', '.join(summary._fields)}; wrote {out}")
 
 

@@ -31,7 +31,6 @@ batches per configuration (default 3), ``BENCH_CONFIGS`` a comma-separated subse
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import subprocess
@@ -83,6 +82,8 @@ CONFIGS = {
 
 
 def main() -> None:
+    from evalbench.records import to_json, write_atomic
+
     chosen = os.environ.get("BENCH_CONFIGS", ",".join(CONFIGS)).split(",")
     unknown = sorted(set(chosen) - set(CONFIGS))
     if unknown:
@@ -90,9 +91,8 @@ def main() -> None:
     results = {name: CONFIGS[name]() for name in chosen}
     results["machine"] = f"{os.cpu_count()} cores, python {sys.version.split()[0]}"
     out = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs") / "bench" / "models.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
+    write_atomic(out, to_json(results, indent=2) + "\n")
+    print(to_json(results, indent=2))
     print(f"wrote {out}")
 
 

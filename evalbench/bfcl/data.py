@@ -20,6 +20,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalbench import sources
+from evalbench.records import to_json, write_atomic
 
 from .schema import (
     CATEGORIES,
@@ -384,9 +385,7 @@ def write_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -
         group = "non_live" if cat in NON_LIVE else "live"
         path = Path(folder) / model.replace("/", "_") / group / result_filename(cat)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(json.dumps(_result_json(row), ensure_ascii=False) + "\n")
+        write_atomic(path, (to_json(_result_json(row)) + "\n" for row in rows))
         written.append(path)
     return written
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +20,8 @@ from typing import Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+from evalbench.records import to_json, write_atomic
 
 from .scoring import DIMENSIONS, VERIFICATION_STATUSES, parse_answer
 
@@ -176,20 +176,8 @@ def save_verifications(
     items = verifications.values() if isinstance(verifications, Mapping) else verifications
     merged = merge_verifications(load_verifications(path), {v.problem_id: v for v in items})
     payload = {k: v.model_dump(mode="json") for k, v in sorted(merged.items())}
-    _atomic_write(path, json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    write_atomic(path, to_json(payload, indent=2) + "\n")
     return merged
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 _CSV_INFO = ["problem_id", "topic", "answer", "problem", "solution"]

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from evalbench.records import to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import record_read
 
@@ -418,10 +419,8 @@ def export_submission(
     chosen = _one_system(first_attempts(records), system)
     if items is not None:
         _check_complete(chosen, items)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in chosen.to_dict("records"):
-            fh.write(json.dumps(_submission_line(rec), ensure_ascii=False) + "\n")
+    lines = (to_json(_submission_line(rec)) + "\n" for rec in chosen.to_dict("records"))
+    write_atomic(path, lines)
     levels = ", ".join(f"L{lv} {int((chosen['level'] == lv).sum())}" for lv in LEVELS)
     guide = SUBMISSION_GUIDE.format(
         file=path.name,

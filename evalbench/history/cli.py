@@ -23,16 +23,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_options
+from evalbench.params import dump_yaml
+from evalbench.records import write_atomic
 from evalbench.settings import get_settings
 
 from .paired import (
@@ -261,13 +261,6 @@ def format_tests(tests: pd.DataFrame, letters: dict[str, str] | None = None) -> 
     return pd.DataFrame(rows).to_string(index=False)
 
 
-class _PlainDumper(yaml.SafeDumper):
-    """Writes a repeated value out in full (params files refuse YAML anchors and aliases)."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 BUSY_WAIT_S = 300.0
 """How long ``compare`` waits for another process rendering the same report."""
 BUSY_POLL_S = 0.5
@@ -326,14 +319,11 @@ def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
         "alpha": args.alpha,
         "min_drop": args.min_drop,
     }
-    text = yaml.dump(params, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True)
+    text = dump_yaml(params)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = get_settings().outputs_dir / "compare" / "requests" / digest / "compare.yaml"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, text)
     return path
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
+from evalbench.records import to_json, write_atomic
 from evalbench.runs import current_manifest, now_iso
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
@@ -174,11 +175,7 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
     study = str(manifest.get("study") or run_dir.parent.name)
     target = _outputs(outputs) / study / BASELINE_FILE
     pin = {"study": study, "run_id": run_dir.name, "pinned_at": now_iso(), "note": note}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(pin, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(target)
-    return target
+    return write_atomic(target, to_json(pin, indent=2) + "\n")
 
 
 def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:

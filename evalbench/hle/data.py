@@ -31,6 +31,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from evalbench.records import to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import DataUnavailable, record_read
 
@@ -323,8 +324,7 @@ def read_predictions(path: Path | str) -> dict[str, Prediction]:
 
 def write_predictions(path: Path, entries: Mapping[str, Mapping[str, Any]]) -> Path:
     """Write an official-format predictions (or judged) file: a JSON object, indent 4."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(entries), indent=4, ensure_ascii=False), encoding="utf-8")
+    write_atomic(path, to_json(dict(entries), indent=4))
     return path
 
 

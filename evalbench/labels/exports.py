@@ -15,12 +15,13 @@ items that were since edited or removed (their digest differs) are left out and 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
+
+from evalbench.records import to_json, write_atomic
 
 from .storage import LabelRecord, LabelStore, current_labels, read_labels, stale_labels
 from .tasks import Tasks
@@ -118,8 +119,7 @@ def export_labels(
     if out.suffix.lower() == ".csv":
         _write_csv(out, rows)
     else:
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        write_atomic(out, (to_json(row) + "\n" for row in rows))
     names = sorted({str(r.get("annotator", r.get("reviewer"))) for r in rows})
     return Export(out, len(rows), stale, names)
 

@@ -24,7 +24,7 @@ import pandas as pd
 from filelock import FileLock
 from pydantic import Field, ValidationError
 
-from evalbench.records import Record
+from evalbench.records import Record, to_json
 
 from .tasks import NAME_PATTERN, check_annotator
 
@@ -99,7 +99,7 @@ class LabelStore:
             _cut_torn_tail(path)
             earlier = [r for r in _read_file(path)[0] if r.item == record.item]
             record = record.model_copy(update={"revision": len(earlier) + 1})
-            line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False)
+            line = to_json(record.model_dump(mode="json"))
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
                 fh.flush()

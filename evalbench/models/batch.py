@@ -59,6 +59,7 @@ from evalbench.models.providers import (
     resolve_base_url,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
+from evalbench.records import to_json
 from evalbench.settings import secret
 
 ENDPOINT = "/v1/chat/completions"
@@ -182,7 +183,7 @@ class BatchLog:
 
     def _append(self, **event: Any) -> None:
         record = {"system": self.system, "at": round(time.time(), 3), **event}
-        _write_synced(self.path, json.dumps(record) + "\n", append=True)
+        _write_synced(self.path, to_json(record) + "\n", append=True)
 
 
 def _write_synced(path: Path, text: str, *, append: bool) -> None:
@@ -577,7 +578,7 @@ def _chunks(
     for key in keys:
         line = {"custom_id": key, "method": "POST", "url": ENDPOINT,
                 "body": payload_for(spec, requests[key])}  # fmt: skip
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode()
+        data = (to_json(line) + "\n").encode()
         if chunk and (len(chunk) >= MAX_REQUESTS or size + len(data) > MAX_BYTES):
             yield chunk
             chunk, size = [], 0
