@@ -338,6 +338,23 @@ def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
     return [row for _, row in iter_jsonl(path)]
 
 
+def none_for_missing(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """``frame`` with a missing value (NaN, ``pd.NA``) in ``columns`` (default: all) as ``None``.
+
+    pandas 3 stores a text column as strings with NaN for a missing one, which no text
+    field accepts; the columns become ``object``.
+    """
+    chosen = list(frame.columns if columns is None else columns)
+    out = frame.copy()
+    out[chosen] = frame[chosen].astype(object).where(frame[chosen].notna(), None)
+    return out
+
+
+def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as dicts of plain Python values, a missing one as ``None``."""
+    return none_for_missing(frame).to_dict(orient="records")
+
+
 def _hashable(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import to_json, write_atomic
+from evalbench.records import none_for_missing, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import record_read
 
@@ -169,9 +169,7 @@ def items_frame(items: Sequence[GaiaItem]) -> pd.DataFrame:
     for row in rows:
         row["attachment"] = None if row["attachment"] is None else str(row["attachment"])
     frame = pd.DataFrame(rows)
-    texts = [c for c in ("final_answer", "attachment") if c in frame]
-    frame[texts] = frame[texts].astype(object).where(frame[texts].notna(), None)
-    return frame
+    return none_for_missing(frame, [c for c in ("final_answer", "attachment") if c in frame])
 
 
 def _metadata_for(source: str | Path, *, split: str, revision: str | None, token_env: str) -> Path:
