@@ -80,10 +80,24 @@ def table(
     as "—", numeric columns are right-aligned and text columns left-aligned; a wide table
     scrolls sideways, in a report inside a box no taller than the window (its header stays).
     """
+    _display(table_block(df, caption, digits=digits, index=index, max_rows=max_rows))
+
+
+def table_block(
+    df: pd.DataFrame,
+    caption: str | None = None,
+    *,
+    digits: int = 3,
+    index: bool = False,
+    max_rows: int = 200,
+) -> str:
+    """The HTML :func:`table` shows, returned: the escaped caption in bold, the table and,
+    past ``max_rows``, a line saying how many rows are left out. A ``report.py`` section
+    that holds a table returns this."""
     shown = df.head(max_rows).reset_index() if index else df.head(max_rows)
     cap = f"<p><b>{escape(caption)}</b></p>" if caption else ""
     more = f"<p><small>first {max_rows} of {len(df)} rows</small></p>" if len(df) > max_rows else ""
-    _display(cap + table_html(shown, digits=digits) + more)
+    return cap + table_html(shown, digits=digits) + more
 
 
 def table_html(df: pd.DataFrame, *, digits: int = 3) -> str:
@@ -215,6 +229,17 @@ def fold_intervals(frame: pd.DataFrame, names: Sequence[str], *, digits: int = 3
         ]
         out = out.drop(columns=[f"{name}_low", f"{name}_high"])
     return out
+
+
+def count(n: Any, noun: str, plural: str | None = None) -> str:
+    """``"1 step"``, ``"2 steps"``, ``"0 categories"``: ``n`` and the noun, plural unless
+    ``n == 1`` (``plural``, else ``noun`` + "s", or "ies" for a consonant + "y")."""
+    if n == 1:
+        return f"{n} {noun}"
+    if plural is None:
+        consonant_y = noun.endswith("y") and noun[-2:-1] not in ("", *"aeiou")
+        plural = noun[:-1] + "ies" if consonant_y else noun + "s"
+    return f"{n} {plural}"
 
 
 def fill(template: str, **values: Any) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalbench.display import escape, quote
+from evalbench.display import count, escape, quote
 
 STEP_CHARS = 1500  # characters of a step's arguments / result shown
 SAMPLE_ORDER = ("error", "timeout", "step_limit", "answered")  # of a sample of failures
@@ -52,7 +52,7 @@ def trajectory_html(
     """
     head = (
         f"{title or task.get('task_id', '?')} — {task.get('state', '?')}, "
-        f"{_count(len(steps), 'step')}, {_count(task.get('tool_calls', 0), 'tool call')}"
+        f"{count(len(steps), 'step')}, {count(task.get('tool_calls', 0), 'tool call')}"
     )
     facts = []
     for name in ("question", "answer", "expected", "error", "detail"):
@@ -60,10 +60,6 @@ def trajectory_html(
             facts.append(f"<dt>{escape(name)}</dt><dd>{quote(task[name], limit=800)}</dd>")
     inner = f"<dl>{''.join(facts)}</dl>" + "".join(step_html(s) for s in steps)
     return f"<details><summary>{escape(head)}</summary>{inner}</details>"
-
-
-def _count(n: Any, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def trajectories_html(

@@ -21,10 +21,6 @@ RATING_COLUMNS = ["model", "rating", "ci_low", "ci_high", "true_rating", "covere
 """Columns of the ratings table, in the order shown (those present)."""
 
 
-def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
-    return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)
-
-
 def system_label(result: ArenaResult, name: str) -> str:
     """``"simulated"`` or ``"real"``, with the system's failed calls when there are any."""
     kind = "simulated" if name in result.simulated else "real"
@@ -78,7 +74,7 @@ def answers_intro(result: ArenaResult) -> str:
 def answers_table(result: ArenaResult) -> str:
     """Answers, errors and lengths per system."""
     summary = metrics.answer_summary(result.answers)
-    return _table(summary, "Answers per system (length in characters)", digits=0)
+    return display.table_block(summary, "Answers per system (length in characters)", digits=0)
 
 
 def example_answers(result: ArenaResult) -> list[dict[str, Any]]:
@@ -110,7 +106,7 @@ def pairwise_judge(result: ArenaResult) -> str:
 def pair_outcomes(result: ArenaResult) -> str:
     """How the pairs resolved (consistent, inconsistent tie or dropped, unscored)."""
     outcomes = metrics.pair_outcomes(result.judgments)
-    return _table(outcomes, "Pair outcomes after resolving the two orders")
+    return display.table_block(outcomes, "Pair outcomes after resolving the two orders")
 
 
 def rubric_grades(result: ArenaResult) -> str:
@@ -140,7 +136,7 @@ def dimension_table(result: ArenaResult) -> str:
     )
     if "true_mean" in result.means:
         caption += "; true_mean = the simulated truth (the average hidden score of the answers)"
-    return _table(result.means.drop(columns="level"), caption)
+    return display.table_block(result.means.drop(columns="level"), caption)
 
 
 def ratings_intro(result: ArenaResult) -> str:
@@ -171,7 +167,7 @@ def ratings_table(result: ArenaResult) -> str:
         f"Bradley–Terry ratings, {p.confidence_level:.0%} bootstrap intervals "
         f"({p.bootstrap_rounds} rounds)"
     )
-    return _table(result.table[shown], caption, digits=1)
+    return display.table_block(result.table[shown], caption, digits=1)
 
 
 def truth_note(result: ArenaResult) -> str:
@@ -203,7 +199,7 @@ def versus_table(result: ArenaResult) -> str:
         f"Win rate against {p.baseline} (ties = ½), {p.confidence_level:.0%} Wilson intervals; "
         "n_battles = questions where both answered and the judge scored both"
     )
-    return _table(result.versus.drop(columns=["level", "method", "weight"]), caption)
+    return display.table_block(result.versus.drop(columns=["level", "method", "weight"]), caption)
 
 
 def headlines(result: ArenaResult) -> dict[str, Any]:
@@ -251,20 +247,28 @@ def human_intro(result: ArenaResult) -> str:
     simulated = "simulated" in votes and bool(votes["simulated"].fillna(False).all())
     a = agree["agreement"]
     text = display.fill(
-        "<p>{n} human votes by {k} annotator(s) on {pairs} prompt-pairs. On the {c} pairs the "
+        "<p>{n} human votes by {k} on {pairs} prompt-pairs. On the {c} pairs the "
         "judge also decided and a strict majority of annotators chose (more than half; {nm} "
         "without one), the judge agrees with the human majority on {wt:.1%} of pairs with "
         "ties (n = {nt}) and {wo:.1%} of the decisive ones (n = {nd}; MT-Bench agreement).{pv}"
         "{out}</p>",
-        n=len(votes), k=votes["annotator"].nunique(), pairs=agree["pairs"],
+        n=len(votes), k=display.count(votes["annotator"].nunique(), "annotator"),
+        pairs=agree["pairs"],
         c=agree["judged"] - agree["no_majority"], nm=agree["no_majority"], wt=a.with_ties,
         nt=a.n_with_ties, wo=a.without_ties, nd=a.n_without_ties, pv=_per_vote(agree),
-        out=f" {h.outside} vote(s) on prompts outside this run were left out." if h.outside else "",
+        out=_outside(h.outside),
     )  # fmt: skip
     if simulated:
         note = "SIMULATED VOTES — written by evalbench's simulator, not by people."
         text = display.banner(note) + text
     return text + _annotator_sentence(result)
+
+
+def _outside(n: int) -> str:
+    if not n:
+        return ""
+    were = "was" if n == 1 else "were"
+    return f" {display.count(n, 'vote')} on prompts outside this run {were} left out."
 
 
 def _per_vote(agree: dict[str, Any]) -> str:
@@ -313,7 +317,7 @@ def human_ratings_table(result: ArenaResult) -> str:
         f"({p.confidence_level:.0%} bootstrap intervals, {p.bootstrap_rounds} rounds; the same "
         "anchor when the anchor system was voted on)"
     )
-    return _table(pd.DataFrame(rows), caption, digits=0)
+    return display.table_block(pd.DataFrame(rows), caption, digits=0)
 
 
 def _rating_cells(table: pd.DataFrame, model: str, prefix: str) -> dict[str, Any]:

@@ -29,10 +29,6 @@ ALPACA_COLUMNS = {
 """AlpacaEval table columns -> the short names shown."""
 
 
-def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
-    return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)
-
-
 def _top_two(result: ArenaPublicResult, name: str) -> str:
     p, rated = result.params, result.rated[name]
     table = rated.ratings.table
@@ -130,7 +126,7 @@ def ratings_table(result: ArenaPublicResult, name: str) -> str:
         f"online Elo (K={p.elo_k:g}, file order); n_battles = battles the model played"
     )
     shown = table[["model", "rating", "ci_low", "ci_high", "online_elo", "n_battles"]]
-    return _table(shown, caption, digits=1)
+    return display.table_block(shown, caption, digits=1)
 
 
 def dataset_section(result: ArenaPublicResult, name: str) -> str:
@@ -156,7 +152,7 @@ def alpaca_section(result: ArenaPublicResult) -> str:
         f"P(prefer longer) with its {p.confidence_level:.0%} interval ({p.bootstrap_rounds} "
         "rounds) over the n_compared instructions whose answers differ in length"
     )
-    table = _table(shown.drop(columns="leaderboard_avg_length"), caption, digits=3)
+    table = display.table_block(shown.drop(columns="leaderboard_avg_length"), caption, digits=3)
     return source(result, "alpaca_eval") + table
 
 
@@ -171,7 +167,7 @@ def alpaca_ratings(result: ArenaPublicResult) -> str:
         f"instructions ({p.bootstrap_rounds} rounds); n_battles = judged instructions"
     )
     shown = result.alpaca_ratings[["model", "rating", "ci_low", "ci_high", "n_battles"]]
-    return _table(shown, caption, digits=1)
+    return display.table_block(shown, caption, digits=1)
 
 
 def headlines(result: ArenaPublicResult) -> dict[str, Any]:

@@ -29,10 +29,6 @@ def _pct(value: float) -> str:
     )
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun if n == 1 else noun + 's'}"
-
-
 def system_kind(result: BrowseSuiteResult, name: str) -> str:
     """``simulated agent``, ``simulated``, ``agent (<provider>)`` or ``real model``."""
     spec = next(s for s in result.params.systems if s.name == name)
@@ -51,7 +47,8 @@ def notes(result: BrowseSuiteResult) -> list[str]:
     rec = result.records
     timeouts, errors = int((rec["state"] == "timeout").sum()), int((rec["state"] == "error").sum())
     unscored = int((rec["status"] == "unscored").sum())
-    return [f"{_count(timeouts, 'timeout')}, {_count(errors, 'error')}, {unscored} unscored"]
+    timed_out, failed = display.count(timeouts, "timeout"), display.count(errors, "error")
+    return [f"{timed_out}, {failed}, {unscored} unscored"]
 
 
 def key_result(result: BrowseSuiteResult) -> str:
@@ -76,8 +73,8 @@ def key_result(result: BrowseSuiteResult) -> str:
             hi=r["success_high"],
             a=_num(r["score_answered"]),
             b=_num(r["score_all"]),
-            t=_count(r["timeout"], "timeout"),
-            e=_count(r["error"], "error"),
+            t=display.count(r["timeout"], "timeout"),
+            e=display.count(r["error"], "error"),
         )
         for r in rows
     ]

@@ -232,9 +232,10 @@ def validity_note(result: DatagenResult) -> str:
     if not gen.unfilled:
         return ""
     return display.fill(
-        "<p>{n} slot(s) had no valid output after {a} attempts and are missing from the "
+        "<p>{n} had no valid output after {a} attempts and {are} missing from the "
         "dataset: {ids}.</p>",
-        n=len(gen.unfilled),
+        n=display.count(len(gen.unfilled), "slot"),
+        are="is" if len(gen.unfilled) == 1 else "are",
         a=result.params.max_attempts,
         ids=", ".join(gen.unfilled),
     )
@@ -502,7 +503,7 @@ def reviewers_note(result: DatagenResult) -> str:
         "{tw:.1%}.</p>",
         r=len(counts["reviewers"]), names=", ".join(counts["reviewers"]), n=counts["reviews"],
         pr=counts["problems"], sh=counts["shared"], policy=CONSENSUS_POLICY,
-        miss=f" ({len(got.no_majority)} problem(s) without a majority left out)"
+        miss=f" ({display.count(len(got.no_majority), 'problem')} without a majority left out)"
         if got.no_majority else "",
         sa=status["alpha"], lvl=p.confidence_level, slo=status["alpha_low"],
         shi=status["alpha_high"], se=status["exact"], sk=status["kappa"], ta=total["alpha"],

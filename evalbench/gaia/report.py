@@ -81,7 +81,7 @@ def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
     return text + display.fill(
         "; {acc:.1%} of the {k} whose first call succeeded",
         acc=row["accuracy_no_error"],
-        k=_count(row["no_error"], "item"),
+        k=display.count(row["no_error"], "item"),
     )
 
 
@@ -108,10 +108,11 @@ def items_caption(result: GaiaResult) -> str:
     if p.tier != "full" or p.sample is not None:
         size = subset_label(p.tier, p.sample)
         width = expected_half_width(len(result.items), p.confidence_level)
+        items = display.count(len(result.items), "item")
         caption += (
             f"; {size}: a seeded stratified subsample by level, nested across tiers "
             f"(sample_seed {p.sample_seed}); an accuracy near 50% over "
-            f"{_count(len(result.items), 'item')} has a {p.confidence_level:.0%} interval of "
+            f"{items} has a {p.confidence_level:.0%} interval of "
             f"about ±{width:.1%}"
         )
     return caption + ")"
@@ -179,10 +180,10 @@ def scorers_section(result: GaiaResult) -> str:
     n = metrics.lenient_only(result.records)
     only = display.fill(
         "<p>{n} {verb} wrong for the official scorer but right for the lenient one.</p>",
-        n=_count(n, "answer"),
+        n=display.count(n, "answer"),
         verb="is" if n == 1 else "are",
     )
-    return _table(result.scorers, caption) + only
+    return display.table_block(result.scorers, caption) + only
 
 
 def paired_sentence(result: GaiaResult) -> str:
@@ -196,7 +197,7 @@ def paired_sentence(result: GaiaResult) -> str:
         "only {a} right: {oa}, only {b} right: {ob}; exact McNemar p = {p:.3g}.</p>",
         a=a,
         b=b,
-        n=_count(cmp.n, "item"),
+        n=display.count(cmp.n, "item"),
         acc_a=cmp.accuracy_a,
         acc_b=cmp.accuracy_b,
         d=cmp.difference.estimate,
@@ -222,7 +223,7 @@ def pass_at_k_section(result: GaiaResult) -> str:
         f"{attempts} attempts per item (pass@1 averages all attempts, so it can differ from "
         "the first-attempt accuracy above)"
     )
-    return _table(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
+    return display.table_block(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
 
 
 def usage_table(result: GaiaResult) -> pd.DataFrame:
@@ -288,7 +289,8 @@ def agents_sentence(result: GaiaResult) -> str:
             "<b>{name}</b> ({kind}): {tasks}, {answered} answered, {timeout} timed out, "
             "{limit} hit the step limit, {error} failed; {steps:.1f} steps and {tools:.1f} tool "
             "calls per task on average",
-            name=name, kind=system_kind(result, name), tasks=_count(int(row["tasks"]), "task"),
+            name=name, kind=system_kind(result, name),
+            tasks=display.count(int(row["tasks"]), "task"),
             answered=int(row["answered"]), timeout=int(row["timeout"]),
             limit=int(row["step_limit"]), error=int(row["error"]),
             steps=work["steps_mean"], tools=work["tool_calls_mean"],
@@ -307,7 +309,7 @@ def agent_states(result: GaiaResult) -> str:
         f"model calls failed); rates with {result.params.confidence_level:.0%} Wilson intervals. "
         "Timeouts and step limits count as wrong in the accuracy above, shown apart here"
     )
-    return _table(result.agents.states[AGENT_STATE_COLUMNS], caption)
+    return display.table_block(result.agents.states[AGENT_STATE_COLUMNS], caption)
 
 
 def agent_effort(result: GaiaResult) -> str:
@@ -321,7 +323,7 @@ def agent_effort(result: GaiaResult) -> str:
     )
     effort = effort.rename(columns={"wall_s_mean": "wall_s", "tokens_mean": "tokens",
                                     "cost_usd_mean": "cost_usd"})  # fmt: skip
-    return _table(effort, _effort_caption(result), digits=2)
+    return display.table_block(effort, _effort_caption(result), digits=2)
 
 
 def _effort_caption(result: GaiaResult) -> str:
@@ -344,7 +346,7 @@ def steps_accuracy(result: GaiaResult) -> str:
         "Accuracy of each agent's first-attempt tasks grouped by the steps they took (steps_bin: "
         "model calls and tool calls per task; tasks = tasks in the group)"
     )
-    return _table(result.agents.by_steps, caption)
+    return display.table_block(result.agents.by_steps, caption)
 
 
 def failures_html(result: GaiaResult, limit: int = 8) -> str:
@@ -354,13 +356,3 @@ def failures_html(result: GaiaResult, limit: int = 8) -> str:
         return NO_AGENTS
     tasks = result.agents.failures.to_dict("records")
     return trajectories_html(tasks, result.steps, limit=limit)
-
-
-def _count(n: int, noun: str) -> str:
-    # "1 item", "2 items" (hle's report has the same helper: noted for core)
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
-    # the same as display.table, returned (arena's report has this helper too: noted for core)
-    return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)

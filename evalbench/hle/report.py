@@ -177,14 +177,6 @@ def demo_notice(result: HleResult) -> str:
     )
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word if n == 1 else _plural(word)}"
-
-
-def _plural(word: str) -> str:
-    return word[:-1] + "ies" if word.endswith("y") else word + "s"
-
-
 def data_sentence(result: HleResult) -> str:
     """How many questions, of which types, in how many categories; the image switch; the tier."""
     frame = pd.Series([it.answer_type for it in result.items]).value_counts()
@@ -193,8 +185,8 @@ def data_sentence(result: HleResult) -> str:
     source = params.dataset + (f" @ {params.revision}" if params.dataset == "hf" else "")
     text = display.fill(
         "<p>{n} ({types}) in {c} (dataset: {ds}). ",
-        n=_count(len(result.items), "question"),
-        c=_count(len({it.category for it in result.items}), "category"),
+        n=display.count(len(result.items), "question"),
+        c=display.count(len({it.category for it in result.items}), "category"),
         ds=source,
         types=", ".join(f"{int(frame.get(t, 0))} {t}" for t in ANSWER_TYPES),
     )
@@ -273,14 +265,14 @@ def calibration_sentence(result: HleResult) -> str:
         if n < beta:
             parts.append(display.fill(
                 "{s}: {n}, fewer than {b}, so the official function fails (undefined)",
-                s=row["system"], n=_count(n, "judged item"), b=beta,
+                s=row["system"], n=display.count(n, "judged item"), b=beta,
             ))  # fmt: skip
             continue
         counted = (n // beta - 1) * beta
         parts.append(display.fill(
             "{s}: {n} make {b}; the official loop skips the last and counts {c} items ({w:.0%} "
-            "of the weight)", s=row["system"], n=_count(n, "judged item"),
-            b=_count(n // beta, "bin"), c=counted, w=counted / n,
+            "of the weight)", s=row["system"], n=display.count(n, "judged item"),
+            b=display.count(n // beta, "bin"), c=counted, w=counted / n,
         ))  # fmt: skip
     return "<p>" + "; ".join(parts) + ".</p>"
 

@@ -172,7 +172,7 @@ def headline_sentence(result: JudgeGoldenResult) -> str:
     return display.fill(
         "<p><b>Headline:</b> {j} ({kind}) is within ±{k:g} of the human <b>{d}</b> score on "
         "<b>{est:.1%}</b> of {n} scored items ({lvl:.0%} Wilson interval {lo:.1%}–{hi:.1%}); "
-        "counting its {u} unscored item(s) as misses: {strict:.1%}.</p>",
+        "counting its {u} as misses: {strict:.1%}.</p>",
         j=p.judges[0].name,
         kind=judge_kind(result, p.judges[0].name),
         k=p.tolerance,
@@ -182,7 +182,7 @@ def headline_sentence(result: JudgeGoldenResult) -> str:
         lvl=p.confidence_level,
         lo=head.within_k_low,
         hi=head.within_k_high,
-        u=head.n_unscored,
+        u=display.count(head.n_unscored, "unscored item"),
         strict=head.within_k_strict,
     )
 
@@ -290,8 +290,8 @@ def unscored_sentence(result: JudgeGoldenResult) -> str:
         f"{s.name}: {c}" for s, c in zip(result.params.judges, calls, strict=True) if c
     )
     return display.fill(
-        "<p>{n} judgment(s) could not be scored{f}.</p>",
-        n=len(result.unscored),
+        "<p>{n} could not be scored{f}.</p>",
+        n=display.count(len(result.unscored), "judgment"),
         f=f" (failed calls — {failed})" if failed else "",
     )
 
@@ -449,14 +449,14 @@ def humans_intro(result: JudgeGoldenResult) -> str:
             "agreement and each judge against their reference.</p>"
         )
     c = h.counts
-    spread = ", ".join(f"{v} item(s) by {k}" for k, v in c["per_item"].items())
+    spread = ", ".join(f"{display.count(v, 'item')} by {k}" for k, v in c["per_item"].items())
     dropped = h.reference.attrs.get("no_reference", [])
     text = display.fill(
         "<p>{a} annotators ({names}) gave {labels} labels on {items} items ({spread}). "
         "<b>Human reference</b> (<code>human_reference: {policy}</code>): {how}.{drop}</p>",
         a=len(c["annotators"]), names=", ".join(c["annotators"]), labels=c["labels"],
         items=c["items"], spread=spread, policy=h.policy, how=POLICY_TEXT[h.policy],
-        drop=f" {len(dropped)} item(s) have no reference and are left out." if dropped else "",
+        drop=_no_reference(len(dropped)),
     )  # fmt: skip
     if c["simulated"]:
         text = (
@@ -467,6 +467,13 @@ def humans_intro(result: JudgeGoldenResult) -> str:
             + text
         )
     return text
+
+
+def _no_reference(n: int) -> str:
+    if not n:
+        return ""
+    has, are = ("has", "is") if n == 1 else ("have", "are")
+    return f" {display.count(n, 'item')} {has} no reference and {are} left out."
 
 
 def _alpha_row(result: JudgeGoldenResult) -> dict[str, Any]:

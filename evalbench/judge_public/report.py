@@ -1,7 +1,7 @@
 """What the judge_public notebook says: sentences with numbers and tables.
 
 Every sentence is escaped HTML built with :func:`evalbench.display.fill`; tables come with
-their captions (:func:`evalbench.display.table_html`); the figures are :mod:`~.figures`'.
+their captions (:func:`evalbench.display.table_block`); the figures are :mod:`~.figures`'.
 The judges are published ones: no model is asked, so nothing here is simulated and no call
 can fail. A section not in this run's ``sections``: the function heading it (``prd_humans``,
 ``pandalm_setup``, ``mtbench_retest``, ``mtbench_pairs``) returns one line saying so and
@@ -24,10 +24,6 @@ from .records import JudgePublicResult, PandalmResult, PrdResult
 
 SECTION_TITLES: dict[Section, str] = {"prd": "PRD", "pandalm": "PandaLM", "mtbench": "MT-Bench"}
 """How a section is named in the line that says it was not run."""
-
-
-def _table(frame: pd.DataFrame, caption: str, *, digits: int = 3) -> str:
-    return f"<p><b>{display.escape(caption)}</b></p>" + display.table_html(frame, digits=digits)
 
 
 def _level(result: JudgePublicResult) -> float:
@@ -148,7 +144,7 @@ def tier_note(result: JudgePublicResult) -> str:
 
 def sources_table(result: JudgePublicResult) -> str:
     """Each section's files: repository @ commit, license, number of files."""
-    return _table(result.sources, "Sources (repository @ commit, license)")
+    return display.table_block(result.sources, "Sources (repository @ commit, license)")
 
 
 # --------------------------------------------------------------------------- PRD
@@ -201,7 +197,7 @@ def prd_agreement_table(result: JudgePublicResult) -> str:
         f"(bootstrap, {p.bootstrap_rounds} rounds); {level:.0%} intervals; with_ties_all = "
         "agreement with ties over every item with a human majority"
     )
-    return note + _table(folded[PRD_AGREEMENT_COLUMNS], caption)
+    return note + display.table_block(folded[PRD_AGREEMENT_COLUMNS], caption)
 
 
 PRD_BIAS_COLUMNS = [
@@ -225,7 +221,7 @@ def prd_bias_table(result: JudgePublicResult) -> str:
         f"(humans: {h['p_longer']:.3f} [{h['p_longer_low']:.3f}, {h['p_longer_high']:.3f}]); "
         f"{level:.0%} Wilson"
     )
-    return _table(folded[PRD_BIAS_COLUMNS], caption)
+    return display.table_block(folded[PRD_BIAS_COLUMNS], caption)
 
 
 def prd_rerun(result: JudgePublicResult) -> str:
@@ -306,7 +302,7 @@ def pandalm_judges_table(result: JudgePublicResult) -> str:
         "counts as a miss), macro precision/recall/F1, Cohen's kappa (bootstrap), agreement "
         f"without ties; {_level(result):.0%} intervals"
     )
-    return _table(folded[PANDALM_COLUMNS], caption)
+    return display.table_block(folded[PANDALM_COLUMNS], caption)
 
 
 def pandalm_published_tables(result: JudgePublicResult) -> str:
@@ -316,14 +312,14 @@ def pandalm_published_tables(result: JudgePublicResult) -> str:
         return ""
     published = panda.comparison.assign(difference=panda.comparison["difference"].round(4) + 0.0)
     return (
-        _table(
+        display.table_block(
             published, "Ours vs PandaLM's published numbers (published to four decimals)", digits=4
         )
-        + _table(
+        + display.table_block(
             panda.annotators,
             "Inter-annotator Cohen's kappa (ours vs the README's IAA table) and raw agreement",
         )
-        + _table(panda.labels, "Human-majority label counts (ours vs the README)")
+        + display.table_block(panda.labels, "Human-majority label counts (ours vs the README)")
     )
 
 
@@ -336,7 +332,7 @@ def pandalm_longer_table(result: JudgePublicResult) -> str:
         f"PandaLM: P(the longer response wins) among decisive verdicts "
         f"({_level(result):.0%} Wilson)"
     )
-    return _table(folded, caption)
+    return display.table_block(folded, caption)
 
 
 # --------------------------------------------------------------------------- MT-Bench
@@ -413,7 +409,7 @@ def mtbench_pair_table(result: JudgePublicResult) -> str:
         "MT-Bench GPT-4 pair judge: position consistency and P(longer wins) by category "
         f"({_level(result):.0%} Wilson)"
     )
-    return _table(folded[MTBENCH_PAIR_COLUMNS], caption)
+    return display.table_block(folded[MTBENCH_PAIR_COLUMNS], caption)
 
 
 # --------------------------------------------------------------------------- index

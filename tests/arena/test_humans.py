@@ -125,7 +125,7 @@ def test_the_whole_path_from_a_run_to_human_battles(tmp_path):
                 / "records" / "human_battles.jsonl").read_text().splitlines()]  # fmt: skip
     for row in records:
         HumanBattle.model_validate(row)
-    assert "human votes by 2 annotator(s)" in report.human_intro(result)
+    assert "human votes by 2 annotators" in report.human_intro(result)
     assert "No ratings from the human votes alone" in report.human_ratings_table(result)
 
 
@@ -138,7 +138,7 @@ def test_simulated_votes_are_labelled_and_rated_near_the_truth(tmp_path):
     result = arena.run(open_run(_params(tmp_path / "r", f"human_battles: {path}\n")))
     intro = report.human_intro(result)
     assert "SIMULATED VOTES" in intro
-    assert f"{(40 - 8) * 3 * 2} vote(s) on prompts outside this run were left out" in intro
+    assert f"{(40 - 8) * 3 * 2} votes on prompts outside this run were left out" in intro
     human = result.human.ratings.table.set_index("model")["rating"]
     assert human["strong"] > human["base"] > human["weak"]
     assert "human_rating" in report.human_ratings_table(result)
@@ -154,3 +154,9 @@ def test_tiers_subsample_the_prompts_nested(tmp_path):
     quick, standard, full = prompts("quick"), prompts("standard"), prompts("full")
     assert (len(quick), len(standard), len(full)) == (4, 12, 40)  # ceil(0.1·40), ceil(0.3·40)
     assert set(quick) <= set(standard) <= set(full)
+
+
+def test_votes_left_out_read_singular_and_plural():
+    assert report._outside(0) == ""
+    assert report._outside(1) == " 1 vote on prompts outside this run was left out."
+    assert report._outside(3) == " 3 votes on prompts outside this run were left out."

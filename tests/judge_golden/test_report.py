@@ -94,7 +94,7 @@ def test_unscored_sentence_counts_rows_and_names_failed_calls(result) -> None:
     usage = _usage({"a": (6, 0, {}), "b": (6, 2, {"sim_error": 2})})
     text = _text(report.unscored_sentence(result._replace(unscored=unscored, usage=usage)))
     assert text == (
-        "3 judgment(s) could not be scored (failed calls — b: 2 of 6 calls failed: sim_error × 2)."
+        "3 judgments could not be scored (failed calls — b: 2 of 6 calls failed: sim_error × 2)."
     )
 
 
@@ -157,3 +157,11 @@ def test_tier_sentence_states_the_half_width_by_hand(result) -> None:
         "about ±40.0% (95%, normal approximation). Shares near 0 or 1 are known more "
         "tightly.</p>"
     )
+
+
+def test_one_unscored_judgment_and_one_item_without_reference_read_singular(result) -> None:
+    one = _text(report.unscored_sentence(result._replace(unscored=pd.DataFrame({"judge": ["a"]}))))
+    assert one.startswith("1 judgment could not be scored")
+    assert report._no_reference(1) == " 1 item has no reference and is left out."
+    assert report._no_reference(2) == " 2 items have no reference and are left out."
+    assert report._no_reference(0) == ""

@@ -1,0 +1,43 @@
+"""display.table_block and display.count: the shared table and plural helpers of every
+benchmark's report.py (they had private copies: arena, arena_public, judge_public, gaia
+``_table``; hle, gaia, browse_suite, agents.view ``_count``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalbench import display
+
+
+def test_table_block_is_the_escaped_caption_then_the_table() -> None:
+    frame = pd.DataFrame({"system": ["<b>x</b>"], "acc": [0.12345]})
+    block = display.table_block(frame, "Accuracy <of> all", digits=2)
+    assert block == ("<p><b>Accuracy &lt;of&gt; all</b></p>" + display.table_html(frame, digits=2))
+    assert "0.12<" in block and "&lt;b&gt;x&lt;/b&gt;" in block
+
+
+def test_table_block_without_caption_or_past_max_rows() -> None:
+    frame = pd.DataFrame({"n": range(5)})
+    assert display.table_block(frame) == display.table_html(frame)
+    clipped = display.table_block(frame, max_rows=2)
+    assert clipped == (
+        display.table_html(frame.head(2)) + "<p><small>first 2 of 5 rows</small></p>"
+    )
+
+
+def test_table_shows_the_block(monkeypatch) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(display, "_display", shown.append)
+    frame = pd.DataFrame({"a": [1.0]})
+    display.table(frame, "cap", digits=1)
+    assert shown == [display.table_block(frame, "cap", digits=1)]
+
+
+def test_count_is_singular_for_one_only() -> None:
+    assert display.count(1, "step") == "1 step"
+    assert display.count(0, "step") == "0 steps"
+    assert display.count(2, "tool call") == "2 tool calls"
+    assert display.count(3, "category") == "3 categories"  # consonant + y
+    assert display.count(3, "day") == "3 days"  # vowel + y
+    assert display.count(2, "match", "matches") == "2 matches"
+    assert display.count(1, "match", "matches") == "1 match"
