@@ -114,6 +114,29 @@ class ResponseRecord(Record):
     """Produced by the offline sim provider."""
 
 
+TOO_DEEP = "nested too deeply to read (JSON deeper than the parser's recursion limit)"
+
+
+class JsonTooDeep(json.JSONDecodeError):
+    """JSON nested deeper than the parser's recursion limit (a damaged or hostile file);
+    a :class:`json.JSONDecodeError`, so every reader's ``not JSON`` line covers it."""
+
+    def __str__(self) -> str:
+        return self.msg  # no "line 1 column 1": the parser does not say where
+
+
+def parse_json(text: str | bytes) -> Any:
+    """:func:`json.loads`, raising :class:`JsonTooDeep` where it would raise RecursionError.
+
+    Raises:
+        json.JSONDecodeError: not JSON, or nested too deeply (``msg`` says which).
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JsonTooDeep(TOO_DEEP, text if isinstance(text, str) else "", 0) from None
+
+
 class CorruptRecords(RuntimeError):
     """A record file has a line that is not a JSON object (other than a torn last line)."""
 
@@ -224,12 +247,12 @@ class RecordStore:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = parse_json(line)
             except json.JSONDecodeError as exc:
-                if number - 1 == last:  # torn final write: the record in flight; drop it
-                    self._truncate_torn_tail()
+                if number - 1 == last and not isinstance(exc, JsonTooDeep):
+                    self._truncate_torn_tail()  # torn final write: the record in flight
                     break
-                raise CorruptRecords(f"{self.path}:{number}: not JSON ({exc.msg})") from exc
+                raise CorruptRecords(f"{self.path}:{number}: {_not_json(exc)}") from None
             if not isinstance(row, dict):
                 raise CorruptRecords(f"{self.path}:{number}: expected a JSON object")
             rows.append(row)
@@ -325,12 +348,16 @@ def iter_jsonl(
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = parse_json(line)
             except json.JSONDecodeError as exc:
-                raise error(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                raise error(f"{path}:{number}: {_not_json(exc)}") from None
             if not isinstance(row, dict):
                 raise error(f"{path}:{number}: expected a JSON object")
             yield number, row
+
+
+def _not_json(exc: json.JSONDecodeError) -> str:
+    return exc.msg if isinstance(exc, JsonTooDeep) else f"not JSON ({exc.msg})"
 
 
 def read_jsonl(path: Path | str) -> list[dict[str, Any]]:

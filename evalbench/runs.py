@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,14 @@ from evalbench.models import (
 )
 from evalbench.models.usage import token_cost
 from evalbench.params import StudyParams, dump_yaml, params_hash
-from evalbench.records import RecordStore, ResponseRecord, to_json, write_atomic, write_jsonl
+from evalbench.records import (
+    RecordStore,
+    ResponseRecord,
+    parse_json,
+    to_json,
+    write_atomic,
+    write_jsonl,
+)
 from evalbench.settings import get_settings
 
 KEY_PACKAGES = (
@@ -64,9 +71,18 @@ def now_iso() -> str:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's manifest (empty when there is none yet)."""
+    """The run's manifest (empty when there is none yet).
+
+    Raises:
+        ValueError: not JSON, or nested too deeply to read (the message names file:line).
+    """
     path = run_dir / "manifest.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        return cast(dict[str, Any], parse_json(path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
 
 
 def update_manifest(run_dir: Path, **fields: Any) -> dict[str, Any]:
@@ -181,7 +197,7 @@ def current_manifest(run_dir: Path) -> dict[str, Any]:
     try:
         manifest = read_manifest(run_dir)
     except (OSError, ValueError) as exc:
-        return {"status": "failed", "reason": f"unreadable manifest {run_dir}: {exc}"}
+        return {"status": "failed", "reason": f"unreadable manifest: {exc}"}
     if not isinstance(manifest, dict):
         return {"status": "failed", "reason": f"unreadable manifest {run_dir}: not an object"}
     if manifest.get("status") not in UNFINISHED or run_is_active(run_dir):

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from evalbench.records import to_json, write_atomic
+from evalbench.records import JsonTooDeep, parse_json, to_json, write_atomic
 
 from .scoring import DIMENSIONS, VERIFICATION_STATUSES, parse_answer
 
@@ -115,7 +115,9 @@ def load_verifications(path: Path | str) -> dict[str, Verification]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
+    except JsonTooDeep as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg})") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from exc
     if not isinstance(data, dict):

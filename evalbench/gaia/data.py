@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import none_for_missing, to_json, write_atomic
+from evalbench.records import none_for_missing, parse_json, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import record_read
 
@@ -231,7 +231,7 @@ def _rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 def _json_line(line: str, where: str) -> Mapping[str, Any]:
     try:
-        value = json.loads(line)
+        value = parse_json(line)
     except json.JSONDecodeError as exc:
         raise GaiaDataError(f"{where}: not valid JSON ({exc.msg})") from None
     if not isinstance(value, dict):

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
-from evalbench.records import to_json, write_atomic
+from evalbench.records import parse_json, to_json, write_atomic
 from evalbench.runs import current_manifest, now_iso
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
@@ -52,10 +51,7 @@ def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
     """
     rows = []
     for path in sorted((_outputs(outputs) / study).glob("*/manifest.json")):
-        try:
-            manifest = current_manifest(path.parent)
-        except RecursionError:  # runs.read_manifest lets it through (asked of its owner)
-            manifest = {"status": "failed", "reason": f"unreadable manifest {path}: too deep"}
+        manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         rows.append(manifest)
     return sorted(rows, key=lambda m: str(m.get("started_at") or ""))
@@ -147,8 +143,8 @@ def is_published_run(run_dir: Path) -> bool:
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
     try:
-        return dict(json.loads((run_dir / "manifest.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError, RecursionError):
+        return dict(parse_json((run_dir / "manifest.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
         return {}
 
 
@@ -188,8 +184,8 @@ def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:
     if not path.exists():
         return None
     try:
-        run_id = str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        run_id = str(parse_json(path.read_text(encoding="utf-8"))["run_id"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise OutcomeError(f"{path}: run_id: unreadable pin ({exc})") from None
     run_dir = path.parent / run_id
     if not (run_dir / "manifest.json").exists():

@@ -31,7 +31,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import to_json, write_atomic
+from evalbench.records import parse_json, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import DataUnavailable, record_read
 
@@ -226,7 +226,7 @@ def jsonl_rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
                 continue
             where = f"{path}:{lineno}"
             try:
-                value = json.loads(line)
+                value = parse_json(line)
             except json.JSONDecodeError as exc:
                 raise HleDataError(f"{where}: not valid JSON ({exc.msg})") from None
             yield where, _object(value, where)
@@ -234,7 +234,7 @@ def jsonl_rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 def _json_document(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise HleDataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 

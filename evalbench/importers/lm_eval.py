@@ -24,17 +24,17 @@ per-sample metric keys) and one top-level key per metric.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from evalbench.records import parse_json
+
 from .outcomes import (
     BINARY,
     SCORE,
-    TOO_DEEP,
     OutcomeError,
     RunOutcomes,
     check_unique,
@@ -143,11 +143,9 @@ def read_lm_eval(path: Path | str) -> RunOutcomes:
 
 def _read_results(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise OutcomeError(f"{path}: not a readable lm-eval results file ({exc})") from None
-    except RecursionError:
-        raise OutcomeError(f"{path}: not a readable lm-eval results file ({TOO_DEEP})") from None
     if not isinstance(data, dict) or "results" not in data:
         raise OutcomeError(f"{path}: results: missing field (not an lm-eval results file)")
     return data

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalbench.records import iter_jsonl
+from evalbench.records import iter_jsonl, parse_json
 from evalbench.runs import UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
@@ -97,31 +97,13 @@ def outcome_frame(rows: list[dict[str, Any]], slices: tuple[str, ...] = ()) -> p
     return frame
 
 
-TOO_DEEP = "nested too deeply to read (JSON deeper than the parser's recursion limit)"
-
-
 def iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`evalbench.records.iter_jsonl` with :class:`OutcomeError`, and a line nested
-    too deeply for the parser (a RecursionError) as one line naming file:line too.
+    """:func:`evalbench.records.iter_jsonl` raising :class:`OutcomeError` (file:line).
 
     Raises:
-        OutcomeError: a line that is not a JSON object, or nested too deeply.
+        OutcomeError: a line that is not a JSON object, or nested too deeply to read.
     """
-    last = 0
-    try:
-        for last, row in iter_jsonl(path, error=OutcomeError):
-            yield last, row
-    except RecursionError:
-        raise OutcomeError(f"{path}:{_next_line(path, last)}: {TOO_DEEP}") from None
-
-
-def _next_line(path: Path, after: int) -> int:
-    """The number of the first non-blank line after line ``after`` (the one that failed)."""
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if number > after and line.strip():
-                return number
-    return after + 1
+    return iter_jsonl(path, error=OutcomeError)
 
 
 def check_unique(frame: pd.DataFrame, where: str) -> None:
@@ -151,13 +133,11 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """
     path = run_dir / "manifest.json"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = parse_json(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise OutcomeError(f"{path}: no run manifest ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise OutcomeError(f"{path}: not JSON ({exc})") from None
-    except RecursionError:
-        raise OutcomeError(f"{path}: not JSON ({TOO_DEEP})") from None
     if not isinstance(manifest, dict):
         raise OutcomeError(f"{path}: expected a JSON object")
     if manifest.get("status") in UNFINISHED:  # killed? every reader says the same

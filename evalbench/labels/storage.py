@@ -24,7 +24,7 @@ import pandas as pd
 from filelock import FileLock
 from pydantic import Field, ValidationError
 
-from evalbench.records import Record, to_json
+from evalbench.records import Record, parse_json, to_json
 
 from .tasks import NAME_PATTERN, check_annotator
 
@@ -146,7 +146,7 @@ def _read_file(path: Path) -> tuple[list[LabelRecord], int]:
 
 def _parse_line(line: bytes, where: str) -> LabelRecord:
     try:
-        obj = json.loads(line)
+        obj = parse_json(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise LabelFileError(f"{where}: not JSON ({exc})") from None
     try:

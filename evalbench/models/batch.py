@@ -41,7 +41,6 @@ wait for a batch: :func:`require_sync` refuses them with a one-line error (and
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
@@ -59,7 +58,7 @@ from evalbench.models.providers import (
     resolve_base_url,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
-from evalbench.records import to_json
+from evalbench.records import parse_json, to_json
 from evalbench.settings import secret
 
 ENDPOINT = "/v1/chat/completions"
@@ -153,7 +152,7 @@ class BatchLog:
                 if not line.strip():
                     continue
                 try:
-                    yield json.loads(line)
+                    yield parse_json(line)
                 except ValueError:  # a line cut short by a crash: only the last can be
                     raise ValueError(f"{self.path}:{number}: not a JSON line") from None
 
@@ -499,7 +498,7 @@ class _Session:
                 if not text.strip():
                     continue
                 try:
-                    lines.append(json.loads(text))
+                    lines.append(parse_json(text))
                 except ValueError:
                     raise ProviderError(
                         f"malformed_response: batch {batch.id} file {file_id} line {number} "
