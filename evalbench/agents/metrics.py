@@ -17,6 +17,11 @@ from evalbench.stats import bootstrap_mean, wilson_interval
 
 from .types import END_STATES
 
+SEARCH_TOOLS = frozenset({"search", "search_site", "web_search"})
+"""Tools counted as search calls (evalbench's and common harnesses' names)."""
+PAGE_TOOLS = frozenset({"open_page", "open_url", "browser", "submit_form", "fetch", "visit"})
+"""Tools counted as pages opened."""
+
 
 def state_table(runs: pd.DataFrame, by: Sequence[str], level: float = 0.95) -> pd.DataFrame:
     """Per group: tasks, how many ended in each state, and the timeout and error rates with
@@ -87,3 +92,10 @@ def accuracy_by_steps(
         tasks=("correct", "size"), accuracy=("correct", lambda c: c.astype(bool).mean())
     )
     return out.reset_index()
+
+
+def count_tools(tool_counts: dict[str, int] | None) -> tuple[int, int]:
+    """(search calls, pages opened) from an agent run's tool counts."""
+    counts = tool_counts or {}
+    searches = sum(v for k, v in counts.items() if k in SEARCH_TOOLS)
+    return searches, sum(v for k, v in counts.items() if k in PAGE_TOOLS)

@@ -21,10 +21,6 @@ import pandas as pd
 
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, wilson_interval
 
-SEARCH_TOOLS = frozenset({"search", "search_site", "web_search"})
-"""Tools counted as search calls."""
-PAGE_TOOLS = frozenset({"open_page", "open_url", "browser", "submit_form", "fetch", "visit"})
-"""Tools counted as pages opened."""
 _STATES = ("answered", "timeout", "step_limit", "error")
 
 
@@ -163,10 +159,3 @@ def failures(records: pd.DataFrame) -> pd.DataFrame:
     score first within each system."""
     failed = records[~records["success"].fillna(False).astype(bool)]
     return failed.sort_values(["system", "score", "task_id"], na_position="first", kind="stable")
-
-
-def count_tools(tool_counts: dict[str, int] | None) -> tuple[int, int]:
-    """(search calls, pages opened) from an agent run's tool counts."""
-    counts = tool_counts or {}
-    searches = sum(v for k, v in counts.items() if k in SEARCH_TOOLS)
-    return searches, sum(v for k, v in counts.items() if k in PAGE_TOOLS)

@@ -30,6 +30,7 @@ from evalbench.agents import (
     backend_for,
     run_agents,
 )
+from evalbench.agents.metrics import count_tools
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import Record, ResponseRecord
 from evalbench.runs import Run
@@ -87,7 +88,7 @@ def agent_rows(
 
 
 def _agent_row(spec: SystemSpec, record: AgentRunRecord) -> dict[str, Any]:
-    searches, pages = metrics.count_tools(record.tool_counts)
+    searches, pages = count_tools(record.tool_counts)
     return {
         "system": spec.name,
         "task_id": record.task_id,

@@ -26,10 +26,6 @@ import pandas as pd
 from evalbench.calibration import calib_err_corrected, calib_err_official, reliability_table
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, wilson_interval
 
-SEARCH_TOOLS = frozenset({"search", "search_site", "web_search"})
-"""Tools counted as search calls."""
-PAGE_TOOLS = frozenset({"open_page", "open_url", "browser", "submit_form", "fetch", "visit"})
-"""Tools counted as pages opened."""
 ANSWERED = "answered"
 
 
@@ -211,10 +207,3 @@ def browsing_effort(
         row["answered_share"] = float((part["state"] == ANSWERED).mean())
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def count_tools(tool_counts: dict[str, int] | None) -> tuple[int, int]:
-    """(search calls, pages opened) from an agent run's tool counts."""
-    counts = tool_counts or {}
-    searches = sum(v for k, v in counts.items() if k in SEARCH_TOOLS)
-    return searches, sum(v for k, v in counts.items() if k in PAGE_TOOLS)

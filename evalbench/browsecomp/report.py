@@ -13,9 +13,9 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.agents.metrics import PAGE_TOOLS, SEARCH_TOOLS
 from evalbench.tiers import expected_half_width
 
-from . import metrics
 from .records import BrowseCompResult
 
 _HEADLINES = 3
@@ -186,8 +186,8 @@ def effort_display(result: BrowseCompResult) -> pd.DataFrame:
 def effort_caption(result: BrowseCompResult) -> str:
     """Caption of :func:`effort_display` (saying so when no system is an agent)."""
     caption = (
-        f"Agents only: search calls ({', '.join(sorted(metrics.SEARCH_TOOLS))}) and pages "
-        f"opened ({', '.join(sorted(metrics.PAGE_TOOLS))}) per question, from the trajectories "
+        f"Agents only: search calls ({', '.join(sorted(SEARCH_TOOLS))}) and pages "
+        f"opened ({', '.join(sorted(PAGE_TOOLS))}) per question, from the trajectories "
         f"[{result.params.confidence_level:.0%} bootstrap]; answered_share = questions whose "
         "task ended with an answer"
     )

@@ -26,6 +26,7 @@ from evalbench.agents import (
     backend_for,
     run_agents,
 )
+from evalbench.agents.metrics import count_tools
 from evalbench.agents.tools.web import web_scope
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import Record, ResponseRecord
@@ -144,7 +145,7 @@ def _hosts_scoped(backend: Any, hosts: frozenset[str]) -> Any:
 
 
 def _agent_row(spec: BrowseCompSystem, record: AgentRunRecord) -> dict[str, Any]:
-    searches, pages = metrics.count_tools(record.tool_counts)
+    searches, pages = count_tools(record.tool_counts)
     return {
         "system": spec.name,
         "id": record.task_id,

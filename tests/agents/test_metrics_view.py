@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbench.agents.metrics import accuracy_by_steps, effort_table, state_table, tool_mix
+from evalbench.agents.metrics import (
+    accuracy_by_steps,
+    count_tools,
+    effort_table,
+    state_table,
+    tool_mix,
+)
 from evalbench.agents.view import trajectories_html, trajectory_html
 
 RUNS = pd.DataFrame(
@@ -101,3 +107,9 @@ def test_step_counts_are_singular_for_one():
     assert "t — error, 1 step, 1 tool call" in one
     two = trajectory_html({**task, "tool_calls": 2}, [{"step": 0}, {"step": 1}])
     assert "t — error, 2 steps, 2 tool calls" in two
+
+
+def test_tools_count_as_searches_or_pages():
+    # search 2 -> searches; open_url 3 + browser 1 -> pages; python is neither
+    assert count_tools({"search": 2, "open_url": 3, "browser": 1, "python": 4}) == (2, 3 + 1)
+    assert count_tools(None) == (0, 0)

@@ -70,8 +70,3 @@ def test_suite_denominators_by_hand():
     assert list(table["level"]) == ["1", "all"]
     assert list(kinds["kind"]) == ["static", "all"]
     assert kinds.iloc[1].drop("kind").equals(table.iloc[1].drop("level"))  # one "all" row
-
-
-def test_tools_count_as_searches_or_pages():
-    assert m.count_tools({"search": 2, "open_url": 3, "browser": 1, "python": 4}) == (2, 4)
-    assert m.count_tools(None) == (0, 0)

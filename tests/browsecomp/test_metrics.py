@@ -85,8 +85,3 @@ def test_official_accuracy_over_graded_and_over_all():
     assert row["accuracy"] == 0.5 and row["accuracy_all"] == 0.25  # 1/2 and 1/4
     assert row["reference_accuracy"] == 0.0 and row["pr93_accuracy"] == 0.25
     assert row["zh_accuracy"] == 0.25
-
-
-def test_tools_count_as_searches_or_pages():
-    assert m.count_tools({"search": 2, "open_url": 3, "browser": 1, "python": 4}) == (2, 4)
-    assert m.count_tools(None) == (0, 0)
