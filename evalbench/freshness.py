@@ -10,7 +10,8 @@ its inputs changed since:
 - every data file the run read, by content (pinned registry files by name: their sha256 is
   checked on every read and fixed by the registry, which is code);
 - what the study declares it also depends on (``Study.dependencies``, e.g. the runs a
-  ``compare`` study compares), by content.
+  ``compare`` study compares), a file by content, a folder by the runs in it (each
+  ``*/manifest.json``, by path and content: a run that appears, changes or goes counts).
 
 Answers already in a run's records are never asked again, so the response cache cannot
 change an up-to-date run's numbers. The check reads files and manifests only (no study
@@ -26,6 +27,8 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from evalbench.records import parse_json
 
 PACKAGE = Path(__file__).resolve().parent
 _SKIP_PARTS = {"__pycache__"}
@@ -50,6 +53,17 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def dependency_digest(path: Path) -> str:
+    """:func:`file_digest` of a file; of a folder, sha256 over its runs' manifests (each
+    ``*/manifest.json``'s name and content, sorted), so a new run there counts."""
+    if not path.is_dir():
+        return file_digest(path)
+    digest = hashlib.sha256()
+    for manifest in sorted(path.glob("*/manifest.json")):
+        digest.update(f"{manifest.parent.name}\0{file_digest(manifest)}\0".encode())
+    return digest.hexdigest()
+
+
 def run_inputs(
     notebook: Path,
     params_file: Path,
@@ -66,7 +80,7 @@ def run_inputs(
             label: file_digest(Path(label)) if Path(label).is_absolute() else "registered"
             for label in sorted(data_files)
         },
-        "dependencies": {str(p): file_digest(Path(p)) for p in sorted(map(str, dependencies))},
+        "dependencies": {p: dependency_digest(Path(p)) for p in sorted(map(str, dependencies))},
     }
 
 
@@ -93,8 +107,10 @@ def find_current(
     date, if any (the study's run folders are those under ``outputs/<params stem>/``)."""
     for manifest_path in sorted((outputs / Path(params_file).stem).glob("*/manifest.json")):
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            manifest = parse_json(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable: never current (the run says why)
+            continue
+        if not isinstance(manifest, dict):
             continue
         if list(manifest.get("overrides") or []) != list(overrides):
             continue
