@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from evalbench.models import ChatRequest, SimReply, SimSpec
+from evalbench.models.simtext import near_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -58,7 +59,7 @@ def perturb(value: Any, rng: np.random.Generator) -> Any:
         return _vaguer(text, rng)
     if re.fullmatch(r"[\d:\- .]+", text):
         return _other_digit(text, rng)
-    return _near_text(text, rng)
+    return near_text(text, rng)
 
 
 def _near_number(value: float, rng: np.random.Generator) -> float | int:
@@ -89,17 +90,6 @@ def _other_digit(text: str, rng: np.random.Generator) -> str:
     i = spots[int(rng.integers(len(spots)))] if spots else 0
     digit = str((int(text[i]) + int(rng.integers(1, 9))) % 10) if spots else "1"
     return text[:i] + digit + text[i + 1 :]
-
-
-def _near_text(text: str, rng: np.random.Generator) -> str:
-    words = text.split()
-    if len(words) > 1 and rng.random() < 0.5:
-        del words[int(rng.integers(len(words)))]
-        return " ".join(words)
-    if len(text) > 3:
-        i = int(rng.integers(1, len(text) - 2))
-        return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
-    return text + "s"
 
 
 def suite_chat_answer(

@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from evalbench.models import ChatRequest, SimReply, SimSpec
+from evalbench.models.simtext import near_text
 
 _CJK_POOL = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工"
 _EXACT = re.compile(r"^\s*\**exact answer\**\s*:\s*(.*)$", re.I | re.M)
@@ -56,7 +57,7 @@ def wrong_official(answer: str, rng: np.random.Generator) -> str:
         i = int(rng.integers(len(chars)))
         chars[i] = str(rng.choice([c for c in _CJK_POOL if c != chars[i]]))
         return "".join(chars)
-    return _near_text(answer, rng)
+    return near_text(answer, rng)
 
 
 def official_answer(
@@ -125,15 +126,3 @@ def official_grader(
         else:
             lines[3] = f"confidence: {confidence}.5%"
     return SimReply("\n".join(lines))
-
-
-def _near_text(text: str, rng: np.random.Generator) -> str:
-    """A near miss of a Latin-script answer: a word left out or two letters swapped."""
-    words = text.split()
-    if len(words) > 1 and rng.random() < 0.5:
-        del words[int(rng.integers(len(words)))]
-        return " ".join(words)
-    if len(text) > 3:
-        i = int(rng.integers(1, len(text) - 2))
-        return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
-    return text + "s"
