@@ -21,7 +21,9 @@ The modules, one role each:
 - :mod:`~evalbench.judge.panel`: several judges aggregated per item;
 - :mod:`~evalbench.judge.ask`: rubric and pairwise jobs asked through a run;
 - :mod:`~evalbench.judge.sim`: the simulated judges (kept apart from the parsers);
-- :mod:`~evalbench.judge.tables`: verdict-agreement tables shared by the judge studies.
+- :mod:`~evalbench.judge.tables`: verdict-agreement tables shared by the judge studies;
+- :mod:`~evalbench.judge.spec`: :class:`JudgeModel`, the params of a judge that may be asked
+  for structured output.
 
 Conventions and sources:
 
@@ -113,6 +115,7 @@ from .sim import (
     sim_rubric_output,
     sim_rubric_scores,
 )
+from .spec import JudgeModel
 
 __all__ = [
     "PAIRWISE_SYSTEM",
@@ -125,6 +128,7 @@ __all__ = [
     "Dimension",
     "InconsistentPolicy",
     "JudgeCase",
+    "JudgeModel",
     "ModelSide",
     "OrderOutcome",
     "OrderResolution",
