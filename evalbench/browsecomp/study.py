@@ -28,7 +28,8 @@ from evalbench.agents import (
 )
 from evalbench.agents.metrics import count_tools
 from evalbench.agents.tools.web import web_scope
-from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
+from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
+from evalbench.models.usage import answer_cost
 from evalbench.records import Record, ResponseRecord
 from evalbench.runs import Run
 from evalbench.studies import Study
@@ -69,15 +70,6 @@ def chat_rows(
         jobs.append(Job(item.id, request, SimTask(respond, item.id, item.answer)))
     answers = run.ask(spec, jobs, desc=f"official {spec.name}")
     return [_chat_row(spec, item.id, answers[item.id]) for item in items]
-
-
-def answer_cost(spec: ModelSpec, answer: ResponseRecord) -> float | None:
-    """What the answer cost at the system's prices (:func:`evalbench.models.usage.token_cost`,
-    the batch discount included); ``None`` when no price is set or it came from the cache."""
-    priced = spec.price_input_per_mtok is not None or spec.price_output_per_mtok is not None
-    if not priced or answer.prompt_tokens is None or answer.cached:
-        return None
-    return token_cost(spec, answer.prompt_tokens, answer.completion_tokens)
 
 
 def _chat_row(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:

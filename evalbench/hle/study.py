@@ -34,6 +34,7 @@ from evalbench.agents import (
     run_agents,
 )
 from evalbench.models import ChatRequest, Job, SimTask, sim_rng
+from evalbench.models.usage import answer_cost
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
 from evalbench.studies import Study
@@ -161,12 +162,6 @@ def _job(system: HleSystem, item: HleItem, seed: int) -> tuple[Job, dict[str, An
 
 
 def _answer_row(system: HleSystem, item: HleItem, answer: ResponseRecord) -> Answer:
-    cost = None
-    if answer.prompt_tokens is not None and not answer.cached and not answer.simulated:
-        cost = (
-            answer.prompt_tokens * (system.price_input_per_mtok or 0)
-            + (answer.completion_tokens or 0) * (system.price_output_per_mtok or 0)
-        ) / 1e6
     failed = answer.error is not None or answer.text is None
     return {
         "id": item.id,
@@ -176,7 +171,7 @@ def _answer_row(system: HleSystem, item: HleItem, answer: ResponseRecord) -> Ans
         "error": answer.error or ("no text in the reply" if failed else None),
         "prompt_tokens": answer.prompt_tokens,
         "completion_tokens": answer.completion_tokens,
-        "cost_usd": cost,
+        "cost_usd": answer_cost(system, answer),
         "latency_s": answer.latency_s,
     }
 

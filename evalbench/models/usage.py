@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -104,3 +104,21 @@ def token_cost(spec: ModelSpec | None, prompt: float | None, completion: float |
     price_in, price_out = spec.price_input_per_mtok or 0.0, spec.price_output_per_mtok or 0.0
     cost = ((prompt or 0) * price_in + (completion or 0) * price_out) / 1e6
     return cost * (1.0 - spec.batch_discount) if spec.batch else cost
+
+
+class _Tokens(Protocol):
+    """A recorded answer's tokens (e.g. :class:`evalbench.records.ResponseRecord`)."""
+
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cached: bool
+
+
+def answer_cost(spec: ModelSpec, answer: _Tokens) -> float | None:
+    """What one recorded answer cost, as the usage table counts it (:func:`token_cost`, the
+    batch discount included); ``None`` when the system has no price, the endpoint reported no
+    tokens, or the answer came from the response cache (paid before)."""
+    priced = spec.price_input_per_mtok is not None or spec.price_output_per_mtok is not None
+    if not priced or answer.prompt_tokens is None or answer.cached:
+        return None
+    return token_cost(spec, answer.prompt_tokens, answer.completion_tokens)

@@ -282,3 +282,20 @@ def test_the_package_exports_what_its_docstring_lists():
                                        "read_predictions", "run", "write_predictions"]  # fmt: skip
     doc = package.__doc__ or ""
     assert all(re.search(rf"\b{n}\b", doc) and hasattr(package, n) for n in package.__all__)
+
+
+def test_a_batch_mode_system_records_the_batch_price():
+    from evalbench.hle.records import HleSystem
+    from evalbench.records import ResponseRecord
+
+    prices = {"price_input_per_mtok": 2.0, "price_output_per_mtok": 8.0}
+    system = HleSystem(name="b", provider="openai", model="m", batch=True, **prices)
+    item = HleItem(id="q", question="?", answer="4", answer_type="exactMatch", category="Math")
+    answer = ResponseRecord(
+        system="b", key="q", request_key="r", text="4", prompt_tokens=1000, completion_tokens=500
+    )
+    # (1000 × 2 + 500 × 8) / 1e6 = 0.006 USD at the standard price, half of it in batch mode,
+    # as the usage table (core token_cost) counts it
+    assert study._answer_row(system, item, answer)["cost_usd"] == pytest.approx(0.003)
+    standard = system.model_copy(update={"batch": False})
+    assert study._answer_row(standard, item, answer)["cost_usd"] == pytest.approx(0.006)
