@@ -485,6 +485,7 @@ def _exporter() -> Any:
     """The HTML exporter (built once per process: its templates and sanitizer)."""
     from nbconvert import HTMLExporter
 
+    sanitizer = _sanitizer()
     exporter = HTMLExporter(
         template_name="evalbench",
         extra_template_basedirs=[str(Path(__file__).parent / "templates")],
@@ -492,8 +493,11 @@ def _exporter() -> Any:
         exclude_input_prompt=True,
         exclude_output_prompt=True,
         embed_images=True,
+        # the template sanitizes markdown once rendered, and HTML outputs, with our lists
+        sanitize_html=True,
+        filters={"clean_html": sanitizer.sanitize_html_tags},
     )
-    exporter.register_preprocessor(_sanitizer(), enabled=True)
+    exporter.register_preprocessor(sanitizer, enabled=True)
     return exporter
 
 
@@ -532,9 +536,30 @@ _SAFE_STYLES = [
 
 
 def _sanitizer() -> Any:
+    """nbconvert's SanitizeHTML with our lists, leaving markdown and HTML to the template.
+
+    Its preprocessor cleans markdown *source* as HTML: `<params>` in a code span became
+    `&lt;params&gt;`, which the renderer escaped again (shown as `&lt;params&gt;`), and a
+    `[x](javascript:...)` link passed as text, to become a link. The template's
+    ``clean_html`` filter cleans what markdown renders to, and HTML outputs, instead; this
+    preprocessor still drops every output type it does not know (scripts, widgets).
+    """
     from nbconvert.preprocessors.sanitize import SanitizeHTML
 
-    return SanitizeHTML(tags=_SAFE_TAGS, attributes=_SAFE_ATTRIBUTES, styles=_SAFE_STYLES)
+    class Sanitizer(SanitizeHTML):
+        def preprocess_cell(self, cell: Any, resources: Any, index: int) -> Any:
+            if cell.cell_type == "markdown":
+                return cell, resources
+            return super().preprocess_cell(cell, resources, index)
+
+    return Sanitizer(
+        tags=_SAFE_TAGS,
+        attributes=_SAFE_ATTRIBUTES,
+        styles=_SAFE_STYLES,
+        safe_output_keys={"metadata", "text/plain", "text/latex", "application/json",
+                          "image/png", "image/jpeg", "text/html", "text/markdown"},
+        sanitized_output_types=set(),
+    )  # fmt: skip
 
 
 def strip_noise(nb: Any) -> None:

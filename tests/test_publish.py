@@ -1,0 +1,65 @@
+"""The HTML export: markdown is sanitized after it renders (once), every output too, and no
+script or handler reaches the report."""
+
+from __future__ import annotations
+
+import html as html_module
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from evalbench.publish import export_html
+
+MARKDOWN = "## Next\n\nFollow it with `evalbench history <params>`; a < b & c.\n\n> a quote"
+HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))"
+
+
+def _report(tmp_path: Path, cells: list) -> str:
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    return export_html(path, tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def _output(data: dict) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+    return cell
+
+
+def _text(html: str) -> str:
+    """The report's visible text, entities decoded once (what a reader sees)."""
+    body = html.split("<body", 1)[1]
+    return html_module.unescape(re.sub(r"<[^>]+>", "", body))
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> str:
+    return _report(
+        tmp_path_factory.mktemp("report"),
+        [
+            nbformat.v4.new_markdown_cell(MARKDOWN),
+            nbformat.v4.new_markdown_cell(HOSTILE),
+            _output({"text/markdown": "Run `evalbench label init pairwise <run folder>`."}),
+            _output({"text/html": "<p>" + HOSTILE + "</p>"}),
+            _output({"application/javascript": "alert(4)", "text/plain": "js"}),
+        ],
+    )
+
+
+def test_markdown_renders_code_text_as_written_not_escaped_twice(report):
+    text = _text(report)
+    assert "evalbench history <params>" in text and "a < b & c." in text
+    assert "evalbench label init pairwise <run folder>" in text  # a text/markdown output
+    assert "&lt;" not in text and "&amp;" not in text
+    assert re.search(r"<blockquote>\s*<p>a quote</p>", report)  # `>` still quotes
+    assert '<h2 id="Next">' in report
+
+
+def test_no_script_handler_or_javascript_link_reaches_the_report(report):
+    assert "<script" not in report and "<img" not in report and "alert(4)" not in report
+    tags = re.findall(r"<[^>]*>", report)
+    assert not [t for t in tags if "javascript:" in t or "onerror" in t]
+    text = _text(report)
+    assert text.count("<script>alert(1)</script>") == 2  # shown as text, where it was written
