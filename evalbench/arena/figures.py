@@ -1,11 +1,13 @@
 """The arena notebook's figures: one function per figure, each a new one.
 
 Each takes the study's :class:`~.records.ArenaResult` and returns the
-:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()``.
+:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()`` (through
+:func:`drawn` for a figure a run may not have).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import matplotlib.pyplot as plt
@@ -47,3 +49,8 @@ def ratings(result: ArenaResult) -> Figure:
         title=f"Arena run ({p.judging} judge): ratings, {level} bootstrap intervals",
     )  # fmt: skip
     return fig
+
+
+def drawn(figure: Callable[[ArenaResult], Figure], result: ArenaResult) -> Figure | None:
+    """``figure(result)``, or ``None`` (nothing drawn) for the rubric figure of a pairwise run."""
+    return None if figure is dimensions and result.means is None else figure(result)

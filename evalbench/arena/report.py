@@ -104,7 +104,10 @@ def pairwise_judge(result: ArenaResult) -> str:
 
 
 def pair_outcomes(result: ArenaResult) -> str:
-    """How the pairs resolved (consistent, inconsistent tie or dropped, unscored)."""
+    """How the pairs resolved (consistent, inconsistent tie or dropped, unscored); ``""`` in
+    a rubric run (:func:`pairwise_judge` says so)."""
+    if result.position is None:
+        return ""
     outcomes = metrics.pair_outcomes(result.judgments)
     return display.table_block(outcomes, "Pair outcomes after resolving the two orders")
 
@@ -126,7 +129,8 @@ def rubric_grades(result: ArenaResult) -> str:
 
 
 def dimension_table(result: ArenaResult) -> str:
-    """Mean score per system and dimension with intervals (and the truth when simulated)."""
+    """Mean score per system and dimension with intervals (and the truth when simulated);
+    ``""`` in a pairwise run (:func:`rubric_grades` says so)."""
     if result.means is None:
         return ""
     p = result.params

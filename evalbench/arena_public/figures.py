@@ -1,12 +1,14 @@
 """The published-ratings notebook's figures: one function per figure, each a new one.
 
 Each takes the study's :class:`~.records.ArenaPublicResult` and returns the
-:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()``.
+:class:`~matplotlib.figure.Figure`; the notebook calls ``drawn(figure, result, ...)``, which
+draws nothing for a dataset the run did not rate, then ``plt.show()``.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -48,3 +50,13 @@ def alpaca(result: ArenaPublicResult) -> Figure:
     )  # fmt: skip
     fig.tight_layout()
     return fig
+
+
+def drawn(figure: Callable[..., Figure], result: ArenaPublicResult, *args: Any) -> Figure | None:
+    """``figure(result, *args)``, or ``None`` (nothing drawn) when the run did not rate the
+    dataset it shows (not in ``public``)."""
+    if figure is ratings:
+        rated = args[0] in result.rated
+    else:
+        rated = result.alpaca is not None and result.alpaca_ratings is not None
+    return figure(result, *args) if rated else None
