@@ -77,6 +77,10 @@ class SimAgentKnobs(BaseModel):
         return float(table.get(str(level), table.get("default", 0.0)))
 
 
+_OWN_PROVIDER = {"entrypoint": "python", "argv": "command", "tools": "agent", "documents": "agent"}
+"""Fields that only one provider reads."""
+
+
 class SystemSpec(ModelSpec):
     """A system under test: a chat model or an agent (see the module docstring)."""
 
@@ -113,6 +117,11 @@ class SystemSpec(ModelSpec):
         needs = {"python": ("entrypoint", self.entrypoint), "command": ("argv", self.argv)}
         if self.provider in needs and not needs[self.provider][1]:
             raise ValueError(f"provider {self.provider!r} needs {needs[self.provider][0]!r}")
+        for field, provider in _OWN_PROVIDER.items():
+            # else ignored: a forgotten `provider: python` would run a simulated model
+            if field in self.model_fields_set and self.provider != provider:
+                raise ValueError(f"{field} applies to provider {provider!r} only "
+                                 f"(this system's provider is {self.provider!r})")  # fmt: skip
         if self.provider == "agent" and not self.model:
             raise ValueError("provider 'agent' needs 'model' (the function-calling model)")
         if self.entrypoint and not _ENTRYPOINT.match(self.entrypoint):
