@@ -1,7 +1,7 @@
 """Example agents for the tests (entrypoints ``tests.agents.example_agent:<name>``).
 
-``answer`` is the 20-line example from the README: it reads the task, opens its attachment
-and answers, reporting its steps.
+``answer`` is the example from the README: it reads the task, opens its CSV attachment
+and answers, reporting its steps (tests/agents/test_example_agent.py runs it on the demo).
 """
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ from pathlib import Path
 
 
 def answer(task: dict) -> dict:
-    """Sum the 'units' column of the attached CSV (or echo the question's last word)."""
+    """Sum the 'units' column of an attached CSV (else echo the question's last word)."""
     steps = []
-    for path in task["attachments"]:
+    for path in (p for p in task["attachments"] if p.endswith(".csv")):
         with open(path, newline="") as fh:
             rows = list(csv.DictReader(fh))
         steps.append({"kind": "tool", "tool": "read_csv", "arguments": {"path": Path(path).name},
                       "result": f"{len(rows)} rows"})  # fmt: skip
-        total = sum(int(row["units"]) for row in rows)
-        return {"answer": str(total), "steps": steps, "prompt_tokens": 120,
-                "completion_tokens": 8, "cost_usd": 0.0001}  # fmt: skip
+        if rows and "units" in rows[0]:
+            total = sum(int(row["units"]) for row in rows)
+            return {"answer": str(total), "steps": steps, "prompt_tokens": 120,
+                    "completion_tokens": 8, "cost_usd": 0.0001}  # fmt: skip
     return {"answer": task["question"].split()[-1].rstrip("?"), "steps": steps}
 
 
