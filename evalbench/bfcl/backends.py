@@ -1,0 +1,157 @@
+"""The official multi-turn backends: the API classes of an installed ``bfcl-eval``.
+
+BFCL's multi-turn categories execute every call against stateful Python classes (a file
+system, messaging, posting, tickets, trading, travel, vehicle control, math). evalbench uses
+the official classes themselves (``bfcl_eval/eval_checker/multi_turn_eval/func_source_code``
+of ``bfcl-eval`` 2026.3.23), installed *without* the package's dependencies
+(``pip install --no-deps bfcl-eval==2026.3.23`` plus ``mpmath``; ``make setup`` does it):
+these eight modules need nothing else. Only they are imported, never the package's model
+handlers or its memory and web-search backends (which pull faiss, torch and a search API).
+
+Everything around the classes (which instance answers which call, copying the initial
+configuration, comparing states) is evalbench's own, in :mod:`.replay` and
+:mod:`.multi_turn`.
+"""
+
+from __future__ import annotations
+
+import decimal
+import importlib
+import inspect
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import cache
+from importlib import metadata
+from typing import Any
+
+PINNED_VERSION = "2026.3.23"
+"""The ``bfcl-eval`` release the verdicts are checked against (oracle test)."""
+PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
+BACKENDS = {
+    "GorillaFileSystem": "gorilla_file_system",
+    "MathAPI": "math_api",
+    "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api",
+    "TicketAPI": "ticket_api",
+    "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking",
+    "VehicleControlAPI": "vehicle_control",
+}
+"""Class name -> module (and function-doc file) of the multi-turn backends (official
+``CLASS_FILE_PATH_MAPPING`` / ``MULTI_TURN_FUNC_DOC_FILE_MAPPING``, without the memory and
+web-search classes, which the multi-turn categories never involve)."""
+STATELESS = frozenset({"MathAPI"})
+"""Classes created without an initial configuration (official ``STATELESS_CLASSES``)."""
+INSTALL_HINT = f"pip install --no-deps bfcl-eval=={PINNED_VERSION} mpmath (make setup does it)"
+
+
+class BackendUnavailable(RuntimeError):
+    """The official backend classes cannot be imported (``bfcl-eval`` or ``mpmath`` missing)."""
+
+
+def version() -> str | None:
+    """The installed ``bfcl-eval`` version, or None when it is not installed."""
+    try:
+        return metadata.version("bfcl-eval")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def available() -> bool:
+    """Whether every backend class imports."""
+    try:
+        for name in BACKENDS:
+            backend_class(name)
+    except BackendUnavailable:
+        return False
+    return True
+
+
+@cache
+def backend_class(name: str) -> type:
+    """The official class ``name`` (imported once).
+
+    Raises:
+        KeyError: not a multi-turn backend class.
+        BackendUnavailable: ``bfcl-eval`` (or ``mpmath``) is not installed.
+    """
+    module_name = f"{PACKAGE}.{BACKENDS[name]}"
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the BFCL multi-turn backends need bfcl-eval and mpmath ({exc}); {INSTALL_HINT}"
+        ) from exc
+    cls = getattr(module, name)
+    assert isinstance(cls, type)
+    return cls
+
+
+@cache
+def method_names(name: str) -> tuple[str, ...]:
+    """The public methods of class ``name``, as the official checker lists them.
+
+    The official ``execute_multi_turn_func_call`` calls ``inspect.getmembers(instance,
+    ismethod)`` at every step; instance attributes are data, so the list is the class's and
+    is computed once here (that call was about 40 % of the official checker's time).
+    """
+    instance = backend_class(name)()
+    members = inspect.getmembers(instance, predicate=inspect.ismethod)
+    return tuple(n for n, _ in members if not n.startswith("_"))
+
+
+@cache
+def method_table(classes: tuple[str, ...]) -> dict[str, str]:
+    """Method name -> class name over ``classes``; a later class wins a shared name (as
+    officially: the mapping is filled class by class). Cached: do not modify."""
+    return {method: cls for cls in classes for method in method_names(cls)}
+
+
+def new_instance(name: str, initial_config: Mapping[str, Any], long_context: bool) -> Any:
+    """A fresh instance of class ``name`` loaded with its part of ``initial_config``.
+
+    As officially: stateless classes get no scenario; the others get a copy of
+    ``initial_config[name]`` (``{}`` when absent) and the ``long_context`` flag.
+    """
+    instance = backend_class(name)()
+    if name not in STATELESS:
+        instance._load_scenario(copy_json(initial_config.get(name, {})), long_context=long_context)
+    return instance
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, tuples, scalars); other objects are shared.
+
+    Equal to ``copy.deepcopy`` on data loaded from JSON (which shares no sub-object) and
+    several times faster; the initial configuration is copied twice per item.
+    """
+    if type(value) is dict:
+        return {k: copy_json(v) for k, v in value.items()}
+    if type(value) is list:
+        return [copy_json(v) for v in value]
+    if type(value) is tuple:
+        return tuple(copy_json(v) for v in value)
+    return value
+
+
+def public_state(instance: Any) -> dict[str, Any]:
+    """The attributes the official state check compares: those not starting with ``_``."""
+    return {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+
+
+@contextmanager
+def isolated_numerics() -> Iterator[None]:
+    """Run a backend call without leaking its global numeric settings.
+
+    ``MathAPI.square_root`` sets the decimal context's precision and ``MathAPI.logarithm``
+    sets ``mpmath.mp.dps``, process-wide; both set them before every use, so restoring them
+    afterwards changes no official result and keeps the rest of the process unaffected.
+    """
+    import mpmath
+
+    dps = mpmath.mp.dps
+    try:
+        with decimal.localcontext():
+            yield
+    finally:
+        mpmath.mp.dps = dps

@@ -1,0 +1,81 @@
+"""The official web-search answer check: the expected answer in the final chat message.
+
+Reimplements (does not import or copy) ``_evaluate_single_agentic_entry`` of
+``bfcl_eval/eval_checker/eval_runner.py`` and ``agentic_checker`` of
+``bfcl_eval/eval_checker/agentic_eval/agentic_checker.py`` (bfcl-eval 2026.3.23). The
+searches themselves are not re-run (no network): only the last step that is *not* a
+function call is read, and it passes when one accepted answer appears in it as a whole
+word after both are standardized (``,./-_*^()`` removed, lower case, ``'`` -> ``"``;
+spaces are kept, unlike the AST checker's standardization).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from .checker import Check
+from .more_schema import WebSearchItem
+from .multi_turn import decode_step
+
+INFERENCE_ERROR = "agentic:inference_error"
+NO_LAST_MESSAGE = "agentic:no_last_message"
+ANSWER_NOT_FOUND = "agentic:answer_not_found"
+_PUNCTUATION = re.compile(r"[\,\.\/\-\_\*\^\(\)]")
+
+
+class Answer(NamedTuple):
+    """What the check read from one result."""
+
+    check: Check
+    message: Any
+    """The last non-call step (None when there was none)."""
+    calls: int
+    """Steps that decoded to function calls (the searches and page fetches)."""
+
+
+def standardize(text: str) -> str:
+    """The official agentic standardization (spaces kept)."""
+    return _PUNCTUATION.sub("", text).lower().replace("'", '"')
+
+
+def last_message(steps: list[Any], style: str) -> tuple[Any, int]:
+    """The last step that does not decode to calls, and how many steps did."""
+    message, calls = None, 0
+    for step in steps:
+        if decode_step(step, style) is None:
+            message = step
+        else:
+            calls += 1
+    return message, calls
+
+
+def check_web_search(item: WebSearchItem, result: Any, *, style: str = "fc") -> Answer:
+    """Score one web-search result with the official semantics.
+
+    Args:
+        item: the test entry.
+        result: the ``result`` of its result-file line: a list holding one list of steps.
+        style: how steps are decoded (``fc``, ``prompt`` or ``auto``, as for multi-turn).
+    """
+    if type(result) is not list or len(result) != 1:
+        message = "Error during inference phase. Model did not output a list of model responses."
+        return Answer(Check(False, INFERENCE_ERROR, message), None, 0)
+    steps = result[0] if isinstance(result[0], (list, str)) else []
+    message, calls = last_message(list(steps), style)
+    if not message:
+        text = "Cannot find the last chat message that is not a function call."
+        return Answer(Check(False, NO_LAST_MESSAGE, text), message, calls)
+    return Answer(answer_check(message, item.answers), message, calls)
+
+
+def answer_check(message: Any, answers: list[str]) -> Check:
+    """Official ``agentic_checker``: one accepted answer found as a whole word."""
+    if type(message) is list:
+        message = message[0]
+    text = standardize(message if type(message) is str else str(message))
+    for answer in answers:
+        if re.search(rf"\b{re.escape(standardize(answer))}\b", text):
+            return Check(True, None, None)
+    error = "None of the expected answers were found in the model response."
+    return Check(False, ANSWER_NOT_FOUND, error)
