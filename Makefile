@@ -6,6 +6,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 UV     := $(shell command -v uv 2>/dev/null)
 PYTEST_ARGS ?=
+# BFCL multi-turn runs in the official backend classes: bfcl-eval without its dependency set
+BFCL_EVAL ?= bfcl-eval==2026.3.23
 LAB_ARGS ?=
 # Jupyter refuses to run as root without --allow-root (the user of many containers)
 ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -18,9 +20,11 @@ $(STAMP): pyproject.toml
 ifneq ($(UV),)
 	uv venv --allow-existing --python python3 $(VENV)
 	UV_COMPILE_BYTECODE=1 uv pip install --python $(PY) -e '.[dev,lab]'
+	uv pip install --python $(PY) --no-deps $(BFCL_EVAL)
 else
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,lab]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps $(BFCL_EVAL)
 endif
 	@touch $(STAMP)
 
