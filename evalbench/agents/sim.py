@@ -3,7 +3,8 @@
 Seeded per (seed, system, task): the number of tool calls is Poisson with the level's
 ``mean_steps``; each call picks a tool from ``tool_mix`` and fails with ``tool_error_rate``;
 each step takes an exponential simulated time with mean ``seconds_per_step``. The task runs
-out of time with the level's ``timeout_rate`` (its trajectory so far is kept), exceeds
+out of time with the level's ``timeout_rate`` after 1 to n of its n drawn tool calls (at least
+one, as a real agent that used its time; the trajectory so far is kept), exceeds
 ``max_steps`` when the drawn steps do, and otherwise answers: correctly with the system's
 ``sim.accuracy`` for the level, else with the benchmark's plausible wrong answer. Nothing
 waits: the times are simulated and recorded as such. The known truth lets tests check every
@@ -44,7 +45,7 @@ def sim_backend(spec: SystemSpec, *, seed: int, wrong_answer: WrongAnswer | None
         rng = sim_rng(seed, spec.name, item.key)
         n_calls = int(rng.poisson(knobs.per_level(knobs.mean_steps, item.level)))
         times_out = rng.random() < knobs.per_level(knobs.timeout_rate, item.level)
-        cut = int(rng.integers(0, n_calls + 1)) if times_out else n_calls
+        cut = int(rng.integers(1, max(n_calls, 1) + 1)) if times_out else n_calls
         wall = 0.0
         for index in range(min(cut, item.task.limits.max_steps)):
             tool = str(rng.choice(tools, p=weights))
