@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from bfcl.more_cases import glyphh_more_verdicts, more_items
 
 from evalbench.bfcl import backends, more_data, more_scoring
 from evalbench.bfcl.more_schema import JAVA_JS, MULTI_TURN, WEB_SEARCH
@@ -23,12 +24,6 @@ def oracle(oracles: Path) -> dict[str, dict]:
     return {row["id"]: row for row in rows}
 
 
-def _score(categories) -> pd.DataFrame:
-    items = more_data.load_more(categories)
-    lines = more_data.fetch_more_results("glyphh-ada-1.1", categories)
-    return more_scoring.score_more_results(items, lines, system="glyphh-ada-1.1")
-
-
 def _disagreements(verdicts: pd.DataFrame, oracle: dict[str, dict]) -> list[str]:
     out = []
     for row in verdicts.itertuples():
@@ -41,7 +36,10 @@ def _disagreements(verdicts: pd.DataFrame, oracle: dict[str, dict]) -> list[str]
 
 
 def test_java_javascript_and_web_search_verdicts(oracle):
-    verdicts = _score(JAVA_JS + WEB_SEARCH)
+    """Needs no backend: runs without bfcl-eval too."""
+    items = [item for item in more_items() if item.category not in MULTI_TURN]
+    lines = more_data.fetch_more_results("glyphh-ada-1.1", JAVA_JS + WEB_SEARCH)
+    verdicts = more_scoring.score_more_results(items, lines, system="glyphh-ada-1.1")
     assert len(verdicts) == 100 + 50 + 100 + 100
     assert _disagreements(verdicts, oracle) == []
 
@@ -50,10 +48,11 @@ def test_java_javascript_and_web_search_verdicts(oracle):
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"
 )
 def test_multi_turn_verdicts(oracle):
-    verdicts = _score(MULTI_TURN)
-    assert len(verdicts) == 4 * 200
+    verdicts = glyphh_more_verdicts()
+    multi_turn = verdicts[verdicts["test_category"].isin(MULTI_TURN)]
+    assert len(multi_turn) == 4 * 200
     assert _disagreements(verdicts, oracle) == []
     # the published row: 121, 102, 95 and 112 of 200 correct
-    counts = verdicts.groupby("test_category")["valid"].sum().to_dict()
+    counts = multi_turn.groupby("test_category")["valid"].sum().to_dict()
     assert counts == {"multi_turn_base": 121, "multi_turn_miss_func": 102,
                       "multi_turn_miss_param": 95, "multi_turn_long_context": 112}  # fmt: skip
