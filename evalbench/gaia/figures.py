@@ -1,11 +1,13 @@
 """The GAIA notebook's figures: one function per figure, each a new one.
 
 Each takes the study's :class:`~.records.GaiaResult` and returns the
-:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()``.
+:class:`~matplotlib.figure.Figure`; the notebook shows it with ``plt.show()`` (through
+:func:`drawn` for the agents' figure, which a chat-only run does not have).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from matplotlib.figure import Figure
@@ -49,3 +51,9 @@ def tool_mix(result: GaiaResult) -> Figure:
     ax.set_xlabel("share of the agent's tool calls")
     plots.legend_beside(ax, "tool")
     return cast(Figure, ax.figure)
+
+
+def drawn(figure: Callable[[GaiaResult], Figure], result: GaiaResult) -> Figure | None:
+    """``figure(result)``, or ``None`` (nothing drawn) for the tool mix of a run without
+    agents (:func:`~.report.steps_accuracy` says so in one line)."""
+    return None if figure is tool_mix and result.agents is None else figure(result)

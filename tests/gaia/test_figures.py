@@ -49,3 +49,22 @@ def test_no_legend_covers_a_bar_or_an_interval(agent_result, name):
     assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
     assert _covered(fig) == []
     plt.close(fig)
+
+
+def test_drawn_draws_nothing_for_the_tool_mix_of_a_chat_only_run(agent_result):
+    before = set(plt.get_fignums())
+    assert figures.drawn(figures.tool_mix, agent_result._replace(agents=None)) is None
+    assert set(plt.get_fignums()) == before  # nothing drawn
+    fig = figures.drawn(figures.tool_mix, agent_result)
+    assert fig is not None and fig.axes[0].get_title() == "Tool calls by tool"
+    plt.close(fig)
+
+
+def test_the_notebook_has_no_section_guards():
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parents[2] / "notebooks" / "gaia_levels.ipynb"
+    cells = json.loads(notebook.read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    assert not [line for cell in code for line in cell.splitlines() if line.startswith("if ")]
