@@ -4,13 +4,12 @@ and headless Chromium (browser)."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
+from browse_suite.helpers import chromium_or_skip
 
 from evalbench.agents.tools import ToolContext, call_tool, get_tools
-from evalbench.agents.tools.web import CHROMIUM, web_scope
+from evalbench.agents.tools.web import web_scope
 from evalbench.browse_suite import LocalWeb
 
 TOOLS = {t.name: t for t in get_tools(["open_url", "search_site", "submit_form", "browser"])}
@@ -89,17 +88,9 @@ def test_without_a_scope_relative_urls_have_no_site(tmp_path):
     assert error == "'library/index.html' is not an absolute URL and this task has no site"
 
 
-def _chromium_or_skip() -> None:
-    pytest.importorskip(
-        "playwright.sync_api", reason="needs the playwright package (pip install playwright)"
-    )
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        pytest.skip("needs Debian chromium at /usr/bin/chromium (.ci/run installs it)")
-
-
 @pytest.mark.browser
 def test_the_browser_runs_scripts_and_clicks(site):
-    _chromium_or_skip()
+    chromium_or_skip()
     web, ctx = site
     text, error = _call("browser", ctx, url="shop/catalog.html")
     assert error is None and "TL-1003 | Brass Hinge Set (pair) | £6.80 | 14" in text
@@ -124,7 +115,7 @@ fetch(target).then(function (r) { return r.text(); })
 
 @pytest.mark.browser
 def test_the_browser_never_leaves_the_allowed_hosts(tmp_path):
-    _chromium_or_skip()
+    chromium_or_skip()
     (tmp_path / "site").mkdir()
     (tmp_path / "data").mkdir()
     (tmp_path / "site" / "probe.html").write_text(PROBE)
