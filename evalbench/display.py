@@ -242,6 +242,13 @@ def count(n: Any, noun: str, plural: str | None = None) -> str:
     return f"{n} {plural}"
 
 
+def percent(value: float | None, digits: int = 1) -> str:
+    """``"36.1%"`` for 0.361; "—" for a missing value (None or NaN)."""
+    if value is None or value != value:
+        return "—"
+    return f"{value:.{digits}%}"
+
+
 def fill(template: str, **values: Any) -> str:
     """Trusted HTML ``template`` with escaped ``values`` filled in (returned, not shown).
 

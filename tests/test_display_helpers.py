@@ -41,3 +41,9 @@ def test_count_is_singular_for_one_only() -> None:
     assert display.count(3, "day") == "3 days"  # vowel + y
     assert display.count(2, "match", "matches") == "2 matches"
     assert display.count(1, "match", "matches") == "1 match"
+
+
+def test_percent_shows_a_missing_value_as_a_dash() -> None:
+    assert display.percent(0.3614) == "36.1%"
+    assert display.percent(0.3614, digits=0) == "36%"
+    assert display.percent(None) == "—" and display.percent(float("nan")) == "—"

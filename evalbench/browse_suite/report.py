@@ -23,12 +23,6 @@ from .records import BrowseSuiteResult
 _HEADLINES = 3
 
 
-def _pct(value: float) -> str:
-    return (
-        "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.1%}"
-    )
-
-
 def system_kind(result: BrowseSuiteResult, name: str) -> str:
     """``simulated agent``, ``simulated``, ``agent (<provider>)`` or ``real model``."""
     spec = next(s for s in result.params.systems if s.name == name)
@@ -38,7 +32,10 @@ def system_kind(result: BrowseSuiteResult, name: str) -> str:
 def headlines(result: BrowseSuiteResult) -> dict[str, str]:
     """Up to three index headlines: the success rate of each system over all tasks."""
     overall = result.levels[result.levels["level"] == "all"]
-    out = {f"suite success {row.system}": _pct(row.success_rate) for row in overall.itertuples()}
+    out = {
+        f"suite success {row.system}": display.percent(row.success_rate)
+        for row in overall.itertuples()
+    }
     return dict(list(out.items())[:_HEADLINES])
 
 

@@ -21,12 +21,6 @@ from .records import BrowseCompResult
 _HEADLINES = 3
 
 
-def _pct(value: float) -> str:
-    return (
-        "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.1%}"
-    )
-
-
 def _num(value: float) -> float:
     return float("nan") if value is None else float(value)
 
@@ -40,7 +34,7 @@ def system_kind(result: BrowseCompResult, name: str) -> str:
 def headlines(result: BrowseCompResult) -> dict[str, str]:
     """Up to three index headlines: accuracy over graded questions per system."""
     out = {
-        f"{result.style} accuracy {row.system}": _pct(row.accuracy)
+        f"{result.style} accuracy {row.system}": display.percent(row.accuracy)
         for row in result.accuracy.itertuples()
     }
     return dict(list(out.items())[:_HEADLINES])
