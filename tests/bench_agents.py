@@ -1,6 +1,6 @@
 """Reference agent overhead per step, and the python tool's start-up time.
 
-    python tests/bench_agents.py        (writes outputs/bench/agents.json)
+    python tests/bench_agents.py   (writes outputs/bench/agents.json, or under $EVALBENCH_OUTPUTS)
 
 Against the loopback OpenAI-compatible server (no latency), 40 tasks × 10 steps
 (9 read_file calls, then final_answer), one task at a time:
@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from loopback import LoopbackServer, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
+OUTPUTS = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs")  # before main() moves it
 TASKS, STEPS = 40, 10
 
 
@@ -106,7 +107,7 @@ def main() -> None:
             result = bench_steps(server, tmp) | bench_python_tool(tmp)
         finally:
             server.stop()
-    write_atomic(ROOT / "outputs" / "bench" / "agents.json", to_json(result, indent=2) + "\n")
+    write_atomic(OUTPUTS / "bench" / "agents.json", to_json(result, indent=2) + "\n")
     print(to_json(result, indent=2))
 
 

@@ -6,7 +6,7 @@ Run ``python tests/bench_arena.py`` (not collected by pytest). Writes JSON to
 
 Rows:
 
-- ``ours``: :func:`evalbench.arena.bootstrap_bt` (point fit included) and its cell-count
+- ``ours``: :func:`evalbench.ratings.bootstrap_bt` (point fit included) and its cell-count
   draws alone, two ways: numpy's ``rng.multinomial`` of every round (a binomial per cell,
   one after another; what evalbench drew before) and evalbench's exact Poisson-split
   ``multinomial_rounds`` on one stream (evalbench draws two streams in threads beside the
@@ -45,7 +45,8 @@ import scipy
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evalbench import arena  # noqa: E402
+from evalbench import ratings  # noqa: E402
+from evalbench.records import to_json, write_atomic  # noqa: E402
 
 OUTPUTS = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs")
 PEERS = OUTPUTS / "bench" / "peers"
@@ -82,13 +83,13 @@ def run_ours(battles: pd.DataFrame, rounds: int, seed: int, repeats: int) -> dic
     """Time our point fit and the full bootstrap (validation and its own fit included),
     ``repeats`` times, and the bootstrap's multinomial draws alone."""
     start = time.perf_counter()
-    point = arena.fit_bt(battles)
+    point = ratings.fit_bt(battles)
     fit_s = time.perf_counter() - start
     seconds = []
     for _ in range(repeats):
         start = time.perf_counter()
-        boot = arena.bootstrap_bt(battles, rng=np.random.default_rng(seed), rounds=rounds)
-        table = arena.ratings_table(boot)
+        boot = ratings.bootstrap_bt(battles, rng=np.random.default_rng(seed), rounds=rounds)
+        table = ratings.ratings_table(boot)
         seconds.append(time.perf_counter() - start)
     return {
         "point": point,
@@ -278,10 +279,8 @@ def main() -> None:
         "ours": ours_summary(ours, true),
         **peers,
     }
-    path = output_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2))
+    path = write_atomic(output_path(), to_json(result, indent=2) + "\n")
+    print(to_json(result, indent=2))
     print(f"written to {path}")
 
 
