@@ -12,7 +12,7 @@ from matplotlib.ticker import PercentFormatter
 
 from evalbench import plots
 
-from . import metrics
+from . import metrics, more_metrics
 from .records import BfclResult
 
 
@@ -42,4 +42,39 @@ def error_shares(result: BfclResult) -> Figure:
     )  # fmt: skip
     plt.setp(ax.get_xticklabels(), rotation=20, ha="right", rotation_mode="anchor")
     fig.axes[-1].yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    return fig
+
+
+def multi_turn_outcomes(result: BfclResult) -> Figure:
+    """Each system's multi-turn items by official outcome, per category (100% bars)."""
+    if result.multi_turn is None:
+        raise ValueError("multi_turn_outcomes: no multi-turn item was scored in this study")
+    shares = more_metrics.outcome_shares(result.multi_turn)
+    parts = list(more_metrics.OUTCOMES.values())
+    colors = ["#4c9a2a", "#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"]
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.4 * len(shares)))
+    plots.stacked_shares(
+        shares, label="label", parts=parts, ax=ax, colors=colors,
+        title="Multi-turn items by official outcome (first failing check)",
+    )  # fmt: skip
+    ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    return fig
+
+
+def multi_turn_behaviours(result: BfclResult) -> Figure:
+    """Share of multi-turn items with each behaviour beyond the official score, per system,
+    with Wilson intervals."""
+    if result.multi_turn is None:
+        raise ValueError("multi_turn_behaviours: no multi-turn item was scored in this study")
+    level = result.params.confidence_level
+    table = more_metrics.behaviour_table(result.multi_turn, level=level)
+    fig, ax = plt.subplots(figsize=(10, 4))
+    plots.interval_bars(
+        table, x="behaviour", y="share", low="share_low", high="share_high", hue="system",
+        ax=ax, ylabel="share of items",
+        title=f"Multi-turn behaviours beyond the official score ({level:.0%} Wilson intervals)",
+    )  # fmt: skip
+    ax.set_xlabel("")
+    plt.setp(ax.get_xticklabels(), rotation=20, ha="right", rotation_mode="anchor")
+    ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     return fig

@@ -25,6 +25,7 @@ from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
 from .metrics import Summary
+from .more_schema import resolve_more
 from .schema import PUBLIC_SYSTEMS, BfclDataError, Item, resolve_categories
 
 
@@ -67,6 +68,13 @@ class VerdictRecord(Record):
 def _categories_valid(value: str | list[str]) -> list[str]:
     try:
         return list(resolve_categories(value))
+    except BfclDataError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _more_valid(value: list[str]) -> list[str]:
+    try:
+        return list(resolve_more(value)) if value else []
     except BfclDataError as exc:
         raise ValueError(str(exc)) from None
 
@@ -140,6 +148,13 @@ class BfclParams(StudyParams):
         list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
     ] = Field(default_factory=lambda: ["all"])
     """Category names or groups (``all``, ``non_live``, ``live``)."""
+    more_categories: Annotated[
+        list[str], BeforeValidator(_as_list), AfterValidator(_more_valid)
+    ] = Field(default_factory=list)
+    """Multi-turn, Java/JavaScript and web-search categories, or the groups ``more``,
+    ``multi_turn``, ``java_js``, ``web_search``; always from the pinned files. Result sets
+    are scored on those they have (multi-turn needs the official backends: ``make
+    setup``)."""
     limit_per_category: int | None = Field(default=None, ge=1)
     """Keep the first N items of each category (demos); ``None`` keeps all."""
     result_sets: list[ResultSet] = Field(default_factory=list)
@@ -209,3 +224,13 @@ class BfclResult(NamedTuple):
     """``run.recorded_usage()`` after every call."""
     simulated: frozenset[str]
     """Names of the simulated systems."""
+    more_items: tuple[Any, ...] = ()
+    """The studied multi-turn, Java/JavaScript and web-search items (their verdicts are in
+    ``verdicts`` with the others)."""
+    multi_turn: pd.DataFrame | None = None
+    """Per system and multi-turn item, the replay's diagnostics
+    (:data:`~.more_metrics.DETAIL_COLUMNS`); None when no multi-turn item was scored."""
+    tables: pd.DataFrame | None = None
+    """The official score tables column by column beside the published row
+    (:func:`~.leaderboard.comparison`, with a ``system`` column); None without a result set
+    naming its ``leaderboard_model``."""

@@ -16,9 +16,10 @@ import pandas as pd
 from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
-from . import metrics
+from . import metrics, more_metrics
+from .more_schema import MORE_SIZES, NOT_SCORED, MultiTurnItem
 from .records import BfclResult
-from .schema import CALL_FAILED
+from .schema import CALL_FAILED, CATEGORY_SIZES
 
 _HEADLINES = 3
 
@@ -278,3 +279,161 @@ TRUTH_NOTICE = (
 
 TRUTH_CAPTION = "Injected mistake × the checker's verdict (items, simulated systems pooled)"
 """Caption of ``result.truth``."""
+
+
+# --------------------------------------------------------------------------- beyond single-turn
+
+
+def coverage_v4_table(result: BfclResult) -> pd.DataFrame:
+    """Every BFCL v4 category: its items, how many this study scores, and why any is not."""
+    studied = pd.Series(
+        [it.category for it in (*result.items, *result.more_items)], dtype=str
+    ).value_counts()
+    rows: list[tuple[str, int | None, int, str]] = [
+        (cat, size, int(studied.get(cat, 0)), "" if cat in studied else "not in this study")
+        for cat, size in {**CATEGORY_SIZES, **MORE_SIZES}.items()
+    ]
+    rows += [(cat, None, 0, why) for cat, why in NOT_SCORED.items()]
+    frame = pd.DataFrame(rows, columns=["test_category", "in BFCL v4", "studied", "not scored"])
+    return frame.astype({"in BFCL v4": "Int64"})
+
+
+COVERAGE_V4_CAPTION = (
+    "BFCL v4 categories: items, items studied here, and why a category is not scored"
+)
+"""Caption of :func:`coverage_v4_table`."""
+
+
+def official_tables_table(result: BfclResult) -> pd.DataFrame:
+    """``result.tables`` for display: percentages with two decimals, N/A where not shown."""
+    tables = result.tables
+    if tables is None:
+        return pd.DataFrame(columns=["system", "table", "column", "ours", "published", "equal"])
+
+    def pct(value: Any) -> str:
+        return "N/A" if value is None or pd.isna(value) else f"{value * 100:.2f}%"
+
+    shown = tables.assign(ours=tables["ours"].map(pct), published=tables["published"].map(pct))
+    return shown[["system", "table", "column", "ours", "published", "equal", "reason"]]
+
+
+OFFICIAL_TABLES_CAPTION = (
+    "The official score tables (score/data_*.csv), column by column: our value beside the "
+    "published one (equal = same to the published two decimals)"
+)
+"""Caption of :func:`official_tables_table`."""
+
+
+def official_tables_sentence(result: BfclResult) -> str:
+    """How many published columns are reproduced, and which cannot be (memory)."""
+    tables = result.tables
+    if tables is None:
+        return (
+            "<p>No result set names a <code>leaderboard_model</code>: no published table to "
+            "compare.</p>"
+        )
+    memory = tables["reason"] != ""
+    equal = int(tables.loc[~memory, "equal"].sum())
+    columns = ", ".join(
+        dict.fromkeys(tables.loc[memory, "table"] + " " + tables.loc[memory, "column"])
+    )
+    return display.fill(
+        "<p>{equal} of the {n} published columns evalbench can compute are reproduced "
+        "exactly. {k} cannot be without the memory categories, which evalbench does not "
+        "score: {columns}.</p>",
+        equal=equal,
+        n=int((~memory).sum()),
+        k=int(memory.sum()),
+        columns=columns,
+    )
+
+
+def multi_turn_sentence(result: BfclResult) -> str:
+    """Multi-turn items scored per system, or why none was."""
+    details = result.multi_turn
+    if details is None:
+        return (
+            "<p>No multi-turn item was scored in this study (<code>more_categories</code> "
+            "names none, or no system has multi-turn results).</p>"
+        )
+    per_system = details.groupby("system", sort=False)["valid"].agg(["sum", "size"])
+    parts = [
+        display.fill("{s}: {k} of {n} correct", s=s, k=int(r["sum"]), n=int(r["size"]))
+        for s, r in per_system.iterrows()
+    ]
+    return "<p>Multi-turn items replayed and checked — " + "; ".join(parts) + ".</p>"
+
+
+def multi_turn_failures_table(result: BfclResult) -> pd.DataFrame:
+    """Official multi-turn error types per system (:func:`~.more_metrics.failure_table`)."""
+    if result.multi_turn is None:
+        return pd.DataFrame()
+    table = more_metrics.failure_table(result.multi_turn, level=result.params.confidence_level)
+    return display.fold_intervals(table, ["share"])
+
+
+MULTI_TURN_FAILURES_CAPTION = (
+    "Multi-turn failures by official error type: items, share of the system's multi-turn "
+    "items [Wilson interval], median turn (0-based) of the first failure"
+)
+"""Caption of :func:`multi_turn_failures_table`."""
+
+
+def behaviour_table(result: BfclResult) -> pd.DataFrame:
+    """How often each behaviour happens (:func:`~.more_metrics.behaviour_table`)."""
+    if result.multi_turn is None:
+        return pd.DataFrame()
+    table = more_metrics.behaviour_table(result.multi_turn, level=result.params.confidence_level)
+    return display.fold_intervals(table, ["share"])
+
+
+BEHAVIOUR_CAPTION = (
+    "Beyond the official score: share of multi-turn items with each behaviour [Wilson "
+    "interval]; n = items it applies to (held-out rows: items that reached a held-out turn)"
+)
+"""Caption of :func:`behaviour_table`."""
+
+
+def efficiency_table(result: BfclResult) -> pd.DataFrame:
+    """Calls per ground-truth call (:func:`~.more_metrics.efficiency_table`)."""
+    if result.multi_turn is None:
+        return pd.DataFrame()
+    params = result.params
+    table = more_metrics.efficiency_table(
+        result.multi_turn, seed=params.seed, level=params.confidence_level
+    )
+    return display.fold_intervals(table, ["calls_per_truth_call"])
+
+
+EFFICIENCY_CAPTION = (
+    "Efficiency: calls executed per ground-truth call (1 = as few as the ground truth), over "
+    "the turns that ran [seeded bootstrap interval over items]"
+)
+"""Caption of :func:`efficiency_table`."""
+
+
+def backend_table(result: BfclResult) -> pd.DataFrame:
+    """Accuracy per backend class (:func:`~.more_metrics.backend_table`)."""
+    if result.multi_turn is None:
+        return pd.DataFrame()
+    table = more_metrics.backend_table(result.multi_turn, level=result.params.confidence_level)
+    return display.fold_intervals(table, ["accuracy"])
+
+
+BACKEND_CAPTION = (
+    "Multi-turn accuracy per backend class [Wilson interval] (an item counts for every class "
+    "it involves)"
+)
+"""Caption of :func:`backend_table`."""
+
+
+def multi_turn_examples(result: BfclResult) -> list[dict[str, Any]]:
+    """One failure per system and multi-turn error type
+    (:func:`~.more_metrics.multi_turn_examples`)."""
+    if result.multi_turn is None:
+        return []
+    items = [it for it in result.more_items if isinstance(it, MultiTurnItem)]
+    return more_metrics.multi_turn_examples(
+        result.multi_turn, result.verdicts, items,
+        per_system=result.params.examples_per_system, seed=result.params.seed,
+    )  # fmt: skip

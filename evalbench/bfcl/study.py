@@ -11,8 +11,10 @@ system and item) and returns a :class:`~.records.BfclResult` with every table th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -27,13 +29,16 @@ from .data import (
     fetch_results,
     load,
     published_aggregates,
+    published_row,
     published_scores,
     read_result_dir,
     registered_categories,
     registered_source,
     result_file_counts,
+    result_filename,
     write_results,
 )
+from .leaderboard import comparison, leaderboard_tables, scores_from_verdicts
 from .metrics import (
     Summary,
     compare_with_published,
@@ -41,6 +46,9 @@ from .metrics import (
     injected_vs_detected,
     summarize,
 )
+from .more_data import fetch_more_results, load_more, read_more_result_dir
+from .more_metrics import DETAIL_COLUMNS
+from .more_scoring import score_more
 from .records import BfclParams, BfclResult, ResultSet, VerdictRecord
 from .schema import CALL_FAILED, CATEGORIES, Item, ResultLine
 from .scoring import Verdict, request_parts, response_result, score_results, verdict_frame
@@ -51,6 +59,15 @@ def load_study_items(params: BfclParams) -> list[Item]:
     """The study's items: its categories, each cut to ``limit_per_category``, then the
     ``tier`` / ``sample`` subsample (seeded, nested, stratified by category)."""
     items = limit_items(load(params.categories, source=params.data), params.limit_per_category)
+    return apply_tier(items, params, item_id=lambda it: it.id, stratum=lambda it: it.category)
+
+
+def load_more_study_items(params: BfclParams) -> list[Any]:
+    """The study's multi-turn, Java/JavaScript and web-search items (``more_categories``),
+    cut and subsampled like :func:`load_study_items`."""
+    if not params.more_categories:
+        return []
+    items = limit_items(load_more(params.more_categories), params.limit_per_category)
     return apply_tier(items, params, item_id=lambda it: it.id, stratum=lambda it: it.category)
 
 
@@ -196,12 +213,54 @@ def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
     return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
 
 
-def run_study(run: Run[BfclParams], items: Sequence[Item]) -> pd.DataFrame:
+class MoreScores(NamedTuple):
+    """Verdicts of the multi-turn, Java/JavaScript and web-search items, with the
+    multi-turn replay's diagnostics."""
+
+    verdicts: pd.DataFrame
+    details: pd.DataFrame
+
+
+def score_more_sets(params: BfclParams, more_items: Sequence[Any]) -> MoreScores:
+    """Score every result set on the study's multi-turn, Java/JavaScript and web-search
+    items: the categories each set has (registered files, or files in its folder)."""
+    frames, details = [], []
+    if more_items:
+        for rs in params.result_sets:
+            lines = _more_lines(rs, tuple(dict.fromkeys(it.category for it in more_items)))
+            wanted = {it.id for it in more_items}
+            lines = [line for line in lines if line.id in wanted]
+            verdicts, detail = score_more(
+                more_items, lines, system=rs.name, style=rs.decode_style,
+                model_name=rs.model or rs.name,
+            )  # fmt: skip
+            frames.append(verdicts.assign(mode="results"))
+            if len(detail):
+                details.append(detail)
+    return MoreScores(
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=Verdict._fields),
+        pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=DETAIL_COLUMNS),
+    )
+
+
+def _more_lines(rs: ResultSet, categories: Sequence[str]) -> list[ResultLine]:
+    if rs.model is not None:
+        registered = registered_categories(rs.model)
+        return fetch_more_results(rs.model, [c for c in categories if c in registered])
+    folder = str(rs.folder)
+    present = [c for c in categories if any(Path(folder).rglob(result_filename(c)))]
+    return read_more_result_dir(folder, present)
+
+
+def run_study(
+    run: Run[BfclParams], items: Sequence[Item], more: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``.
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
         items: from :func:`load_study_items`.
+        more: verdicts of the other categories (:func:`score_more_sets`), written too.
 
     Returns:
         The verdict frame (one row per system and item; see :class:`VerdictRecord`).
@@ -212,6 +271,8 @@ def run_study(run: Run[BfclParams], items: Sequence[Item]) -> pd.DataFrame:
         known = {item.id for item in load(params.categories, source=params.data)}
     frames = [score_result_set(rs, items, known) for rs in params.result_sets]
     frames += [run_live_system(run, spec, items) for spec in params.systems]
+    if more is not None and len(more):
+        frames.append(more)
     verdicts = pd.concat(frames, ignore_index=True)
     # The frame's columns are exactly VerdictRecord's fields and hold JSON types already;
     # validating ~10k records through pydantic would double the study's scoring time.
@@ -227,15 +288,21 @@ def to_records(verdicts: pd.DataFrame) -> list[VerdictRecord]:
 # --------------------------------------------------------------------------- published scores
 
 
-def published_extras(params: BfclParams) -> pd.DataFrame | None:
-    """Published scores of the categories this module does not run (Java, multi-turn,
-    agentic...) for result sets with a ``leaderboard_model``, ready for
-    ``summarize(extra_categories=...)`` so their overall matches the leaderboard's."""
+def published_extras(params: BfclParams, scored: Collection[str] = ()) -> pd.DataFrame | None:
+    """Published scores of the categories the study does not score (memory, and those not
+    studied) for result sets with a ``leaderboard_model``, ready for
+    ``summarize(extra_categories=...)`` so their overall matches the leaderboard's.
+
+    Args:
+        params: the study's params.
+        scored: categories scored here (never filled in from the published table).
+    """
+    own = set(CATEGORIES) | set(scored)
     frames = []
     for rs in params.result_sets:
         if rs.leaderboard_model:
             scores = published_scores(rs.leaderboard_model)
-            extra = scores[~scores["test_category"].isin(CATEGORIES) & scores["accuracy"].notna()]
+            extra = scores[~scores["test_category"].isin(own) & scores["accuracy"].notna()]
             frames.append(extra.assign(system=rs.name))
     return pd.concat(frames, ignore_index=True) if frames else None
 
@@ -253,6 +320,19 @@ def leaderboard_comparison(summary: Summary, params: BfclParams) -> pd.DataFrame
             scores = published_scores(rs.leaderboard_model).set_index("test_category")
             published[rs.name] = (scores["accuracy"], published_aggregates(rs.leaderboard_model))
     return compare_with_published(summary, published)
+
+
+def official_tables(params: BfclParams, verdicts: pd.DataFrame) -> pd.DataFrame | None:
+    """Each result set with a ``leaderboard_model``: every column of the official score
+    tables computed from its verdicts beside the published row
+    (:func:`~.leaderboard.comparison`); None when no result set names one."""
+    frames = []
+    for rs in params.result_sets:
+        if rs.leaderboard_model:
+            ours = leaderboard_tables(scores_from_verdicts(verdicts[verdicts["system"] == rs.name]))
+            published = {t: published_row(t, rs.leaderboard_model) for t in ours}
+            frames.append(comparison(ours, published).assign(system=rs.name))
+    return pd.concat(frames, ignore_index=True) if frames else None
 
 
 def result_set_sources(params: BfclParams) -> pd.DataFrame:
@@ -296,9 +376,12 @@ def run(run: Run[BfclParams]) -> BfclResult:
     params = run.params
     with run.timed("load"):
         items = load_study_items(params)
-    verdicts = run_study(run, items)
+        more_items = load_more_study_items(params)
+    more = score_more_sets(params, more_items)
+    verdicts = run_study(run, items, more.verdicts)
+    scored = set(verdicts["test_category"])
     summary = summarize(
-        verdicts, level=params.confidence_level, extra_categories=published_extras(params)
+        verdicts, level=params.confidence_level, extra_categories=published_extras(params, scored)
     )
     injected = verdicts["injected"].notna().any()
     return BfclResult(
@@ -311,11 +394,17 @@ def run(run: Run[BfclParams]) -> BfclResult:
         comparison=leaderboard_comparison(summary, params),
         truth=injected_vs_detected(verdicts) if injected else None,
         examples=failure_examples(
-            verdicts, items, per_system=params.examples_per_system, seed=params.seed
+            verdicts[verdicts["test_category"].isin(CATEGORIES)],
+            items,
+            per_system=params.examples_per_system,
+            seed=params.seed,
         ),
         result_files=result_file_counts(run.dir / "bfcl_results") if params.systems else None,
         usage=run.recorded_usage(),
         simulated=run.simulated_names,
+        more_items=tuple(more_items),
+        multi_turn=more.details if len(more.details) else None,
+        tables=official_tables(params, verdicts),
     )
 
 

@@ -1,0 +1,100 @@
+"""The study with the multi-turn, Java/JavaScript and web-search categories: params, a run on
+registered result files, the report's new sections and figures."""
+
+from __future__ import annotations
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+from bfcl.cases import hand_made_result, study_params
+from matplotlib.figure import Figure
+
+from evalbench import bfcl
+from evalbench.bfcl import backends, figures, report
+from evalbench.bfcl.more_schema import MULTI_TURN
+from evalbench.bfcl.study import published_extras
+from evalbench.params import ParamsError
+from evalbench.studies import open_run
+
+
+def test_more_categories_take_names_and_groups(tmp_path):
+    params = study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}],
+                          more_categories=["multi_turn", "simple_java"])  # fmt: skip
+    assert params.more_categories == [*MULTI_TURN, "simple_java"]
+    assert study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}]
+                        ).more_categories == []  # fmt: skip
+    with pytest.raises(ParamsError, match=r"more_categories.*unknown BFCL category 'multi_turn_x'"):
+        study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}],
+                     more_categories="multi_turn_x")  # fmt: skip
+
+
+def test_sections_say_why_they_are_empty_without_multi_turn(tmp_path):
+    result = hand_made_result(tmp_path)
+    assert "No multi-turn item was scored" in report.multi_turn_sentence(result)
+    assert "no published table" in report.official_tables_sentence(result)
+    assert report.behaviour_table(result).empty and report.multi_turn_examples(result) == []
+    coverage = report.coverage_v4_table(result).set_index("test_category")
+    assert coverage.loc["multi_turn_base", "in BFCL v4"] == 200
+    assert coverage.loc["multi_turn_base", "not scored"] == "not in this study"
+    assert "memory backends" in coverage.loc["memory_kv", "not scored"]
+    with pytest.raises(ValueError, match="no multi-turn item"):
+        figures.multi_turn_outcomes(result)
+
+
+@pytest.fixture(scope="module")
+def small_public(tmp_path_factory):
+    """glyphh-ada-1.1 and gemma on 8 items of simple_python and of four other categories."""
+    if not os.environ.get("EVALBENCH_DATA_MIRROR"):
+        pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
+    if not backends.available():
+        pytest.skip(f"needs the official BFCL backends: {backends.INSTALL_HINT}")
+    tmp = tmp_path_factory.mktemp("more_study")
+    path = tmp / "study.yaml"
+    path.write_text(
+        "study: bfcl\ntitle: t\ncategories: simple_python\nlimit_per_category: 8\n"
+        "more_categories: [simple_java, multi_turn_base, multi_turn_miss_func, web_search_base]\n"
+        "result_sets:\n  - {name: g, model: glyphh-ada-1.1, "
+        "leaderboard_model: Glyphh Ada 1.1 (HDC+FC)}\n"
+        "  - {name: gemma, model: gemma4-e4b-toolcall-v02}\n"
+    )
+    with pytest.MonkeyPatch.context() as env:  # module scope: the run's own folders
+        env.setenv("EVALBENCH_OUTPUTS", str(tmp / "outputs"))
+        env.setenv("EVALBENCH_CACHE", str(tmp / "cache"))
+        return bfcl.run(open_run(path))
+
+
+def test_a_run_scores_the_other_categories_of_the_sets_that_have_them(small_public):
+    result = small_public
+    assert len(result.items) == 8 and len(result.more_items) == 4 * 8
+    per_system = result.verdicts.groupby("system")["test_category"].unique().map(set).to_dict()
+    assert per_system["gemma"] == {"simple_python"}  # gemma submitted no other category
+    assert per_system["g"] == {"simple_python", "simple_java", "multi_turn_base",
+                               "multi_turn_miss_func", "web_search_base"}  # fmt: skip
+    assert len(result.multi_turn) == 16 and set(result.multi_turn["system"]) == {"g"}
+    # scored categories are never filled in from the published table; memory is
+    extra = published_extras(result.params, set(result.verdicts["test_category"]))
+    assert extra is not None
+    assert "simple_java" not in set(extra["test_category"])
+    assert {"memory_kv", "multi_turn_long_context"} <= set(extra["test_category"])
+
+
+def test_the_new_report_sections_and_figures(small_public):
+    result = small_public
+    assert "g: " in report.multi_turn_sentence(result)
+    tables = report.official_tables_table(result)
+    assert set(tables["table"]) == {"data_non_live", "data_live", "data_multi_turn",
+                                    "data_agentic", "data_overall"}  # fmt: skip
+    assert "cannot be without the memory categories" in report.official_tables_sentence(result)
+    behaviours = report.behaviour_table(result)
+    assert behaviours["n"].iloc[0] == 16 and "share" in behaviours
+    assert set(report.efficiency_table(result)["test_category"]) == {
+        "multi_turn_base", "multi_turn_miss_func"}  # fmt: skip
+    assert len(report.backend_table(result)) >= 1
+    for example in report.multi_turn_examples(result):
+        assert example["system"] == "g" and example["error_type"].startswith("multi_turn:")
+    assert isinstance(figures.multi_turn_outcomes(result), Figure)
+    assert isinstance(figures.multi_turn_behaviours(result), Figure)
