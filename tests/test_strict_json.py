@@ -14,8 +14,8 @@ from labels.helpers import write_tasks
 
 from evalbench.bfcl.data import write_results
 from evalbench.bfcl.schema import ResultLine
-from evalbench.hle.data import write_predictions
 from evalbench.history.cli import _request_file
+from evalbench.hle.data import write_predictions
 from evalbench.labels import LabelStore, export_labels
 from evalbench.labels.views import parse_label
 from evalbench.models.batch import _chunks
