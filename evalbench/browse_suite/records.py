@@ -14,6 +14,7 @@ import pandas as pd
 from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from evalbench.agents import SystemSpec
+from evalbench.judge.spec import JudgeModel
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
@@ -31,12 +32,8 @@ def _levels(levels: list[int]) -> list[int]:
     return sorted(set(levels))
 
 
-class CriteriaJudge(ModelSpec):
+class CriteriaJudge(JudgeModel):
     """The model that grades the ``judge`` criteria."""
-
-    structured: bool = False
-    """Ask for structured output (``response_format`` with a JSON schema) where the endpoint
-    supports it; the reply is parsed either way."""
 
 
 class BrowseSuiteParams(StudyParams):

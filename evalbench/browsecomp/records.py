@@ -13,6 +13,7 @@ import pandas as pd
 from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from evalbench.agents import SystemSpec
+from evalbench.judge.spec import JudgeModel
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
@@ -32,12 +33,8 @@ class BrowseCompSystem(SystemSpec):
     right with chance p (0: calibrated)."""
 
 
-class Grader(ModelSpec):
+class Grader(JudgeModel):
     """The grader (official prompt)."""
-
-    structured: bool = False
-    """Ask for structured output (``response_format`` with a JSON schema) where the endpoint
-    supports it; the reply is parsed either way."""
 
 
 class BrowseCompParams(StudyParams):

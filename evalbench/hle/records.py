@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from evalbench.agents import SystemSpec
 from evalbench.calibration import BIN_SIZE
+from evalbench.judge.spec import JudgeModel
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
@@ -79,12 +80,9 @@ class HleSystem(SystemSpec):
         return self
 
 
-class HleJudge(ModelSpec):
-    """The judge of exact answers (official prompt)."""
-
-    structured: bool = False
-    """Ask for structured output (``response_format``: the JSON schema of the official
-    ``ExtractedAnswer``) where the endpoint supports it; otherwise the reply is parsed."""
+class HleJudge(JudgeModel):
+    """The judge of exact answers (official prompt; structured output is the JSON schema of
+    the official ``ExtractedAnswer``)."""
 
 
 class HleParams(StudyParams):
