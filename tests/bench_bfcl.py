@@ -15,7 +15,14 @@ shown too:
   the official handlers' ``decode_ast`` (the OpenAI handler's, FC or prompting), run by the
   Python of a bench-only virtualenv (``tests/bench_peers.py`` creates it from PyPI; or set
   ``EVALBENCH_BFCL_PEER_PYTHON``). Without it the row is skipped with the set-up command.
-  Its verdicts are compared with evalbench's, item by item.
+  Its verdicts are compared with evalbench's, item by item;
+- **multi-turn** (issue 27): glyphh-ada-1.1's 800 multi-turn results decoded, replayed in
+  the official backends and checked by evalbench (``check_multi_turn``) and by the official
+  ``_evaluate_single_multi_turn_entry`` (OpenAI FC handler's ``decode_execute``) in the
+  same run, verdicts compared (target: evalbench ≥ 2× faster); needs the backends
+  (``make setup``);
+- **Java/JavaScript**: glyphh-ada-1.1's 150 results, decode + ``check_java_js``, beside
+  the Python AST path's rate (target: as fast).
 
 Writes ``outputs/bench/bfcl.json`` (or ``$EVALBENCH_OUTPUTS/bench/bfcl.json``); needs the data
 (``EVALBENCH_DATA_MIRROR`` or the download cache).
@@ -89,6 +96,33 @@ print(json.dumps({"version": version("bfcl-eval"), "all_s": all_s, "ast_s": ast_
 """
 
 
+# Runs in the peer virtualenv: the official multi-turn evaluation of the same entries. The
+# official instances live in module globals keyed by model name and id: a fresh model name
+# per pass, or a second pass would replay on the first pass's state.
+OFFICIAL_MULTI_TURN = r"""
+import json, sys, time
+from bfcl_eval.eval_checker import eval_runner as runner
+from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+
+entries = json.load(open(sys.argv[1]))
+repeats = int(sys.argv[2])
+handler = object.__new__(OpenAICompletionsHandler)
+handler.is_fc_model = True
+seconds, verdicts = [], []
+for rep in range(repeats):
+    start = time.perf_counter()
+    verdicts = [runner._evaluate_single_multi_turn_entry(
+        handler, e["id"], e["result"], e["ground_truth"], dict(e["prompt"]), f"bench{rep}",
+        e["category"]) for e in entries]
+    seconds.append(time.perf_counter() - start)
+from importlib.metadata import version
+print(json.dumps({"version": version("bfcl-eval"), "seconds": seconds,
+                  "valid": [bool(v["valid"]) for v in verdicts],
+                  "error_type": [v.get("error", {}).get("error_type") if not v["valid"] else None
+                                 for v in verdicts]}))
+"""
+
+
 def main() -> None:
     from evalbench import bfcl
     from evalbench.records import to_json, write_atomic
@@ -131,6 +165,8 @@ def main() -> None:
     }
     if isinstance(official.get("valid"), list):
         report["official_checker"] = _agreement(official, verdicts_of(bfcl, work))
+    report["multi_turn"] = _multi_turn()
+    report["java_javascript"] = _java_js(ours_ast)
     out = write_atomic(OUTPUTS / "bench" / "bfcl.json", to_json(report, indent=2) + "\n")
     print(to_json(report, indent=2))
     print(f"summary tables: {', '.join(summary._fields)}; wrote {out}")
@@ -175,26 +211,16 @@ def _rates(n: int, seconds: list[float]) -> dict:
 
 
 def _official(work: list) -> dict:
-    python = Path(os.environ.get(PEER_ENV) or DEFAULT_PEER)
-    if not python.exists():
-        how = (f"not run: no bfcl-eval virtualenv at {python}; create it with "
-               f"`python tests/bench_peers.py bfcl` (PyPI) or set {PEER_ENV}")  # fmt: skip
-        print(f"bench_bfcl: official checker {how}", file=sys.stderr)
-        return {"skipped": how}
     entries = [
         {"id": item.id, "category": item.category, "fc": style == "fc", "result": raw,
          "relevance": item.possible_answer is None, "ground_truth": item.possible_answer,
          "prompt": {"id": item.id, "function": item.functions}}
         for item, raw, style, _model in work
     ]  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "entries.json"
-        path.write_text(json.dumps(entries))
-        done = subprocess.run([str(python), "-c", OFFICIAL, str(path), str(REPEATS)],
-                              capture_output=True, text=True, timeout=1800, cwd=tmp)  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(f"the official checker failed: {done.stderr[-2000:]}")
-    peer = json.loads(done.stdout.strip().splitlines()[-1])
+    peer = _peer(OFFICIAL, entries)
+    if "skipped" in peer:
+        return peer
+    python = Path(os.environ.get(PEER_ENV) or DEFAULT_PEER)
     ast_n = sum(not e["relevance"] for e in entries)
     return {"package": f"bfcl-eval {peer['version']}", "python": str(python),
             "all_items": _rates(len(entries), peer["all_s"]),
@@ -218,6 +244,88 @@ def _faster(ours_all: dict, ours_ast: dict, official: dict) -> bool | None:
         return None
     return (ours_all["items_per_s_best"] > official["all_items"]["items_per_s_best"]
             and ours_ast["items_per_s_best"] > official["ast_items"]["items_per_s_best"])  # fmt: skip
+
+
+def _multi_turn() -> dict:
+    """800 multi-turn items: evalbench's check beside the official one, same entries."""
+    from evalbench.bfcl import backends, more_data
+    from evalbench.bfcl.multi_turn import check_multi_turn
+
+    if not backends.available():
+        return {"skipped": f"no official backends: {backends.INSTALL_HINT}"}
+    items = more_data.load_more("multi_turn")
+    lines = {
+        line.id: line.result
+        for line in more_data.fetch_more_results("glyphh-ada-1.1", "multi_turn")
+    }
+    seconds, ours = [], []
+    for rep in range(REPEATS):
+        started = time.perf_counter()
+        ours = [check_multi_turn(it, lines[it.id], style="fc", model_name=f"bench{rep}")
+                for it in items]  # fmt: skip
+        seconds.append(time.perf_counter() - started)
+    out = {"items": len(items), "evalbench": _rates(len(items), seconds)}
+    entries = [
+        {"id": it.id, "category": it.category, "result": lines[it.id],
+         "ground_truth": it.ground_truth,
+         "prompt": {"id": it.id, "initial_config": it.initial_config,
+                    "involved_classes": it.involved_classes}}
+        for it in items
+    ]  # fmt: skip
+    peer = _peer(OFFICIAL_MULTI_TURN, entries)
+    if "skipped" in peer:
+        return {**out, "official_checker": peer}
+    official = _rates(len(items), peer["seconds"])
+    same = sum(
+        v == c.valid and (v or t == c.error_type)
+        for v, t, c in zip(peer["valid"], peer["error_type"], ours, strict=True)
+    )
+    speedup = (
+        official["items_per_s_best"]
+        and out["evalbench"]["items_per_s_best"] / official["items_per_s_best"]
+    )
+    return {**out, "official_checker": {"package": f"bfcl-eval {peer['version']}", **official},
+            "same_verdict_and_error_type": f"{same} of {len(items)}",
+            "speedup_best": round(speedup, 2), "meets_2x_target": speedup >= 2}  # fmt: skip
+
+
+def _java_js(python_ast: dict) -> dict:
+    """decode + check of glyphh-ada-1.1's 150 Java/JavaScript results vs the Python AST rate."""
+    from evalbench.bfcl import more_data
+    from evalbench.bfcl.decode import decode
+    from evalbench.bfcl.java_js import check_java_js
+
+    items = more_data.load_more("java_js")
+    lines = {
+        line.id: line.result for line in more_data.fetch_more_results("glyphh-ada-1.1", "java_js")
+    }
+    seconds = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        for item in items:
+            check_java_js(item, decode(lines[item.id], "fc"))
+        seconds.append(time.perf_counter() - started)
+    rates = _rates(len(items), seconds)
+    return {**rates, "python_ast_items_per_s_best": python_ast["items_per_s_best"],
+            "as_fast_as_python_ast": rates["items_per_s_best"] >= python_ast["items_per_s_best"]}  # fmt: skip
+
+
+def _peer(program: str, entries: list) -> dict:
+    """Run ``program`` in the bfcl-eval virtualenv on ``entries``; its last stdout line."""
+    python = Path(os.environ.get(PEER_ENV) or DEFAULT_PEER)
+    if not python.exists():
+        how = (f"not run: no bfcl-eval virtualenv at {python}; create it with "
+               f"`python tests/bench_peers.py bfcl` (PyPI) or set {PEER_ENV}")  # fmt: skip
+        print(f"bench_bfcl: official checker {how}", file=sys.stderr)
+        return {"skipped": how}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "entries.json"
+        path.write_text(json.dumps(entries))
+        done = subprocess.run([str(python), "-c", program, str(path), str(REPEATS)],
+                              capture_output=True, text=True, timeout=1800, cwd=tmp)  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the official checker failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _score_all(bfcl: Any, items: list, results: dict) -> Any:

@@ -76,6 +76,9 @@ class ExecCall(NamedTuple):
     ``source``."""
     args: tuple[Any, ...] = ()
     """Positional arguments (ground-truth strings have them, e.g. ``sort('a.pdf')``)."""
+    shared: bool = False
+    """The arguments are reused (a cached parse): copied before every call, since a backend
+    may keep or change what it is given."""
 
 
 class _Unsupported(Exception):
@@ -159,7 +162,7 @@ def source_call(source: str) -> ExecCall:
         return ExecCall(source)
     if len(kwargs) != len(node.keywords):
         return ExecCall(source)
-    return ExecCall(source, node.func.id, kwargs, args)
+    return ExecCall(source, node.func.id, kwargs, args, shared=True)
 
 
 # --------------------------------------------------------------------------- execution
@@ -218,8 +221,9 @@ class Side:
 
     def _one(self, call: ExecCall) -> str:
         if call.kwargs is not None and call.name in self.table and call.name not in BLOCKED:
-            # copies: a cached ground-truth call is replayed once per system
-            args, kwargs = backends.copy_json(call.args), backends.copy_json(call.kwargs)
+            args, kwargs = call.args, call.kwargs
+            if call.shared:
+                args, kwargs = backends.copy_json(args), backends.copy_json(kwargs)
             try:
                 return stringify(self._invoke(call.name, args, kwargs))
             except Exception as exc:  # the official executor turns any exception into a result
