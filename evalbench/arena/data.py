@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from evalbench.ratings import ArenaError
-from evalbench.records import iter_jsonl
+from evalbench.records import iter_jsonl, parse_json
 from evalbench.sources import record_read
 
 
@@ -58,7 +58,7 @@ def load_prompts(source: str | Path = "demo", *, limit: int | None = None) -> li
 
 def _prompt_line(line: str, where: str) -> ArenaPrompt:
     try:
-        obj = json.loads(line)
+        obj = parse_json(line)
     except json.JSONDecodeError as exc:
         raise ArenaError(f"{where}: not JSON ({exc.msg})") from exc
     if not isinstance(obj, dict):

@@ -25,6 +25,7 @@ from evalbench.models.types import (
     ToolCall,
     Usage,
 )
+from evalbench.records import parse_json
 from evalbench.settings import secret
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -122,7 +123,7 @@ class OpenAIProvider:
             raw = await client.post(
                 "/chat/completions", body=payload_for(self.spec, request), cast_to=_response_class()
             )
-            body = json.loads(raw.content)
+            body = parse_json(raw.content)
         except openai.APIConnectionError as exc:  # APITimeoutError included
             raise _connection_error(exc, self.spec.timeout_s) from exc
         except openai.APIStatusError as exc:

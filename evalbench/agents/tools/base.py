@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench.records import parse_json
+
 from .documents import DocumentIndex
 from .sandbox import SandboxLimits
 
@@ -97,7 +99,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any]:
     if arguments_json is None or not arguments_json.strip():
         return {}
     try:
-        arguments = json.loads(arguments_json)
+        arguments = parse_json(arguments_json)
     except json.JSONDecodeError as error:
         raise ToolError(f"arguments are not valid JSON ({error})") from None
     if not isinstance(arguments, dict):
