@@ -29,7 +29,7 @@ def test_a_deep_prompts_line_names_file_and_line(tmp_path):
 
 
 class _DeepReply(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802 (http.server's name)
+    def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
         body = ('{"id": "x", "choices": ' + DEEP + "}").encode()
         self.send_response(200)
