@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalbench.records import read_jsonl
+from evalbench.records import none_for_missing, read_jsonl
 from evalbench.sources import fetch
 
 from .scoring import ANSWER_MAX, ANSWER_MIN, parse_answer
@@ -157,8 +157,7 @@ def _reference_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     would store NaN in a text column)."""
     frame = pd.DataFrame(rows, columns=_REFERENCE_COLUMNS)
     texts = ["contest", "solution"]
-    frame[texts] = frame[texts].astype(object).where(frame[texts].notna(), None)
-    return frame
+    return none_for_missing(frame, texts)
 
 
 _HF_COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {

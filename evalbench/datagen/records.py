@@ -10,7 +10,7 @@ values are written as ``null``. :class:`DatagenResult` is what :func:`~.study.ru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
 import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
@@ -196,11 +196,6 @@ class DuplicateRecord(Record):
     """Cosine similarity of the normalised texts (numbers masked)."""
     flagged: bool
     """At or above the near-duplicate threshold."""
-
-
-def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of ``frame`` with every missing value (NaN) as ``None``, for writing."""
-    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
 
 
 # --------------------------------------------------------------------------- the result

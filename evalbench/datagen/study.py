@@ -22,7 +22,7 @@ import pandas as pd
 
 from evalbench.judge import JudgeCase, PairTask, RubricTask, judge_pairs, judge_rubric
 from evalbench.models import ChatRequest, ChatResponse, Job, SimTask
-from evalbench.records import ResponseRecord, write_jsonl
+from evalbench.records import ResponseRecord, plain_rows, write_jsonl
 from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
@@ -42,7 +42,6 @@ from .records import (
     QualityRecord,
     SimFacts,
     Slot,
-    plain_rows,
 )
 from .reviewers import is_label_source, read_reviewers
 from .scoring import (

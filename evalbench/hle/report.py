@@ -15,6 +15,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.calibration import BIN_SIZE
+from evalbench.records import plain_rows
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import ANSWER_TYPES, DEMO_NOTE, OFFICIAL_COMMIT, OFFICIAL_REPO, category_counts
@@ -373,8 +374,7 @@ def unscored_examples(result: HleResult, limit: int = 6) -> list[dict[str, Any]]
     system's second …, record order within a system), missing values as ``None``."""
     rows = result.records[result.records["status"] == "unscored"]
     turn = rows.groupby("system", sort=False).cumcount()
-    picked = rows.iloc[turn.argsort(kind="stable")[:limit]].astype(object)
-    return picked.where(picked.notna(), None).to_dict("records")
+    return plain_rows(rows.iloc[turn.argsort(kind="stable")[:limit]])
 
 
 def unscored_fields() -> list[str]:

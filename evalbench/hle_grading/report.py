@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.records import plain_rows
 from evalbench.tiers import subset_label
 
 from .data import DEMO_NOTE, DIMENSIONS
@@ -271,8 +272,7 @@ def confidence_sentence(result: HleGradingResult) -> str:
 def unscored_examples(result: HleGradingResult) -> list[dict[str, Any]]:
     """The unscored judgments (reason and raw output), missing values as ``None``."""
     rows = result.records
-    unscored = rows[rows["status"] == "unscored"].astype(object)
-    return unscored.where(unscored.notna(), None).to_dict("records")
+    return plain_rows(rows[rows["status"] == "unscored"])
 
 
 def unscored_fields() -> list[str]:
