@@ -77,7 +77,7 @@ def _load(path: Path, extra_annotators: list[str] | None = None) -> Any:
 def _cmd_init(args: argparse.Namespace) -> int:
     import os
 
-    import yaml
+    from evalbench.params import dump_yaml
 
     from .tasks import LabelTask, LabelTaskError, load_items
 
@@ -99,7 +99,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
         return _fail(f"{args.output}: exists; not overwritten")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     body = spec.model_dump(exclude_defaults=True)
-    args.output.write_text(yaml.safe_dump({"kind": spec.kind, **body}, sort_keys=False))
+    args.output.write_text(dump_yaml({"kind": spec.kind, **body}))
     print(f"wrote {args.output} ({len(items)} {args.kind} items from {source})")
     print(f"next: evalbench label serve {args.output}")
     return 0

@@ -36,11 +36,10 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalbench.judge import Rubric, get_rubric
-from evalbench.params import format_validation_error
+from evalbench.params import ParamsError, format_validation_error, parse_yaml
 from evalbench.records import iter_jsonl
 
 Kind = Literal["rubric", "pairwise", "verification"]
@@ -154,10 +153,12 @@ def load_tasks(path: Path | str) -> Tasks:
     path = Path(path)
     if not path.is_file():
         raise LabelTaskError(f"{path}: tasks file not found")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    try:  # hand-edited like a params file, so read as strictly (no anchors, YAML 1.2 core)
+        data = parse_yaml(path.read_text(encoding="utf-8"), str(path))
+    except UnicodeDecodeError as exc:
         raise LabelTaskError(f"{path}: not a YAML file ({str(exc).splitlines()[0]})") from None
+    except ParamsError as exc:
+        raise LabelTaskError(str(exc)) from None
     if not isinstance(data, dict):
         raise LabelTaskError(f"{path}: expected a mapping of keys to values")
     try:

@@ -7,6 +7,7 @@ import json
 import pytest
 from labels.helpers import write_tasks
 
+from evalbench.cli import main
 from evalbench.labels import LabelTaskError, annotator_order, left_side, load_tasks
 from evalbench.labels.views import LabelRejected, item_sections, parse_label, task_view
 
@@ -109,3 +110,35 @@ def test_csv_items_load_too(tmp_path):
     tasks = load_tasks(tmp_path / "t.yaml")
     assert tasks.items[0].fields["question"] == "Q?"
     assert tasks.labels_dir == tmp_path / "t_labels"
+
+
+BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n' + "".join(
+    f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n"
+    for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+def test_a_tasks_file_is_read_as_strictly_as_a_params_file(tmp_path):
+    """Hand-edited like params: an alias bomb (10^9 strings), a duplicate key or a YAML 1.1
+    boolean must not be taken the way PyYAML's safe_load takes them."""
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(RUBRIC[0]) + "\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(BOMB + "kind: rubric\ntitle: T\nitems: items.jsonl\n")
+    with pytest.raises(LabelTaskError, match=r"t.yaml:1:\d+: YAML anchor &a is not allowed"):
+        load_tasks(path)
+    path.write_text("kind: rubric\ntitle: T\ntitle: U\nitems: items.jsonl\n")
+    with pytest.raises(LabelTaskError, match="duplicate key 'title'"):
+        load_tasks(path)
+    path.write_text("kind: rubric\ntitle: off\nitems: items.jsonl\n")
+    assert load_tasks(path).spec.title == "off"  # YAML 1.1 read False: not a title
+
+
+def test_init_writes_a_tasks_file_that_reads_back_the_same(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(RUBRIC[0]) + "\n")
+    out = tmp_path / "t.yaml"
+    assert main(["label", "init", "rubric", str(items), "-o", str(out), "--title", "1e3",
+                 "--annotator", "0800"]) == 0  # fmt: skip
+    spec = load_tasks(out).spec
+    assert (spec.title, spec.annotators) == ("1e3", ["0800"])
