@@ -24,22 +24,36 @@ YAML 1.2 and JSON, not YAML 1.1's (PyYAML's default):
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+)
 
+from evalbench.alerts.spec import AlertsSpec
 from evalbench.models import CacheMode, ModelSpec
 
 
 class ParamsError(ValueError):
     """A params file or override is invalid; the message is one line saying where and why."""
+
+
+def _date_text(value: Any) -> Any:
+    """A date YAML read from ``tag=2026-05-01`` (or a time) as its ISO text."""
+    return value.isoformat() if isinstance(value, dt.date) else value
 
 
 class StudyParams(BaseModel):
@@ -80,6 +94,15 @@ class StudyParams(BaseModel):
     allow_degraded: bool = Field(default=False, exclude_if=lambda v: v is False)
     """Publish a run above ``max_error_rate`` as ``degraded`` (report linked, marked) instead
     of ``failed`` (previous report kept). The exit status is non-zero either way."""
+    tag: Annotated[str, BeforeValidator(_date_text)] = Field(
+        default="", max_length=64, pattern=r"^[A-Za-z0-9._:+-]*$", exclude_if=lambda v: v == ""
+    )
+    """Names a run without changing what it studies (``evalbench watch`` sets the date): a new
+    tag is a new run folder, so a scheduled run is a new point in the study's history."""
+    alerts: AlertsSpec | None = Field(default=None, exclude=True)
+    """Rules checked at the end of every run against the study's baseline, and where their
+    notifications go (:mod:`evalbench.alerts`). Not part of the run's identity: editing them
+    never makes a new run folder."""
 
     def model_specs(self) -> list[ModelSpec]:
         """Every system and judge the study asks (for the manifest and the sim badge)."""
