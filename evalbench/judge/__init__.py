@@ -13,7 +13,8 @@ and the same for pairwise comparisons (``build_pairwise_messages`` →
 The modules, one role each:
 
 - :mod:`~evalbench.judge.rubrics`: rubric configuration, the built-in rubrics
-  (:data:`RUBRICS`), the weighted score and the pass rule;
+  (:data:`RUBRICS`), few-shot anchors (:func:`with_anchors`), the weighted score and the
+  pass rule;
 - :mod:`~evalbench.judge.prompts`: untrusted-data fences, document clipping, rubric and
   pairwise messages;
 - :mod:`~evalbench.judge.parse`: a rubric judge's reply → scores or unscored;
@@ -107,6 +108,7 @@ from .rubrics import (
     known_rubric,
     pass_status,
     weighted_score,
+    with_anchors,
 )
 from .sim import (
     sim_pairwise_latent,
@@ -177,4 +179,5 @@ __all__ = [
     "sim_rubric_output",
     "sim_rubric_scores",
     "weighted_score",
+    "with_anchors",
 ]

@@ -78,9 +78,12 @@ def rubric_jobs(
     rubric = as_rubric(rubric)
     lengths = [len(t.case.answer) for t in tasks]
     typical = typical_length or (float(np.median(lengths)) if lengths else 1.0)
+    # anchored judgments of the same case are other requests: keys of their own, so a study
+    # can keep both in one store (and a sim judge draws them independently)
+    name = f"{rubric.name}+anchors" if rubric.anchors else rubric.name
     jobs = []
     for task in tasks:
-        key = f"rubric:{rubric.name}:{task.case_id}#{task.replicate}"
+        key = f"rubric:{name}:{task.case_id}#{task.replicate}"
         request = ChatRequest(
             messages=build_rubric_messages(rubric, task.case), seed=task.replicate or None
         )
@@ -93,7 +96,10 @@ def rubric_jobs(
                 answer_length=max(1.0, float(len(task.case.answer))),
                 reference_length=max(1.0, typical),
             )
-            sim = SimTask(respond, key, {"truth": task.truth, "typical": typical})
+            truth = {"truth": task.truth, "typical": typical}
+            sim = SimTask(
+                respond, key, truth | ({"anchors": len(rubric.anchors)} if rubric.anchors else {})
+            )
         jobs.append(Job(key, request, sim))
     return jobs
 

@@ -194,23 +194,37 @@ def _rubric_system(rubric: Rubric) -> str:
         "Dimensions (name, scale, what to assess):\n" + dims,
         rubric.prompt.instructions,
         *(_example_text(rubric, i, ex) for i, ex in enumerate(rubric.examples, start=1)),
+        *(_anchor_text(rubric, i, a) for i, a in enumerate(rubric.anchors, start=1)),
         _output_spec(rubric),
     ]
     return "\n\n".join(parts)
 
 
-def _example_text(rubric: Rubric, number: int, example: CalibrationExample) -> str:
+def _example_text(
+    rubric: Rubric, number: int, example: CalibrationExample, *, kind: str = "EXAMPLE"
+) -> str:
     p = rubric.prompt
+    heading = (
+        f"Calibration example {number}:"
+        if kind == "EXAMPLE"
+        else f"Anchor {number} (a graded answer that fixes points of the scale: score like it):"
+    )
     blocks = [
-        f"Calibration example {number}:",
-        fence_untrusted(f"EXAMPLE {p.question_label}", example.question),
-        fence_untrusted(f"EXAMPLE {p.answer_label}", example.answer),
+        heading,
+        fence_untrusted(f"{kind} {p.question_label}", example.question),
+        fence_untrusted(f"{kind} {p.answer_label}", example.answer),
     ]
     if example.reference is not None:
-        blocks.append(fence_untrusted(f"EXAMPLE {p.reference_label}", example.reference))
+        blocks.append(fence_untrusted(f"{kind} {p.reference_label}", example.reference))
     scores = {d.name: plain_number(example.scores[d.name]) for d in rubric.dimensions}
     blocks.append(f"Expected scores: {json.dumps(scores)}\nWhy: {example.explanation}")
     return "\n".join(blocks)
+
+
+def _anchor_text(rubric: Rubric, number: int, anchor: CalibrationExample) -> str:
+    # the explanation is the study author's text, like the question and answer: untrusted
+    fenced = anchor.model_copy(update={"explanation": neutralise_delimiters(anchor.explanation)})
+    return _example_text(rubric, number, fenced, kind="ANCHOR")
 
 
 def _output_spec(rubric: Rubric) -> str:

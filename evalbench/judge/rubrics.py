@@ -11,7 +11,7 @@ scored result passes (:class:`PassRule`), which other fields the judge writes
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -25,6 +25,10 @@ LABEL_PATTERN = r"^[A-Z][A-Z0-9 ]*$"
 # Weighted sums of integer scores with weights like 0.3 land a hair below the exact value
 # (0.5·7 + 0.3·7 + 0.2·7 = 6.999…), so thresholds are compared with this slack.
 _THRESHOLD_SLACK = 1e-9
+
+
+def _is_empty(value: list[object]) -> bool:
+    return not value
 
 
 class Dimension(Record):
@@ -151,6 +155,10 @@ class Rubric(Record):
     """Prompt pieces."""
     examples: list[CalibrationExample] = Field(default_factory=list)
     """Few-shot calibration examples shown in the system message."""
+    anchors: list[CalibrationExample] = Field(default_factory=list, exclude_if=_is_empty)
+    """Few-shot anchors a study adds to the rubric (:func:`with_anchors`): graded answers
+    shown after ``examples`` to pin points of the scale (e.g. a fabricated answer labelled
+    2); their judgments get their own job keys."""
     requires_reference: bool = False
     """If true, a case without a reference answer is an error."""
     max_documents: int = Field(default=5, ge=1)
@@ -186,6 +194,10 @@ def _rubric_problems(rubric: Rubric) -> list[str]:
         problems.append(f"pass_rule.dimension {rule.dimension!r} is not a dimension")
     for i, example in enumerate(rubric.examples):
         problems += [f"examples[{i}]: {p}" for p in score_map_problems(rubric, example.scores)]
+    for i, anchor in enumerate(rubric.anchors):
+        problems += [f"anchors[{i}]: {p}" for p in score_map_problems(rubric, anchor.scores)]
+        if rubric.requires_reference and anchor.reference is None:
+            problems.append(f"anchors[{i}]: the rubric needs a reference answer, it has none")
     return problems
 
 
@@ -404,6 +416,17 @@ def known_rubric(name: str) -> str:
     if name not in RUBRICS:
         raise ValueError(f"unknown rubric {name!r}; known: {', '.join(sorted(RUBRICS))}")
     return name
+
+
+def with_anchors(rubric: Rubric | str, anchors: Sequence[CalibrationExample]) -> Rubric:
+    """A copy of ``rubric`` with ``anchors`` as its few-shot anchors (none: an equal copy).
+
+    Raises:
+        ValueError: an anchor misses a dimension, is off the scale, or lacks a reference the
+            rubric requires (the message names ``anchors[i]``).
+    """
+    data = as_rubric(rubric).model_dump()
+    return Rubric.model_validate({**data, "anchors": [a.model_dump() for a in anchors]})
 
 
 def as_rubric(rubric: Rubric | str) -> Rubric:

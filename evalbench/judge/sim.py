@@ -1,7 +1,8 @@
 """Simulated judges: seeded rubric and pairwise judges with known truth (the ``sim`` provider).
 
 A simulated rubric judge scores ``true + leniency + length_bias·ln(length ratio) + noise``
-(rounded, clipped); a simulated pairwise judge follows Bradley–Terry with a tie band, a
+(rounded, clipped), keeping half its leniency when its rubric has few-shot anchors
+(:data:`ANCHORED_LENIENCY`); a simulated pairwise judge follows Bradley–Terry with a tie band, a
 position bias and a length bias. Each can write malformed text at a set rate, which the
 parsers must turn into unscored results. Kept apart from the parsers and scorers: nothing
 outside :mod:`evalbench.judge.ask` (which wires them into chat jobs) and the tests calls them.
@@ -333,6 +334,18 @@ def _malformed_pairwise_text(kind: str) -> str:
 
 # --------------------------------------------------------------------------- sim provider replies
 
+ANCHORED_LENIENCY = 0.5
+"""The share of its leniency a simulated rubric judge keeps when its rubric has few-shot
+anchors (:func:`~evalbench.judge.rubrics.with_anchors`): the known effect a study of anchors
+should measure (less inflation for a lenient judge, less deflation for a strict one; noise
+and length bias unchanged)."""
+
+
+def sim_leniency(leniency: float, rubric: Rubric) -> float:
+    """A simulated judge's leniency under ``rubric``: ``leniency``, times
+    :data:`ANCHORED_LENIENCY` when the rubric has anchors (e.g. +0.8 → +0.4)."""
+    return leniency * ANCHORED_LENIENCY if rubric.anchors else leniency
+
 
 def rubric_reply(
     request: ChatRequest,
@@ -345,13 +358,14 @@ def rubric_reply(
     reference_length: float,
 ) -> SimReply:
     """The ``sim`` provider's answer to a rubric job: :func:`sim_rubric_output` with the
-    judge's knobs (``knobs``) and the task's truth and lengths (bound by the job)."""
+    judge's knobs (``knobs``; the leniency as :func:`sim_leniency`) and the task's truth and
+    lengths (bound by the job)."""
     text = sim_rubric_output(
         rubric,
         truth,
         rng=rng,
         noise=knobs.noise,
-        leniency=knobs.leniency,
+        leniency=sim_leniency(knobs.leniency, rubric),
         length_bias=knobs.length_bias,
         answer_length=answer_length,
         reference_length=reference_length,
