@@ -155,3 +155,18 @@ def isolated_numerics() -> Iterator[None]:
             yield
     finally:
         mpmath.mp.dps = dps
+
+
+def keyword_arguments(
+    classes: tuple[str, ...], method: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A call's arguments all by keyword, as the method's signature names them (ground-truth
+    strings pass some positionally: ``sort('a.pdf')`` -> ``{"file_name": "a.pdf"}``).
+
+    Raises:
+        KeyError: ``method`` is not a method of ``classes``.
+        TypeError: the arguments do not fit the signature.
+    """
+    function = getattr(backend_class(method_table(classes)[method]), method)
+    bound = inspect.signature(function).bind(None, *args, **kwargs)
+    return {k: v for k, v in bound.arguments.items() if k != "self"}

@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from evalbench import sources
+from evalbench.records import to_json, write_atomic
 
 from . import backends
-from .data import _read_jsonl, result_filename
+from .data import _read_jsonl, _result_json, result_filename
 from .more_schema import (
     JAVA_JS,
     MULTI_TURN,
@@ -288,3 +289,25 @@ GROUP_FOLDERS = {
     **dict.fromkeys(WEB_SEARCH, "agentic/web_search"),
 }
 """Category -> the official result sub-folder (``result/<model>/<folder>/``)."""
+
+
+def write_more_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -> list[Path]:
+    """Write result lines of these categories as official result files (strict JSON).
+
+    Files go to ``<folder>/<model>/<multi_turn|non_live|agentic/web_search>/`` (see
+    :data:`GROUP_FOLDERS`; ``/`` in the model name becomes ``_``), where ``bfcl evaluate``
+    finds them (it searches the model folder recursively).
+
+    Returns:
+        The files written.
+    """
+    by_category: dict[str, list[ResultLine]] = {}
+    for line in lines:
+        by_category.setdefault(line.category, []).append(line)
+    written = []
+    for cat, rows in by_category.items():
+        path = Path(folder) / model.replace("/", "_") / GROUP_FOLDERS[cat] / result_filename(cat)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, (to_json(_result_json(row)) + "\n" for row in rows))
+        written.append(path)
+    return written

@@ -248,6 +248,25 @@ def outcome_shares(details: pd.DataFrame) -> pd.DataFrame:
     return shares.loc[order].rename_axis(columns=None).rename_axis("label").reset_index()
 
 
+def injected_outcomes(details: pd.DataFrame) -> pd.DataFrame:
+    """Simulated agents: each injected mistake beside the official outcome it got.
+
+    Returns:
+        Columns ``injected`` (the mistake, without its turn), ``items`` and one per official
+        outcome label (:data:`OUTCOMES`) that occurs, as counts; the ``injected`` column
+        of ``details`` is ``<mistake>@turn<t>`` or ``none``.
+    """
+    if "injected" not in details or details["injected"].isna().all():
+        return pd.DataFrame(columns=["injected", "items"])
+    simulated = details[details["injected"].notna()]
+    mistake = simulated["injected"].str.split("@").str[0]
+    outcome = simulated["error_type"].where(~simulated["valid"].astype(bool), None).map(OUTCOMES)
+    table = pd.crosstab(mistake, outcome)
+    table = table[[label for label in OUTCOMES.values() if label in table.columns]]
+    table.insert(0, "items", table.sum(axis=1))
+    return table.rename_axis(index="injected", columns=None).reset_index()
+
+
 def backend_table(details: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """Accuracy per system and backend class (an item counts for every class it involves)."""
     exploded = details.assign(backend=details["classes"].str.split("+")).explode("backend")

@@ -65,6 +65,27 @@ class VerdictRecord(Record):
     correctly); the checker never sees it."""
 
 
+class TurnStepRecord(Record):
+    """One step of a live multi-turn conversation (``records/steps.jsonl``)."""
+
+    system: str
+    id: str
+    """The multi-turn item."""
+    turn: int
+    step: int
+    """0-based step within the turn."""
+    kind: Literal["model", "tool"]
+    tool: str | None = None
+    """The function called (tool rows), or those the model asked for (model rows)."""
+    arguments: str | None = None
+    """The call as executed (official execution string)."""
+    result: str | None = None
+    """The model's text, or the call's result (clipped)."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+
+
 def _categories_valid(value: str | list[str]) -> list[str]:
     try:
         return list(resolve_categories(value))

@@ -437,3 +437,33 @@ def multi_turn_examples(result: BfclResult) -> list[dict[str, Any]]:
         result.multi_turn, result.verdicts, items,
         per_system=result.params.examples_per_system, seed=result.params.seed,
     )  # fmt: skip
+
+
+def multi_turn_truth_table(result: BfclResult) -> pd.DataFrame:
+    """Simulated multi-turn agents: injected mistake × official outcome (counts)."""
+    if result.multi_turn is None:
+        return pd.DataFrame()
+    return more_metrics.injected_outcomes(result.multi_turn)
+
+
+MULTI_TURN_TRUTH_CAPTION = (
+    "Simulated multi-turn agents: the mistake injected (none = followed the ground truth) × "
+    "the official outcome (items)"
+)
+"""Caption of :func:`multi_turn_truth_table`."""
+
+
+def multi_turn_truth_sentence(result: BfclResult) -> str:
+    """How many simulated multi-turn mistakes the official check lets pass."""
+    table = multi_turn_truth_table(result)
+    if not len(table):
+        return "<p>No simulated multi-turn agent in this study.</p>"
+    wrong = table[table["injected"] != "none"]
+    passed = int(wrong["correct"].sum()) if "correct" in wrong else 0
+    return display.fill(
+        "<p>{passed} of {n} conversations with an injected mistake still pass the official "
+        "check (an extra or reordered call that changes neither the state nor the expected "
+        "results, or a guess in a held-out turn, is not penalized).</p>",
+        passed=passed,
+        n=int(wrong["items"].sum()),
+    )

@@ -5,20 +5,26 @@ and, with the probabilities of its :class:`~evalbench.models.SimSpec` knobs, inj
 known mistake (:data:`MISTAKES`): a wrong value or type, a missing or extra parameter, a
 wrong function, a dropped or hallucinated call, a missed call, or malformed output. The
 mistake is recorded (never shown to the checker), so the checker's verdicts can be compared
-with the truth (:func:`~.metrics.injected_vs_detected`). Only ``study.py`` uses this module.
+with the truth (:func:`~.metrics.injected_vs_detected`). The simulated multi-turn agent
+(:func:`plan_multi_turn`, :func:`sim_multi_turn_respond`) follows the ground truth turn by
+turn or makes one of :data:`MULTI_TURN_MISTAKES` at one turn. Only ``study.py`` uses this
+module.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from evalbench.models import ChatRequest, SimReply, SimSpec, ToolCall
 
+from .backends import keyword_arguments
 from .checker import check_param, find_doc
+from .more_schema import MultiTurnItem
+from .replay import source_call
 from .schema import Call, Item
 from .scoring import correct_calls, render_calls, tool_name
 
@@ -243,3 +249,127 @@ _APPLY: dict[str, Callable[[Item, list[Call], np.random.Generator], list[Call]]]
     "wrong_function": _wrong_function,
     "dropped_call": _dropped_call,
 }
+
+
+# --------------------------------------------------------------------------- multi-turn
+
+MULTI_TURN_MISTAKES = (
+    "wrong_order",
+    "missing_call",
+    "extra_call",
+    "wrong_argument",
+    "no_call",
+    "holdout_call",
+)
+"""Mistakes the simulated multi-turn agent makes (``none`` = it follows the ground truth):
+two calls of a turn in reverse order, a turn's last call left out, a turn's first call
+repeated, a changed argument, a turn answered in text, and a call in a held-out turn (the
+next turn's first call, guessing the missing function or parameter)."""
+_ASK = "I cannot do that with what I have: which function or value should I use?"
+_DONE = "Done."
+
+
+class MultiTurnPlan(NamedTuple):
+    """The simulated agent's plan for one item: one mistake (or none) at one turn."""
+
+    mistake: str
+    turn: int | None = None
+
+
+def _turn_calls(item: MultiTurnItem, turn: int) -> list[Call]:
+    classes = tuple(item.involved_classes)
+    calls = []
+    for source in item.ground_truth[turn]:
+        parsed = source_call(source)
+        if parsed.name is None or parsed.kwargs is None:
+            continue  # a ground-truth string that is not a plain call is skipped
+        kwargs = keyword_arguments(classes, parsed.name, parsed.args, parsed.kwargs)
+        calls.append(Call(parsed.name, kwargs))
+    return calls
+
+
+def _mistake_turns(item: MultiTurnItem, mistake: str) -> list[int]:
+    turns = range(len(item.ground_truth))
+    if mistake == "holdout_call":
+        return [t for t in turns if not item.ground_truth[t] and t + 1 < len(item.ground_truth)]
+    if mistake == "wrong_order":
+        return [t for t in turns if len({_name_of(c) for c in item.ground_truth[t]}) > 1]
+    if mistake == "wrong_argument":
+        return [t for t in turns if any(c.args for c in _turn_calls(item, t))]
+    return [t for t in turns if item.ground_truth[t]]
+
+
+def _name_of(source: str) -> str:
+    return source.split("(", 1)[0]
+
+
+def plan_multi_turn(item: MultiTurnItem, knobs: SimSpec, rng: np.random.Generator) -> MultiTurnPlan:
+    """The simulated agent's plan: with probability ``accuracy_for(category)`` none, else
+    one of :data:`MULTI_TURN_MISTAKES` that applies to the item, at a random turn where it
+    can happen."""
+    if rng.random() < knobs.accuracy_for(item.category):
+        return MultiTurnPlan("none")
+    options = [(m, t) for m in MULTI_TURN_MISTAKES for t in _mistake_turns(item, m)]
+    kinds = sorted({m for m, _ in options}, key=MULTI_TURN_MISTAKES.index)
+    if not kinds:
+        return MultiTurnPlan("none")
+    kind = _pick(kinds, rng)
+    return MultiTurnPlan(kind, _pick([t for m, t in options if m == kind], rng))
+
+
+def planned_calls(item: MultiTurnItem, plan: MultiTurnPlan, turn: int) -> list[Call]:
+    """The calls the simulated agent makes in ``turn`` (its first step)."""
+    calls = _turn_calls(item, turn)
+    if plan.turn != turn:
+        return calls
+    if plan.mistake == "wrong_order":
+        return calls[::-1]
+    if plan.mistake == "missing_call":
+        return calls[:-1]
+    if plan.mistake == "extra_call":
+        return [*calls, calls[0]]
+    if plan.mistake == "no_call":
+        return []
+    if plan.mistake == "holdout_call":
+        return _turn_calls(item, turn + 1)[:1]
+    if plan.mistake == "wrong_argument":
+        i = next(i for i, c in enumerate(calls) if c.args)
+        param, value = next(iter(calls[i].args.items()))
+        return [*calls[:i], Call(calls[i].name, {**calls[i].args, param: _changed(value)}),
+                *calls[i + 1 :]]  # fmt: skip
+    return calls
+
+
+def _changed(value: Any) -> Any:
+    if type(value) is bool:
+        return not value
+    if type(value) in (int, float):
+        return value + 1
+    if type(value) is str:
+        return value + "_x"
+    return [value] if not isinstance(value, list) else [*value, value[0] if value else "x"]
+
+
+def sim_multi_turn_respond(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    item: MultiTurnItem,
+    plan: MultiTurnPlan,
+    turn: int,
+    step: int,
+    mode: str,
+) -> SimReply:
+    """The simulated multi-turn agent's reply at ``(turn, step)``: the turn's planned calls
+    at its first step (text when there are none: it asks), then "Done." (ending the turn)."""
+    calls = planned_calls(item, plan, turn) if step == 0 else []
+    if not calls:
+        return SimReply(_ASK if step == 0 else _DONE)
+    if mode == "tools":
+        tool_calls = tuple(
+            ToolCall(id=f"call_{turn}_{i}", name=c.name, arguments=json.dumps(c.args))
+            for i, c in enumerate(calls)
+        )
+        return SimReply(None, tool_calls, "tool_calls")
+    return SimReply(render_calls(calls))

@@ -11,7 +11,7 @@ system and item) and returns a :class:`~.records.BfclResult` with every table th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +25,7 @@ from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import report
+from .conversation import Conversation, Reply, ToolCallReply
 from .data import (
     fetch_results,
     load,
@@ -46,13 +47,14 @@ from .metrics import (
     injected_vs_detected,
     summarize,
 )
-from .more_data import fetch_more_results, load_more, read_more_result_dir
+from .more_data import fetch_more_results, load_more, read_more_result_dir, write_more_results
 from .more_metrics import DETAIL_COLUMNS
+from .more_schema import MultiTurnItem
 from .more_scoring import score_more
 from .records import BfclParams, BfclResult, ResultSet, VerdictRecord
 from .schema import CALL_FAILED, CATEGORIES, Item, ResultLine
 from .scoring import Verdict, request_parts, response_result, score_results, verdict_frame
-from .sim import plan_mistake, sim_respond
+from .sim import MultiTurnPlan, plan_mistake, plan_multi_turn, sim_multi_turn_respond, sim_respond
 
 
 def load_study_items(params: BfclParams) -> list[Item]:
@@ -252,6 +254,108 @@ def _more_lines(rs: ResultSet, categories: Sequence[str]) -> list[ResultLine]:
     return read_more_result_dir(folder, present)
 
 
+# --------------------------------------------------------------------------- live multi-turn
+
+
+class LiveMultiTurn(NamedTuple):
+    """A live system's multi-turn conversations, scored."""
+
+    verdicts: pd.DataFrame
+    details: pd.DataFrame
+    steps: list[dict[str, Any]]
+    """``records/steps.jsonl`` rows (:class:`~.records.TurnStepRecord`)."""
+
+
+def run_live_multi_turn(
+    run: Run[BfclParams], spec: ModelSpec, items: Sequence[MultiTurnItem]
+) -> LiveMultiTurn:
+    """Converse with one live system on every multi-turn item, turn by turn; write its
+    official result files; score them like result files.
+
+    All conversations advance together: each round asks the system the next step of every
+    conversation still going (one batch through the response cache, so a rerun replays the
+    stored answers and resumes where it stopped). A conversation whose call fails for good
+    scores :data:`CALL_FAILED` and is left out of the result files.
+    """
+    params = run.params
+    mode = params.mode_of(spec.name)
+    talks = [Conversation(item, mode, model_name=spec.name) for item in items]
+    plans = _sim_plans(spec, items, params.seed)
+    turns = sum(len(item.question) for item in items)
+    for _ in range(turns * (talks[0].max_steps + 2) if talks else 0):  # a bound, never reached
+        going = [talk for talk in talks if not talk.done]
+        if not going:
+            break
+        jobs = {talk.key: (talk, _turn_job(talk, spec, plans)) for talk in going}
+        answers = run.ask(spec, [job for _, job in jobs.values()], store="bfcl_multi_turn",
+                          desc=f"BFCL multi-turn {spec.name} ({mode})", progress=False)  # fmt: skip
+        for key, (talk, _) in jobs.items():
+            _hand_back(talk, answers[key])
+    return _score_talks(run, spec, talks, plans)
+
+
+def _sim_plans(
+    spec: ModelSpec, items: Sequence[MultiTurnItem], seed: int
+) -> dict[str, MultiTurnPlan]:
+    if not spec.simulated:
+        return {}
+    sim_seed = spec.seed if spec.seed is not None else seed
+    rngs = {item.id: sim_rng(sim_seed, spec.name, f"plan:{item.id}") for item in items}
+    return {item.id: plan_multi_turn(item, spec.sim, rngs[item.id]) for item in items}
+
+
+def _turn_job(talk: Conversation, spec: ModelSpec, plans: Mapping[str, MultiTurnPlan]) -> Job:
+    messages, tools = talk.request()
+    sim = None
+    if spec.simulated:
+        plan = plans[talk.item.id]
+        respond = partial(sim_multi_turn_respond, item=talk.item, plan=plan, turn=talk.turn,
+                          step=talk.step, mode=talk.mode)  # fmt: skip
+        sim = SimTask(respond, talk.key, {"plan": plan._asdict(), "mode": talk.mode})
+    return Job(talk.key, ChatRequest(messages=messages, tools=tools), sim)
+
+
+def _hand_back(talk: Conversation, answer: ResponseRecord) -> None:
+    if answer.error:
+        talk.fail(answer.error)
+        return
+    calls = tuple(ToolCallReply(c["name"], str(c["arguments"])) for c in answer.tool_calls)
+    talk.receive(Reply(answer.text, calls, answer.prompt_tokens, answer.completion_tokens,
+                       answer.latency_s))  # fmt: skip
+
+
+def _score_talks(
+    run: Run[BfclParams], spec: ModelSpec, talks: Sequence[Conversation],
+    plans: Mapping[str, MultiTurnPlan],
+) -> LiveMultiTurn:  # fmt: skip
+    mode = run.params.mode_of(spec.name)
+    lines = [_talk_line(talk) for talk in talks if talk.error is None]
+    write_more_results(lines, run.dir / "bfcl_results", spec.name)
+    items = [talk.item for talk in talks]
+    verdicts, details = score_more(
+        items, lines, system=spec.name, style="fc" if mode == "tools" else "prompt",
+        model_name=spec.name, allow_missing=True,
+    )  # fmt: skip
+    failed = [
+        Verdict(spec.name, t.item.category, t.item.id, False, CALL_FAILED, t.error, None, None, [])
+        for t in talks
+        if t.error
+    ]
+    injected = {k: f"{p.mistake}@turn{p.turn}" if p.turn is not None else p.mistake
+                for k, p in plans.items()}  # fmt: skip
+    verdicts = pd.concat([verdicts, verdict_frame(failed)], ignore_index=True)
+    verdicts = verdicts.assign(mode=mode, injected=verdicts["id"].map(injected))
+    details = details.assign(injected=details["id"].map(injected))
+    steps = [{"system": spec.name, **event} for talk in talks for event in talk.events]
+    return LiveMultiTurn(verdicts, details, steps)
+
+
+def _talk_line(talk: Conversation) -> ResultLine:
+    line = talk.result_line()
+    usage = (line["input_token_count"], line["output_token_count"], line["latency"])
+    return ResultLine(talk.item.id, talk.item.category, line["result"], *usage)
+
+
 def run_study(
     run: Run[BfclParams], items: Sequence[Item], more: pd.DataFrame | None = None
 ) -> pd.DataFrame:
@@ -378,12 +482,21 @@ def run(run: Run[BfclParams]) -> BfclResult:
         items = load_study_items(params)
         more_items = load_more_study_items(params)
     more = score_more_sets(params, more_items)
+    talked = [item for item in more_items if isinstance(item, MultiTurnItem)]
+    live = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
+    if live:
+        more = MoreScores(
+            pd.concat([more.verdicts, *(x.verdicts for x in live)], ignore_index=True),
+            pd.concat([more.details, *(x.details for x in live)], ignore_index=True),
+        )
+        run.write_records("steps", [step for x in live for step in x.steps])
     verdicts = run_study(run, items, more.verdicts)
     scored = set(verdicts["test_category"])
     summary = summarize(
         verdicts, level=params.confidence_level, extra_categories=published_extras(params, scored)
     )
-    injected = verdicts["injected"].notna().any()
+    single = verdicts[verdicts["test_category"].isin(CATEGORIES)]
+    injected = single["injected"].notna().any()
     return BfclResult(
         params=params,
         items=items,
@@ -392,7 +505,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
         order=list(verdicts["system"].unique()),
         sources=system_sources(params),
         comparison=leaderboard_comparison(summary, params),
-        truth=injected_vs_detected(verdicts) if injected else None,
+        truth=injected_vs_detected(single) if injected else None,
         examples=failure_examples(
             verdicts[verdicts["test_category"].isin(CATEGORIES)],
             items,
