@@ -254,6 +254,22 @@ def _more_lines(rs: ResultSet, categories: Sequence[str]) -> list[ResultLine]:
     return read_more_result_dir(folder, present)
 
 
+def score_more_everything(run: Run[BfclParams], more_items: Sequence[Any]) -> MoreScores:
+    """The multi-turn, Java/JavaScript and web-search verdicts of every result set and live
+    system (live systems converse on the multi-turn items; their steps go to
+    ``records/steps.jsonl``)."""
+    more = score_more_sets(run.params, more_items)
+    talked = [item for item in more_items if isinstance(item, MultiTurnItem)]
+    live = [run_live_multi_turn(run, spec, talked) for spec in run.params.systems if talked]
+    if not live:
+        return more
+    run.write_records("steps", [step for x in live for step in x.steps])
+    return MoreScores(
+        pd.concat([more.verdicts, *(x.verdicts for x in live)], ignore_index=True),
+        pd.concat([more.details, *(x.details for x in live)], ignore_index=True),
+    )
+
+
 # --------------------------------------------------------------------------- live multi-turn
 
 
@@ -481,15 +497,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
     with run.timed("load"):
         items = load_study_items(params)
         more_items = load_more_study_items(params)
-    more = score_more_sets(params, more_items)
-    talked = [item for item in more_items if isinstance(item, MultiTurnItem)]
-    live = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
-    if live:
-        more = MoreScores(
-            pd.concat([more.verdicts, *(x.verdicts for x in live)], ignore_index=True),
-            pd.concat([more.details, *(x.details for x in live)], ignore_index=True),
-        )
-        run.write_records("steps", [step for x in live for step in x.steps])
+    more = score_more_everything(run, more_items)
     verdicts = run_study(run, items, more.verdicts)
     scored = set(verdicts["test_category"])
     summary = summarize(
@@ -507,7 +515,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
         comparison=leaderboard_comparison(summary, params),
         truth=injected_vs_detected(single) if injected else None,
         examples=failure_examples(
-            verdicts[verdicts["test_category"].isin(CATEGORIES)],
+            single,
             items,
             per_system=params.examples_per_system,
             seed=params.seed,
