@@ -1,4 +1,5 @@
-"""BFCL v4: the Berkeley Function Calling Leaderboard's single-turn Python categories.
+"""BFCL v4: the Berkeley Function Calling Leaderboard's single-turn Python categories, and
+(``more_categories``) its multi-turn, Java/JavaScript and web-search categories.
 
 Patil et al., "The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to Agentic
 Evaluation of Large Language Models", ICML 2025. A model's function calls are scored by
@@ -25,7 +26,12 @@ published score tables), ``decode`` and ``checker`` (the official decoder and AS
 ``scoring`` (prompts, tools, item scoring), ``metrics`` (tables over verdicts), ``records``
 (params, the verdict record, the result), ``study`` (``run``), ``report`` (sentences,
 tables, headlines), ``figures``, ``sim`` (simulated systems with known mistakes; only the
-study uses it).
+study uses it). Beyond single-turn Python: ``more_schema`` / ``more_data`` / ``more_scoring``
+(items, files, scoring of the other categories), ``backends`` (the official multi-turn API
+classes of an installed ``bfcl-eval``), ``replay`` and ``multi_turn`` (executing calls and the
+official multi-turn check), ``conversation`` (live multi-turn), ``java_js``, ``web_search``,
+``leaderboard`` (every column of the official score tables) and ``more_metrics`` (multi-turn
+diagnostics beyond the official score).
 """
 
 from __future__ import annotations
