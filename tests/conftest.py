@@ -1,4 +1,4 @@
-"""Shared fixtures: the data mirror, isolated cache/outputs folders."""
+"""Shared fixtures: the data mirror, isolated cache/outputs/IPython folders."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from evalbench.settings import ENV_CACHE, ENV_OUTPUTS
 
 ROOT = Path(__file__).resolve().parents[1]
 ORACLES_ENV = "EVALBENCH_ORACLES"
@@ -34,12 +36,26 @@ def oracles(mirror: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_dirs(tmp_path_factory: pytest.TempPathFactory):
+    """Cache, outputs and IPython folders (a kernel's history database) in this session's
+    tmp, for the session fixtures that run before any test's own (never the user's
+    outputs/, ~/.cache or ~/.ipython)."""
+    base = tmp_path_factory.mktemp("session")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, folder in [(ENV_CACHE, "cache"), (ENV_OUTPUTS, "outputs"),
+                             ("IPYTHONDIR", "ipython")]:  # fmt: skip
+            patch.setenv(name, str(base / folder))
+        patch.setenv("EVALBENCH_HOME", str(ROOT))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Every test gets its own cache and outputs folders (never the user's)."""
     base = tmp_path_factory.mktemp("evalbench")
-    monkeypatch.setenv("EVALBENCH_CACHE", str(base / "cache"))
-    monkeypatch.setenv("EVALBENCH_OUTPUTS", str(base / "outputs"))
+    monkeypatch.setenv(ENV_CACHE, str(base / "cache"))
+    monkeypatch.setenv(ENV_OUTPUTS, str(base / "outputs"))
     monkeypatch.setenv("EVALBENCH_HOME", str(ROOT))
 
 
