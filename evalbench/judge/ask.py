@@ -78,12 +78,14 @@ def rubric_jobs(
     rubric = as_rubric(rubric)
     lengths = [len(t.case.answer) for t in tasks]
     typical = typical_length or (float(np.median(lengths)) if lengths else 1.0)
-    # anchored judgments of the same case are other requests: keys of their own, so a study
-    # can keep both in one store (and a sim judge draws them independently)
+    # anchored judgments of a case are other requests with keys of their own (a study can keep
+    # both in one store); a sim judge draws the same noise for both, its error on an item
+    # being its own, so the anchors move only its leniency (sim_leniency)
     name = f"{rubric.name}+anchors" if rubric.anchors else rubric.name
     jobs = []
     for task in tasks:
         key = f"rubric:{name}:{task.case_id}#{task.replicate}"
+        sim_key = f"rubric:{rubric.name}:{task.case_id}#{task.replicate}"
         request = ChatRequest(
             messages=build_rubric_messages(rubric, task.case), seed=task.replicate or None
         )
@@ -98,7 +100,9 @@ def rubric_jobs(
             )
             truth = {"truth": task.truth, "typical": typical}
             sim = SimTask(
-                respond, key, truth | ({"anchors": len(rubric.anchors)} if rubric.anchors else {})
+                respond,
+                sim_key,
+                truth | ({"anchors": len(rubric.anchors)} if rubric.anchors else {}),
             )
         jobs.append(Job(key, request, sim))
     return jobs

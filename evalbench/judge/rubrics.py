@@ -194,7 +194,15 @@ def _rubric_problems(rubric: Rubric) -> list[str]:
         problems.append(f"pass_rule.dimension {rule.dimension!r} is not a dimension")
     for i, example in enumerate(rubric.examples):
         problems += [f"examples[{i}]: {p}" for p in score_map_problems(rubric, example.scores)]
-    for i, anchor in enumerate(rubric.anchors):
+    return problems + anchor_problems(rubric, rubric.anchors)
+
+
+def anchor_problems(rubric: Rubric, anchors: Sequence[CalibrationExample]) -> list[str]:
+    """What is wrong with few-shot anchors for ``rubric``: each anchor's scores
+    (:func:`score_map_problems`) and a missing reference the rubric requires, as
+    ``anchors[i]: ...``."""
+    problems = []
+    for i, anchor in enumerate(anchors):
         problems += [f"anchors[{i}]: {p}" for p in score_map_problems(rubric, anchor.scores)]
         if rubric.requires_reference and anchor.reference is None:
             problems.append(f"anchors[{i}]: the rubric needs a reference answer, it has none")

@@ -74,6 +74,7 @@ def test_anchored_jobs_have_their_own_keys_and_plain_jobs_keep_theirs() -> None:
     assert plain.sim is not None and plain.sim.truth == {"truth": 6, "typical": 1.0}
     assert anchored.key == "rubric:fine_grained+anchors:c0#0"
     assert anchored.sim is not None and anchored.sim.truth["anchors"] == 1
+    assert anchored.sim.key == plain.sim.key == plain.key  # a sim judge: the same noise draws
 
 
 def test_sim_leniency_halves_with_anchors_by_hand() -> None:
