@@ -100,14 +100,40 @@ def pairs_bias(result: JudgeGoldenResult) -> Figure:
     return cast(Figure, ax.figure)
 
 
+def anchors(result: JudgeGoldenResult) -> Figure:
+    """Anchored − plain bias and ±k agreement per judge and dimension (paired bootstrap),
+    the simulated judges' expected changes as open diamonds."""
+    if result.anchors is None:
+        raise ValueError("no few-shot anchors in this run (anchors is empty)")
+    p, table = result.params, result.anchors.comparison
+    table = table.assign(label=table["judge"] + " · " + table["dimension"])
+    fig, axes = plt.subplots(1, 2, figsize=(12, max(2.5, 0.45 * len(table) + 1)), sharey=True)
+    level = f"{p.confidence_level:.0%} paired bootstrap"
+    for ax, measure, xlabel in (
+        (axes[0], "bias", "change in bias (judge − human), points"),
+        (axes[1], "within_k", f"change in the share within ±{p.tolerance:g}"),
+    ):
+        truth = f"expected_{measure}_diff"
+        plots.forest(
+            table, label="label", estimate=f"{measure}_diff", low=f"{measure}_diff_low",
+            high=f"{measure}_diff_high", reference=0.0, ax=ax, xlabel=xlabel,
+            truth=truth if table[truth].notna().any() else None,
+            title=f"Anchored − plain ({level})",
+        )  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
 Drawing = Callable[[JudgeGoldenResult], Figure]
 
 
 def drawn(figure: Drawing, result: JudgeGoldenResult) -> Figure | None:
     """``figure(result)``, or ``None`` (nothing drawn) when the run has nothing for it: no
-    score confusion when the human scores are fractional, no pairs without a pairwise judge."""
+    score confusion when the human scores are fractional, no pairs without a pairwise judge, no
+    anchor comparison without anchors."""
     missing: dict[Drawing, bool] = {
         confusion: result.confusion is None,
         pairs_bias: result.pairs is None,
+        anchors: result.anchors is None,
     }
     return None if missing.get(figure, False) else figure(result)

@@ -25,7 +25,7 @@ from evalbench.judge.tables import (
     verdict_agreement,
     wilson_columns,
 )
-from evalbench.stats import Interval, bootstrap
+from evalbench.stats import Interval, bootstrap, percentile_interval
 
 from .data import dimension_names
 from .scoring import scale_labels, score_column
@@ -462,3 +462,80 @@ def pair_measures(summary: dict[str, Any]) -> pd.DataFrame:
         [(label, part[k], part[f"{k}_low"], part[f"{k}_high"]) for label, part, k in rows],
         columns=["measure", "share", "low", "high"],
     )
+
+
+# --------------------------------------------------------------------------- few-shot anchors
+
+ANCHOR_MEASURES = ("within_k", "bias", "exact")
+"""What the anchor comparison measures per item: within ±k (0/1), judge − human, exact (0/1)."""
+
+
+def anchor_comparison(
+    plain: pd.DataFrame,
+    anchored: pd.DataFrame,
+    rubric: Rubric,
+    *,
+    tolerance: float,
+    rng: np.random.Generator,
+    rounds: int,
+    level: float,
+) -> pd.DataFrame:
+    """Each judge without and with few-shot anchors, per rubric dimension, paired by item.
+
+    Over the items a judge scored in both arms (first replicate): the share within ±k of the
+    human score, the bias (mean judge − human; positive = inflation) and exact agreement in
+    each arm, and the anchored − plain difference of each with a percentile bootstrap
+    interval over items (one resample of the items serves all three).
+
+    Args:
+        plain: :func:`golden_long` of the judgments without anchors.
+        anchored: :func:`golden_long` of the same judges with anchors.
+        rubric: the rubric (its dimensions; ``weighted`` is left out).
+        tolerance: k of the ±k agreement.
+        rng: the source of randomness of the bootstraps.
+        rounds: bootstrap rounds.
+        level: confidence level.
+
+    Returns:
+        ``judge, dimension, n_paired, n_unpaired`` and, per measure m of
+        :data:`ANCHOR_MEASURES`, ``m_plain, m_anchored, m_diff, m_diff_low, m_diff_high``.
+    """
+    keys = ["judge", "item", "dimension"]
+    both = plain[plain["replicate"] == 0].merge(
+        anchored[anchored["replicate"] == 0], on=keys, suffixes=("_p", "_a")
+    )
+    both = both[both["dimension"].isin(dimension_names(rubric))]
+    rows = []
+    for (judge, dim), part in both.groupby(["judge", "dimension"], sort=False):
+        paired = part.dropna(subset=["diff_p", "diff_a"])
+        measures = _anchor_measures(paired, tolerance)
+        row = {"judge": judge, "dimension": dim, "n_paired": len(paired),
+               "n_unpaired": len(part) - len(paired)}  # fmt: skip
+        rows.append(row | _anchor_differences(measures, rng, rounds, level))
+    return pd.DataFrame(rows)
+
+
+def _anchor_measures(paired: pd.DataFrame, tolerance: float) -> np.ndarray:
+    """items × (arm, measure): plain then anchored within ±k, judge − human, exact."""
+    arms = []
+    for suffix in ("_p", "_a"):
+        diff = paired[f"diff{suffix}"].to_numpy(float)
+        arms += [np.abs(diff) <= tolerance + ag.DISTANCE_SLACK, diff, diff == 0]
+    return np.column_stack(arms).astype(float) if len(paired) else np.empty((0, 6))
+
+
+def _anchor_differences(
+    measures: np.ndarray, rng: np.random.Generator, rounds: int, level: float
+) -> dict[str, float]:
+    n, k = len(measures), len(ANCHOR_MEASURES)
+    if n == 0:
+        measures = np.full((1, 2 * k), math.nan)
+    means = measures.mean(axis=0)
+    diffs = measures[:, k:] - measures[:, :k]
+    reps = diffs[rng.integers(0, n, size=(rounds, n))].mean(axis=1) if n else diffs
+    row: dict[str, float] = {}
+    for j, name in enumerate(ANCHOR_MEASURES):
+        iv = percentile_interval(float(means[k + j] - means[j]), reps[:, j], level)
+        row |= {f"{name}_plain": float(means[j]), f"{name}_anchored": float(means[k + j]),
+                **interval_columns(iv, f"{name}_diff")}  # fmt: skip
+    return row

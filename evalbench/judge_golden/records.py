@@ -1,7 +1,8 @@
 """The golden-set study's types: its params, the records it writes and its result.
 
 ``records/golden_judgments.jsonl`` holds :data:`GoldenJudgmentRecord` lines,
-``golden_pairs.jsonl`` :class:`GoldenPairRecord`, and with several annotators
+``golden_pairs.jsonl`` :class:`GoldenPairRecord`, with ``anchors`` ``golden_anchored.jsonl``
+(:data:`GoldenJudgmentRecord` lines of the anchored judgments), and with several annotators
 ``annotator_agreement.jsonl`` / ``annotator_pairs.jsonl`` :class:`AnnotatorAgreementRecord` /
 :class:`AnnotatorPairRecord`; :class:`JudgeGoldenResult` is what :func:`~.study.run` returns.
 """
@@ -16,14 +17,17 @@ from pydantic import AfterValidator, Field, ValidationInfo, create_model, model_
 from evalbench.agreement import RetestAgreement
 from evalbench.judge import (
     RUBRICS,
+    CalibrationExample,
     InconsistentPolicy,
     OrderOutcome,
     PairJudgment,
     Rubric,
     RubricJudgment,
     VerdictFormat,
+    anchor_problems,
     get_rubric,
     known_rubric,
+    with_anchors,
 )
 from evalbench.labels import Policy
 from evalbench.models import ModelSpec
@@ -90,6 +94,10 @@ class JudgeGoldenParams(StudyParams):
     human_reference: Policy = Field(default="median", exclude_if=lambda v: v == "median")
     """Several annotators: the human reference of an item is the ``mean``, the ``median``
     or the ``majority`` (the score more than half gave; items without one are left out)."""
+    anchors: list[CalibrationExample] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Few-shot anchors (graded example answers, e.g. a fabricated one labelled 2): every
+    rubric judge grades every item a second time with these in its prompt, and the report
+    compares the two arms item by item. Empty: no comparison."""
 
     @model_validator(mode="after")
     def _check(self) -> JudgeGoldenParams:
@@ -97,6 +105,9 @@ class JudgeGoldenParams(StudyParams):
         if len(set(names)) != len(names):
             raise ValueError(f"judges and pairwise_judge need unique names (got {names})")
         dims = dimension_names(get_rubric(self.rubric))
+        problems = anchor_problems(get_rubric(self.rubric), self.anchors)
+        if problems:
+            raise ValueError("; ".join(problems))
         if self.headline not in [*dims, "weighted"]:
             raise ValueError(
                 f"headline: {self.headline!r} is not a dimension of rubric {self.rubric!r} "
@@ -111,6 +122,10 @@ class JudgeGoldenParams(StudyParams):
     def rubric_obj(self) -> Rubric:
         """The rubric, as an object."""
         return get_rubric(self.rubric)
+
+    def anchored_rubric(self) -> Rubric:
+        """The rubric with :attr:`anchors` as its few-shot anchors."""
+        return with_anchors(self.rubric, self.anchors)
 
 
 # --------------------------------------------------------------------------- records
@@ -272,6 +287,16 @@ class HumansResult(NamedTuple):
     """The primary judge among the annotators (:func:`~.humans.judge_among_annotators`)."""
 
 
+class AnchorsResult(NamedTuple):
+    """Every rubric judge graded again with few-shot anchors in its prompt."""
+
+    judgments: pd.DataFrame
+    """:func:`~.study.run_anchored` (the judgments with the anchors)."""
+    comparison: pd.DataFrame
+    """:func:`~.metrics.anchor_comparison` per judge and dimension, with the sim judges'
+    expected differences (``expected_<measure>_diff``; NaN for a real judge)."""
+
+
 class JudgeGoldenResult(NamedTuple):
     """Everything a golden-set study computed (what the notebook shows)."""
 
@@ -313,3 +338,5 @@ class JudgeGoldenResult(NamedTuple):
     """Names of the simulated judges."""
     humans: HumansResult | None = None
     """Several annotators (``None``: one score per item and no ``annotations``)."""
+    anchors: AnchorsResult | None = None
+    """The judges with few-shot anchors (``None`` without ``anchors`` in params)."""

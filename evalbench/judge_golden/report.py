@@ -544,3 +544,75 @@ def humans_tables(result: JudgeGoldenResult) -> list[Table]:
          "mean absolute error, on the items where the annotator, the others' reference and "
          "the judge's score all exist); last row: the mean over annotators"),
     ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- few-shot anchors
+
+
+def anchors_sentence(result: JudgeGoldenResult) -> str:
+    """What the anchors were and, per judge, how they moved the bias and the ±k agreement on
+    the headline dimension (paired intervals; the sim judges' expected change beside it)."""
+    if result.anchors is None:
+        return (
+            "<p>No few-shot anchors in this study (add <code>anchors:</code> to the params to "
+            "grade every item a second time with them and compare).</p>"
+        )
+    p, table = result.params, result.anchors.comparison
+    rows = table[table["dimension"] == p.headline].to_dict("records")
+    head = display.fill(
+        "<p>Every rubric judge graded every item a second time with {n} in its prompt "
+        "(after the rubric's own calibration examples). On <b>{d}</b>, anchored − plain over "
+        "the items scored both ways ({lvl:.0%} paired bootstrap over items, {r} rounds): ",
+        n=display.count(len(p.anchors), "anchor"), d=p.headline, lvl=p.confidence_level,
+        r=p.bootstrap_rounds,
+    )  # fmt: skip
+    return head + "; ".join(_anchor_row_text(result, row) for row in rows) + ".</p>"
+
+
+def _anchor_row_text(result: JudgeGoldenResult, row: dict[str, Any]) -> str:
+    k = result.params.tolerance
+    text = display.fill(
+        "{j} ({kind}): bias {bp:+.2f} → {ba:+.2f} ({bd:+.2f} [{bl:+.2f}, {bh:+.2f}]), within "
+        "±{k:g} {wp:.1%} → {wa:.1%} ({wd:+.1%} [{wl:+.1%}, {wh:+.1%}]), n = {n}",
+        j=row["judge"], kind=judge_kind(result, str(row["judge"])), bp=row["bias_plain"],
+        ba=row["bias_anchored"], bd=row["bias_diff"], bl=row["bias_diff_low"],
+        bh=row["bias_diff_high"], k=k, wp=row["within_k_plain"], wa=row["within_k_anchored"],
+        wd=row["within_k_diff"], wl=row["within_k_diff_low"], wh=row["within_k_diff_high"],
+        n=row["n_paired"],
+    )  # fmt: skip
+    if pd.notna(row["expected_bias_diff"]):
+        text += display.fill(
+            " (simulated: expected bias change {e:+.2f}, half its leniency)",
+            e=row["expected_bias_diff"],
+        )
+    return text
+
+
+def anchors_tables(result: JudgeGoldenResult) -> list[Table]:
+    """One table, one row per judge, dimension and measure (±k agreement, bias, exact
+    agreement): without and with the anchors, the paired difference with its interval and a
+    simulated judge's expected difference (no table without anchors)."""
+    if result.anchors is None:
+        return []
+    p, comparison = result.params, result.anchors.comparison
+    labels = {"within_k": f"within ±{p.tolerance:g}", "bias": "bias", "exact": "exact"}
+    parts = []
+    for m, label in labels.items():
+        part = display.fold_intervals(comparison, [f"{m}_diff"])
+        part = part[["judge", "dimension", "n_paired", f"{m}_plain", f"{m}_anchored",
+                     f"{m}_diff", f"expected_{m}_diff"]]  # fmt: skip
+        part.columns = ["judge", "dimension", "n_paired", "plain", "anchored",
+                        "anchored − plain", "expected (sim)"]  # fmt: skip
+        parts.append(part.assign(measure=label))
+    shown = pd.concat(parts).sort_index(kind="stable")
+    caption = (
+        f"Without (plain) and with few-shot anchors, per judge, dimension and measure, over the "
+        f"n_paired items scored both ways: share within ±{p.tolerance:g} of the human score, "
+        "bias (mean judge − human; positive = inflation), exact agreement; anchored − plain "
+        f"with its {p.confidence_level:.0%} paired bootstrap interval over items "
+        f"({p.bootstrap_rounds} rounds); expected (sim): a simulated judge's exact expected "
+        "difference (— for a real judge)"
+    )
+    columns = ["judge", "dimension", "measure", "n_paired", "plain", "anchored",
+               "anchored − plain", "expected (sim)"]  # fmt: skip
+    return [(shown[columns].reset_index(drop=True), caption)]

@@ -3,8 +3,8 @@
 The simulated judges themselves are :mod:`evalbench.judge.sim`'s (their truth is the
 golden score). Offline, every estimate of this study can be checked against its known
 expectation: the ±k agreement and bias of a sim rubric judge, its exact test–retest
-agreement, and the position consistency of a sim pairwise judge. Only ``study.py`` uses
-this module.
+agreement, what few-shot anchors change (its leniency halves), and the position consistency
+of a sim pairwise judge. Only ``study.py`` uses this module.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from scipy import stats as sps
 
 from evalbench import agreement as ag
 from evalbench.judge import PairTask, Rubric, sim_pairwise_probabilities
+from evalbench.judge.sim import sim_leniency
 from evalbench.models import ModelSpec
 
+from .metrics import ANCHOR_MEASURES
 from .scoring import scale_labels
 
 
@@ -69,8 +71,8 @@ def sim_expectations(
 ) -> dict[str, float]:
     """What a sim judge's statistics should be, from its knobs (the "sim truth").
 
-    Expected ±k agreement and bias over scored items, and expected exact test–retest
-    agreement (two independent draws: ``Σ_s P(s)²``), averaged over items; NaN for a
+    Expected ±k agreement, bias and exact agreement over scored items, and expected exact
+    test–retest agreement (two independent draws: ``Σ_s P(s)²``), averaged over items; NaN for a
     dimension without an integer scale (e.g. ``weighted``). Unscored (malformed) outputs are
     independent of the score, so they do not change these expectations.
 
@@ -83,7 +85,7 @@ def sim_expectations(
         typical: the length-bias reference length (:func:`~.scoring.typical_length`).
     """
     if scale_labels(rubric, dimension) is None:
-        return dict.fromkeys(("within_k", "bias", "retest_exact"), math.nan)
+        return dict.fromkeys(("within_k", "bias", "exact", "retest_exact"), math.nan)
     scale, probs = sim_score_distribution(
         golden, rubric, spec, dimension=dimension, typical=typical
     )
@@ -92,6 +94,7 @@ def sim_expectations(
     return {
         "within_k": float((probs * near).sum(axis=1).mean()),
         "bias": float((probs @ scale - truth).mean()),
+        "exact": float((probs * (scale[None, :] == truth[:, None])).sum(axis=1).mean()),
         "retest_exact": float((probs**2).sum(axis=1).mean()),
     }
 
@@ -120,6 +123,44 @@ def with_expectations(
     out = agreement.copy()
     out["expected_within_k"] = [t["within_k"] for t in truth]
     out["expected_bias"] = [t["bias"] for t in truth]
+    return out
+
+
+def anchored_spec(spec: ModelSpec, anchored: Rubric) -> ModelSpec:
+    """The sim judge ``spec`` as it grades with the anchored rubric: its leniency as
+    :func:`evalbench.judge.sim.sim_leniency` (halved), every other knob unchanged."""
+    leniency = sim_leniency(spec.sim.leniency, anchored)
+    return spec.model_copy(update={"sim": spec.sim.model_copy(update={"leniency": leniency})})
+
+
+def with_anchor_expectations(
+    comparison: pd.DataFrame,
+    golden: pd.DataFrame,
+    anchored: Rubric,
+    judges: Sequence[ModelSpec],
+    *,
+    tolerance: float,
+    typical: float,
+) -> pd.DataFrame:
+    """``comparison`` (:func:`~.metrics.anchor_comparison`) plus ``expected_<m>_diff`` for
+    each measure: a sim judge's :func:`sim_expectations` with the anchors minus without
+    (e.g. bias: half its leniency, less where the scale's ends clip), NaN for a real judge."""
+    specs, out = {s.name: s for s in judges}, comparison.copy()
+    for measure in ANCHOR_MEASURES:
+        out[f"expected_{measure}_diff"] = math.nan
+    for i, row in enumerate(comparison.itertuples()):
+        spec = specs[str(row.judge)]
+        if not spec.simulated:
+            continue
+        arms = [
+            sim_expectations(
+                golden, anchored, s, dimension=str(row.dimension), tolerance=tolerance,
+                typical=typical,
+            )
+            for s in (spec, anchored_spec(spec, anchored))
+        ]  # fmt: skip
+        for measure in ANCHOR_MEASURES:
+            out.loc[out.index[i], f"expected_{measure}_diff"] = arms[1][measure] - arms[0][measure]
     return out
 
 

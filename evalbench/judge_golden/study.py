@@ -28,6 +28,7 @@ from . import metrics as M
 from . import report
 from .data import GoldenSetError, dimension_names, has_annotators, load_annotations, load_golden
 from .records import (
+    AnchorsResult,
     AnnotatorAgreementRecord,
     AnnotatorPairRecord,
     GoldenJudgmentRecord,
@@ -47,7 +48,12 @@ from .scoring import (
     item_of,
     typical_length,
 )
-from .sim import expected_pair_consistency, sim_expectations, with_expectations
+from .sim import (
+    expected_pair_consistency,
+    sim_expectations,
+    with_anchor_expectations,
+    with_expectations,
+)
 
 # --------------------------------------------------------------------------- asking
 
@@ -125,6 +131,28 @@ def run_golden(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> pd.DataFram
     judgments["item"] = judgments["item"].map(item_of)
     humans = golden[["item", *[f"human_{d}" for d in dimension_names(rubric)], "human_weighted"]]
     run.write_records("golden_judgments", json_rows(judgments.merge(humans, on="item")))
+    return judgments
+
+
+def run_anchored(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> pd.DataFrame | None:
+    """Every rubric judge grades every item again with the few-shot ``anchors`` in its prompt
+    (resumable; ``records/anchored.jsonl``), or ``None`` without anchors.
+
+    Writes ``records/golden_anchored.jsonl`` (as ``golden_judgments.jsonl``).
+    """
+    params = run.params
+    if not params.anchors:
+        return None
+    rubric, typical = params.anchored_rubric(), typical_length(golden)
+    tasks = golden_tasks(golden, rubric)
+    frames = [
+        judge_rubric(run, spec, rubric, tasks, store="anchored", typical_length=typical)
+        for spec in params.judges
+    ]
+    judgments = pd.concat(frames, ignore_index=True).rename(columns={"case_id": "item"})
+    judgments["item"] = judgments["item"].map(item_of)
+    humans = golden[["item", *[f"human_{d}" for d in dimension_names(rubric)], "human_weighted"]]
+    run.write_records("golden_anchored", json_rows(judgments.merge(humans, on="item")))
     return judgments
 
 
@@ -236,6 +264,24 @@ def _pairs(run: Run[JudgeGoldenParams], golden: pd.DataFrame) -> PairsResult | N
     return PairsResult(pairs, summary, M.pair_measures(summary), expected)
 
 
+def _anchors(
+    run: Run[JudgeGoldenParams], golden: pd.DataFrame, long: pd.DataFrame, typical: float
+) -> AnchorsResult | None:
+    params = run.params
+    judgments = run_anchored(run, golden)
+    if judgments is None:
+        return None
+    rubric = params.anchored_rubric()
+    comparison = M.anchor_comparison(
+        long, M.golden_long(judgments, golden, rubric), rubric, tolerance=params.tolerance,
+        rng=run.rng("anchors"), rounds=params.bootstrap_rounds, level=params.confidence_level,
+    )  # fmt: skip
+    comparison = with_anchor_expectations(
+        comparison, golden, rubric, params.judges, tolerance=params.tolerance, typical=typical
+    )
+    return AnchorsResult(judgments, comparison)
+
+
 def _whole(scores: pd.Series) -> bool:
     """Whether every human score is a scale point (a mean of annotators may not be)."""
     return bool((scores.astype(float) % 1 == 0).all())
@@ -293,6 +339,7 @@ def run(run: Run[JudgeGoldenParams]) -> JudgeGoldenResult:
     judgments = run_golden(run, golden)
     pairs = _pairs(run, golden)
     long = M.golden_long(judgments, golden, rubric)
+    anchors = _anchors(run, golden, long, typical)  # before usage: its calls count there too
     agreement = _agreement(run, long, golden, typical)
     head = agreement[(agreement["judge"] == primary) & (agreement["dimension"] == headline)]
     shown = confusion_dimension(rubric, headline)
@@ -311,7 +358,7 @@ def run(run: Run[JudgeGoldenParams]) -> JudgeGoldenResult:
         panel=_panel(params, judgments, golden, long, agreement),
         retest=_retest(run, long, golden, shown, typical), pairs=pairs,
         usage=run.recorded_usage(), simulated=run.simulated_names,
-        humans=_humans(run, golden, judgments, shown),
+        humans=_humans(run, golden, judgments, shown), anchors=anchors,
     )  # fmt: skip
 
 
@@ -329,6 +376,10 @@ def counts(result: JudgeGoldenResult) -> dict[str, int]:
     if result.humans is not None:
         out["annotators"] = len(result.humans.counts["annotators"])
         out["annotations"] = result.humans.counts["labels"]
+    if result.anchors is not None:
+        anchored = result.anchors.judgments
+        out["anchored_judgments"] = len(anchored)
+        out["anchored_unscored"] = int((anchored["status"] != "scored").sum())
     return out
 
 
@@ -340,12 +391,17 @@ STUDY = Study(
     records={
         "judgments": ResponseRecord,
         "pairwise": ResponseRecord,
+        "anchored": ResponseRecord,
         "golden_judgments": GoldenJudgmentRecord,
         "golden_pairs": GoldenPairRecord,
+        "golden_anchored": GoldenJudgmentRecord,
         "annotator_agreement": AnnotatorAgreementRecord,
         "annotator_pairs": AnnotatorPairRecord,
     },
     headlines=report.headlines,
     counts=counts,
-    optional_records=frozenset({"annotator_agreement", "annotator_pairs"}),  # one annotator
+    # one annotator; no anchors
+    optional_records=frozenset(
+        {"annotator_agreement", "annotator_pairs", "anchored", "golden_anchored"}
+    ),
 )

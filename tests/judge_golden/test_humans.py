@@ -28,7 +28,7 @@ RUBRIC = get_rubric("fine_grained")
 
 def _params_file(tmp_path: Path, **changes: object) -> Path:
     data = yaml.safe_load(DEMO.read_text())
-    data.update({"bootstrap_rounds": 50, **changes})
+    data.update({"bootstrap_rounds": 50, "anchors": None, **changes})  # anchors: not here
     data = {k: v for k, v in data.items() if v is not None}
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "golden.yaml"

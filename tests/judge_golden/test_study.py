@@ -94,6 +94,8 @@ def test_run_writes_records_of_the_declared_types_and_matches_its_parts(tmp_path
         "pairs": 6,
         "annotators": 3,  # the demo's simulated annotators, on the 12 items studied
         "annotations": 3 * 12,
+        "anchored_judgments": 3 * 12,  # the demo's anchors: every judge grades again
+        "anchored_unscored": int((result.anchors.judgments["status"] != "scored").sum()),
     }
     heads = report.headlines(result)
     assert list(heads) == [
