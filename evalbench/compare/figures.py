@@ -17,8 +17,9 @@ from .records import CompareResult
 
 def history_figure(result: CompareResult) -> Figure | None:
     """The headline metric of each system over the baseline study's runs, one line per
-    system and configuration (overrides, commit), each run at its place in time; ``None``
-    for an imported baseline (no history)."""
+    system and configuration (overrides other than ``tag=``, commit), each run at its place in
+    time, and a red mark over each run whose alert check fired; ``None`` for an imported
+    baseline (no history)."""
     primary = metrics.primary_metric(result.runs[0].outcomes)
     frame = metrics.history_series(result.series, primary)
     if not len(frame):
@@ -34,6 +35,11 @@ def history_figure(result: CompareResult) -> Figure | None:
         spread = [estimate - part["low"].to_numpy(float), part["high"].to_numpy(float) - estimate]
         ax.errorbar(x, estimate, yerr=np.clip(spread, 0, None), fmt="-o", capsize=3,
                     label=str(name))  # fmt: skip
+    alerted = [place[r] for r in frame[frame["alerts"].fillna("").astype(bool)]["run"].unique()]
+    if alerted:
+        top = ax.get_ylim()[1]
+        ax.plot(alerted, [top] * len(alerted), "v", color="#d00", markersize=9, clip_on=False,
+                label="alert fired (this run)")  # fmt: skip
     ax.set_xticks(np.arange(len(order)), order, rotation=30, ha="right")
     ax.set_xlim(-0.5, len(order) - 0.5)
     ax.set_xlabel("run (started, run id)")

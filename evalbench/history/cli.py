@@ -359,6 +359,7 @@ def format_history(frame: pd.DataFrame) -> str:
                 "overrides": r.overrides or "-",
                 "systems": systems,
                 "headlines": r.headlines or "-",
+                "alerts": f"{len(r.alerts.split('; '))} fired" if r.alerts else "-",
                 "": "pinned baseline" if r.pinned else "",
             }
         )

@@ -193,6 +193,44 @@ def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:
     return run_dir
 
 
+TAG_OVERRIDE = "tag="
+"""The override ``evalbench watch`` adds to name a scheduled run (not a change of setup)."""
+
+
+def configuration(overrides: Sequence[str]) -> tuple[str, ...]:
+    """What a run's ``-p`` overrides change in what it studies: all of them but ``tag=`` (a
+    scheduled run's name), so the runs ``evalbench watch`` makes share one configuration."""
+    return tuple(str(o) for o in overrides if not str(o).startswith(TAG_OVERRIDE))
+
+
+def check_baseline(run_dir: Path) -> tuple[Path | None, str]:
+    """The run ``run_dir`` is checked against (alerts, the summary's change): the study's
+    pinned baseline, else its latest ``ok`` run of the same :func:`configuration` started
+    before it; with how it was chosen, or why there is none.
+
+    Raises:
+        OutcomeError: the pin file is unreadable or names a run that is gone.
+    """
+    study, outputs = run_dir.parent.name, run_dir.parent.parent
+    pinned = pinned_baseline(study, outputs)
+    if pinned is not None:
+        if pinned.resolve() == run_dir.resolve():
+            return None, "this run is the study's pinned baseline"
+        return pinned, "pinned baseline"
+    this = current_manifest(run_dir)
+    wanted = configuration(this.get("overrides") or [])
+    started = str(this.get("started_at") or "")
+    earlier = [
+        m for m in study_runs(study, outputs)
+        if m.get("status") == "ok" and Path(m["_dir"]).resolve() != run_dir.resolve()
+        and configuration(m.get("overrides") or []) == wanted
+        and str(m.get("started_at") or "") < started
+    ]  # fmt: skip
+    if not earlier:
+        return None, "no earlier ok run of this configuration and no pinned baseline"
+    return Path(earlier[-1]["_dir"]), "previous ok run of this configuration"
+
+
 # ------------------------------------------------------------------------------ history
 
 
@@ -209,6 +247,7 @@ HISTORY_COLUMNS = [
     "simulated",
     "headlines",
     "pinned",
+    "alerts",
     "report",
 ]
 
@@ -244,8 +283,16 @@ def _history_row(m: dict[str, Any], pinned: Path | None) -> dict[str, Any]:
             f"{k}={_short(v)}" for k, v in (shown.get("headlines") or {}).items()
         ),
         "pinned": pinned is not None and run_dir.resolve() == pinned.resolve(),
+        "alerts": fired_alerts(m),
         "report": str(run_dir / "report.html") if (run_dir / "report.html").exists() else None,
     }
+
+
+def fired_alerts(manifest: dict[str, Any]) -> str:
+    """The alerts a run's check fired, one ``rule: system metric slice`` each ("" for none)."""
+    fired = (manifest.get("alerts") or {}).get("fired") or []
+    return "; ".join(f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
+                     for f in fired)  # fmt: skip
 
 
 def _short(value: Any) -> str:
@@ -304,8 +351,9 @@ def headline_series(
     study: str, outputs: Path | None = None, *, level: float = 0.95, rounds: int = 1000
 ) -> pd.DataFrame:
     """Each published run's per-system summary (:func:`summarize_outcomes`), oldest first,
-    with ``run_id``, ``started_at``, what made it (``overrides``, ``commit``, ``dirty``) and
-    ``problem`` (why a run could not be read)."""
+    with ``run_id``, ``started_at``, what made it (``overrides`` other than ``tag=``,
+    ``commit``, ``dirty``), the ``alerts`` its check fired and ``problem`` (why a run could
+    not be read)."""
     frames = []
     for m in study_runs(study, outputs):
         if not is_published(m):
@@ -314,9 +362,10 @@ def headline_series(
         head = {
             "run_id": Path(m["_dir"]).name,
             "started_at": m.get("started_at"),
-            "overrides": " ".join(m.get("overrides") or []),
+            "overrides": " ".join(configuration(m.get("overrides") or [])),
             "commit": (git.get("commit") or "")[:10],
             "dirty": bool(git.get("dirty")),
+            "alerts": fired_alerts(m),
         }
         try:
             summary = summarize_outcomes(
@@ -326,7 +375,8 @@ def headline_series(
             frames.append(pd.DataFrame([{**head, "problem": str(exc)}]))
             continue
         frames.append(summary.assign(**head, problem=None))
-    columns = ["run_id", "started_at", "overrides", "commit", "dirty", *SUMMARY_COLUMNS, "problem"]
+    columns = ["run_id", "started_at", "overrides", "commit", "dirty", "alerts", *SUMMARY_COLUMNS,
+               "problem"]  # fmt: skip
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)

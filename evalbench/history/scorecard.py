@@ -27,15 +27,16 @@ from .runs import latest_published, pinned_baseline, study_runs, summarize_outco
 SKIPPED_KINDS = frozenset({"compare"})
 """Study kinds that compare other runs: they have no systems of their own."""
 RESULT_COLUMNS = ["study", "title", "kind", "run_id", "started_at", "overrides", "system",
-                  "metric", "primary", "higher_is_better", "estimate", "low", "high", "n",
-                  "unscored", "errors", "cost_usd", "simulated", "report"]  # fmt: skip
+                  "metric", "metric_kind", "primary", "higher_is_better", "estimate", "low",
+                  "high", "n", "unscored", "errors", "cost_usd", "simulated", "report"]  # fmt: skip
 
 
 class Scorecard(NamedTuple):
     """Every system's results in every ok run of every study (see the module docstring)."""
 
     results: pd.DataFrame
-    """One row per study run, system and metric (:data:`RESULT_COLUMNS`); ``primary`` marks
+    """One row per study run, system and metric (:data:`RESULT_COLUMNS`: ``kind`` is the
+    study's, ``metric_kind`` the metric's: binary, score or rating); ``primary`` marks
     each study's headline metric; oldest run first."""
     cells: pd.DataFrame
     """The scorecard: per study and system, the primary rows of the latest ok run with it."""
@@ -108,6 +109,7 @@ def run_results(manifest: dict[str, Any], *, level: float, rounds: int) -> pd.Da
     costs = {str(u.get("system")): u.get("cost_usd") for u in manifest.get("usage") or []}
     sims = simulated_names(manifest)
     report = run_dir / "report.html"
+    summary = summary.rename(columns={"kind": "metric_kind"})
     return summary.assign(
         study=run_dir.parent.name,
         title=str(manifest.get("title") or run_dir.parent.name),

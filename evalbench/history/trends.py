@@ -1,0 +1,321 @@
+"""A study's trends page, ``outputs/<study>/trends.html``: each headline over the study's ok
+runs with its interval, one line per system and setup, and the alerts that fired.
+
+A *setup* is the run's ``-p`` overrides other than ``tag=`` (:func:`.runs.configuration`)
+and its code commit (``+dirty`` when uncommitted): runs made differently are never joined
+into one line, and a dashed rule marks each run whose setup differs from the run before.
+A run whose alert check fired is marked (a red ring on the system's point for a metric
+drop, a red "!" over the run for every alert), with the alert lines in its tooltip and in
+the table below. Drawn as inline SVG from the scorecard's numbers (no plotting library, no
+extra reading of records): the index builds these pages at almost no cost.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from evalbench.records import write_atomic
+
+from .runs import configuration
+
+TRENDS_FILE = "trends.html"
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")  # fmt: skip
+DASHES = ("", "6 3", "2 3", "8 3 2 3")
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 900, 300, 64, 16, 28, 70
+MAX_LABELS = 14
+"""Run labels drawn under the axis at most (every k-th run past that)."""
+MAX_TABLE_ROWS = 200
+
+
+class RunInfo(NamedTuple):
+    """What the page needs of one run's manifest."""
+
+    setup: str
+    """Overrides (without ``tag=``) and commit, in a few words."""
+    alerts: list[str]
+    """One line per place an alert rule fired."""
+    drops: set[tuple[str, str]]
+    """(system, metric) of the drop rules that fired."""
+    summary: bool
+
+
+def run_info(manifest: dict[str, Any]) -> RunInfo:
+    """A manifest's setup and fired alerts."""
+    git = (manifest.get("environment") or {}).get("git") or {}
+    commit = (git.get("commit") or "")[:10] or "no commit"
+    overrides = " ".join(configuration(manifest.get("overrides") or [])) or "as written"
+    fired = (manifest.get("alerts") or {}).get("fired") or []
+    lines = [f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')} "
+             f"{_num(f.get('baseline'))} → {_num(f.get('now'))}" for f in fired]  # fmt: skip
+    drops = {(str(f.get("system")), str(f.get("metric"))) for f in fired if f.get("p_holm")}
+    summary = (Path(manifest["_dir"]) / "summary.html").exists() if "_dir" in manifest else False
+    return RunInfo(f"{overrides} · {commit}{'+dirty' if git.get('dirty') else ''}", lines,
+                   drops, summary)  # fmt: skip
+
+
+def _num(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else "—"
+
+
+class Point(NamedTuple):
+    """One system's headline in one run."""
+
+    run_id: str
+    started_at: str
+    title: str
+    system: str
+    metric: str
+    kind: str
+    estimate: float
+    low: float
+    high: float
+
+
+def write_trend_pages(
+    results: pd.DataFrame, manifests: list[dict[str, Any]], outputs: Path
+) -> dict[str, Path]:
+    """One trends page per study with per-system results (the scorecard's ``results``);
+    returns study -> page."""
+    infos = {(str(m.get("study")), Path(m["_dir"]).name): run_info(m) for m in manifests}
+    if not len(results):
+        return {}
+    primary = results[results["primary"].astype(bool)].sort_values(
+        ["started_at", "run_id"], kind="stable"
+    )
+    by_study: dict[str, list[Point]] = {}
+    columns = ["study", *Point._fields[:5], "metric_kind", *Point._fields[6:]]
+    for study, *fields in primary[columns].itertuples(index=False, name=None):
+        by_study.setdefault(str(study), []).append(Point(*(_plain(v) for v in fields)))
+    pages = {}
+    for study, points in sorted(by_study.items()):
+        target = outputs / study / TRENDS_FILE
+        write_atomic(target, trends_page(study, points, infos))
+        pages[study] = target
+    return pages
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def trends_page(study: str, points: list[Point], infos: dict[tuple[str, str], RunInfo]) -> str:
+    """The page of one study (escaped), its points oldest first."""
+    order = list(dict.fromkeys(p.run_id for p in points))
+    info = {r: infos.get((study, r), RunInfo("—", [], set(), False)) for r in order}
+    metrics = list(dict.fromkeys(p.metric for p in points))
+    panels = "".join(
+        f"<h2>{_e(metric)}</h2>{panel_svg(mine, order, info)}{_legend(mine, info)}"
+        for metric in metrics
+        for mine in [[p for p in points if p.metric == metric]]
+    )
+    title = points[0].title if points else study
+    return _PAGE.format(title=_e(title), study=_e(study), panels=panels,
+                        table=_table(points, order, info))  # fmt: skip
+
+
+# ------------------------------------------------------------------------------ drawing
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _finite(values: list[float]) -> list[float]:
+    return [v for v in values if isinstance(v, float) and math.isfinite(v)]
+
+
+def _scale(points: list[Point]) -> tuple[float, float]:
+    if points[0].kind == "binary":
+        return 0.0, 1.0
+    values = _finite([v for p in points for v in (p.low, p.high, p.estimate)]) or [0.0, 1.0]
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.08 or 1.0
+    return low - pad, high + pad
+
+
+def _fmt(value: float, kind: str) -> str:
+    if not math.isfinite(value):
+        return "—"
+    if kind == "binary":
+        return f"{value:.0%}"
+    return f"{value:.0f}" if kind == "rating" or abs(value) >= 100 else f"{value:.2f}"
+
+
+def panel_svg(points: list[Point], order: list[str], info: dict[str, RunInfo]) -> str:
+    """One metric's runs × systems chart (inline SVG)."""
+    kind = points[0].kind
+    low, high = _scale(points)
+    place = {run: LEFT + (i + 0.5) * (WIDTH - LEFT - RIGHT) / len(order)
+             for i, run in enumerate(order)}  # fmt: skip
+
+    def y(value: float) -> float:
+        return TOP + (high - value) / (high - low) * (HEIGHT - TOP - BOTTOM)
+
+    shapes = _axes(low, high, kind, y) + _setup_rules(order, info, place)
+    shapes += _run_labels(order, place)
+    colors = _colors(points)
+    for (system, setup), line in _series(points, info).items():
+        dash = DASHES[_setups(points, info).index(setup) % len(DASHES)]
+        shapes += _line(line, colors[system], dash, place, y, info)
+    shapes += _alert_marks(order, info, place)
+    return (f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" '
+            f'class="trend">{"".join(shapes)}</svg>')  # fmt: skip
+
+
+def _series(points: list[Point], info: dict[str, RunInfo]) -> dict[tuple[str, str], list[Point]]:
+    """The points of each line: (system, setup) -> its runs, oldest first."""
+    lines: dict[tuple[str, str], list[Point]] = {}
+    for p in points:
+        lines.setdefault((p.system, info[p.run_id].setup), []).append(p)
+    return lines
+
+
+def _setups(points: list[Point], info: dict[str, RunInfo]) -> list[str]:
+    return list(dict.fromkeys(info[p.run_id].setup for p in points))
+
+
+def _colors(points: list[Point]) -> dict[str, str]:
+    systems = sorted({p.system for p in points})
+    return {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(systems)}
+
+
+def _axes(low: float, high: float, kind: str, y: Any) -> list[str]:
+    out = [f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}" stroke="#999"/>']
+    for i in range(5):
+        value = low + (high - low) * i / 4
+        at = y(value)
+        out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{at:.1f}" y2="{at:.1f}" '
+                   f'stroke="#eee"/><text x="{LEFT - 6}" y="{at + 4:.1f}" text-anchor="end" '
+                   f'font-size="11">{_e(_fmt(value, kind))}</text>')  # fmt: skip
+    return out
+
+
+def _setup_rules(order: list[str], info: dict[str, RunInfo], place: dict[str, float]) -> list[str]:
+    out = []
+    for before, run in itertools.pairwise(order):
+        if info[run].setup != info[before].setup:
+            at = (place[before] + place[run]) / 2
+            out.append(f'<line x1="{at:.1f}" x2="{at:.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}" '
+                       f'stroke="#888" stroke-dasharray="4 4" class="setup"><title>setup changed: '
+                       f"{_e(info[run].setup)}</title></line>")  # fmt: skip
+    return out
+
+
+def _run_labels(order: list[str], place: dict[str, float]) -> list[str]:
+    every = max(1, math.ceil(len(order) / MAX_LABELS))
+    base = HEIGHT - BOTTOM + 14
+    return [
+        f'<text x="{place[run]:.1f}" y="{base}" font-size="10" text-anchor="end" '
+        f'transform="rotate(-30 {place[run]:.1f} {base})">{_e(run[:8])}</text>'
+        for i, run in enumerate(order)
+        if i % every == 0 or i == len(order) - 1
+    ]
+
+
+def _line(line: list[Point], color: str, dash: str, place: dict[str, float], y: Any,
+          info: dict[str, RunInfo]) -> list[str]:  # fmt: skip
+    shown = [p for p in line if math.isfinite(p.estimate)]
+    path = " ".join(f"{place[p.run_id]:.1f},{y(p.estimate):.1f}" for p in shown)
+    out = [f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
+           f'stroke-dasharray="{dash}" class="series"/>'] if len(shown) > 1 else []  # fmt: skip
+    for p in shown:
+        px, kind = place[p.run_id], p.kind
+        tip = (
+            f"{p.system} · {info[p.run_id].setup} · run {p.run_id}: "
+            f"{_fmt(p.estimate, kind)} [{_fmt(p.low, kind)}, {_fmt(p.high, kind)}]"
+        )
+        if math.isfinite(p.low) and math.isfinite(p.high):
+            out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{y(p.low):.1f}" '
+                       f'y2="{y(p.high):.1f}" stroke="{color}"/>')  # fmt: skip
+        ring = (p.system, p.metric) in info[p.run_id].drops
+        out.append(f'<circle cx="{px:.1f}" cy="{y(p.estimate):.1f}" r="4" fill="{color}"'
+                   + (' stroke="#d00" stroke-width="3" class="alerted"' if ring else "")
+                   + f"><title>{_e(tip)}</title></circle>")  # fmt: skip
+    return out
+
+
+def _alert_marks(order: list[str], info: dict[str, RunInfo], place: dict[str, float]) -> list[str]:
+    return [
+        f'<text x="{place[run]:.1f}" y="{TOP - 8}" fill="#d00" font-weight="bold" '
+        f'font-size="16" text-anchor="middle" class="alert">!<title>'
+        f"{_e('; '.join(info[run].alerts))}</title></text>"
+        for run in order
+        if info[run].alerts
+    ]
+
+
+def _legend(points: list[Point], info: dict[str, RunInfo]) -> str:
+    colors = _colors(points)
+    items = [
+        f'<li><span class="swatch" style="background:{colors[system]}"></span>{_e(system)} · '
+        f"{_e(setup)}</li>"
+        for system, setup in _series(points, info)
+    ]
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _table(points: list[Point], order: list[str], info: dict[str, RunInfo]) -> str:
+    shown = order[-MAX_TABLE_ROWS:]
+    by_run: dict[str, list[Point]] = {}
+    for p in points:
+        by_run.setdefault(p.run_id, []).append(p)
+    body = []
+    for run in reversed(shown):
+        mine = by_run[run]
+        links = '<a href="' + _e(f"{run}/report.html") + '">report</a>'
+        if info[run].summary:
+            links += ' · <a href="' + _e(f"{run}/summary.html") + '">summary</a>'
+        values = "<br>".join(
+            f"{_e(p.system)} {_e(p.metric)}: {_e(_fmt(p.estimate, p.kind))} "
+            f"[{_e(_fmt(p.low, p.kind))}, {_e(_fmt(p.high, p.kind))}]"
+            for p in mine
+        )
+        alerts = "<br>".join(_e(a) for a in info[run].alerts) or "—"
+        body.append(f"<tr><td>{_e(mine[0].started_at[:16].replace('T', ' '))}</td>"
+                    f"<td>{_e(run)}<div class='id'>{links}</div></td><td>{_e(info[run].setup)}"
+                    f"</td><td>{values}</td><td class='warn'>{alerts}</td></tr>")  # fmt: skip
+    if len(order) > len(shown):
+        body.append(f"<tr><td colspan='5' class='id'>and {len(order) - len(shown)} older runs"
+                    "</td></tr>")  # fmt: skip
+    return "".join(body)
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Trends — {title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
+  vertical-align: top; }}
+th {{ background: #f4f4f4; }}
+.id {{ color: #888; font-size: 0.8em; }}
+.warn {{ color: #b00020; }}
+svg.trend {{ max-width: 60em; display: block; }}
+ul.legend {{ list-style: none; padding: 0; font-size: 0.9em; }}
+.swatch {{ display: inline-block; width: 1em; height: 0.7em; margin-right: 0.4em; }}
+</style></head><body>
+<p><a href="../index.html">← all studies</a></p>
+<h1>Trends — {title}</h1>
+<p>Study <code>{study}</code>: each headline over its ok runs, oldest first, with its 95%
+interval. One line per system and setup (the run's <code>-p</code> overrides other than
+<code>tag=</code>, and its code commit): runs made differently are never joined, and a dashed
+rule marks each run whose setup differs from the run before. Alerts that fired: a red ring on
+the point (a metric's drop) and a red "!" over the run (any alert).</p>
+{panels}
+<h2>Runs</h2>
+<table><thead><tr><th>started (UTC)</th><th>run</th><th>setup</th><th>headline [95% interval]
+</th><th>alerts fired</th></tr></thead><tbody>{table}</tbody></table>
+</body></html>
+"""
