@@ -64,10 +64,10 @@ def test_a_bad_rule_is_one_line_naming_the_field(tmp_path, rule, message):
 
 def test_a_notify_entry_names_one_target(tmp_path):
     bad = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook_env": "A", "file": "x"}]}
-    with pytest.raises(ParamsError, match="alerts.notify.0: .*exactly one of webhook"):
+    with pytest.raises(ParamsError, match=r"alerts\.notify\.0: .*exactly one of webhook"):
         load_params(_write(tmp_path, {**BASE, "alerts": bad}))
     ftp = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook": "ftp://x"}]}
-    with pytest.raises(ParamsError, match="alerts.notify.0.webhook"):
+    with pytest.raises(ParamsError, match=r"alerts\.notify\.0\.webhook"):
         load_params(_write(tmp_path, {**BASE, "alerts": ftp}))
 
 

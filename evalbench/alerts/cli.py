@@ -1,0 +1,113 @@
+"""``evalbench watch``: one scheduled run for a cron or CI job, and ``--fail-on-alert``.
+
+    evalbench watch params/x.yaml --tier quick          daily: a 10% sample, alerts checked
+    evalbench watch params/x.yaml --tier standard       weekly: 30%
+
+Each call is a new point in the study's history: it runs the params with ``tier=`` and a
+``tag=`` (default: today's UTC date, so a retried job resumes that day's run instead of
+paying twice) and, unless ``-p cache=...`` says otherwise, ``cache=refresh`` (a scheduled
+check asks the systems now, not the response cache). The run's ``alerts:`` rules are checked
+against the pinned baseline, or the previous ok run of the same configuration; the index and
+the study's trends page are rebuilt. evalbench has no scheduler of its own: cron or CI
+calls this.
+
+Exit status: 0 nothing fired; 1 an alert fired, a notification was not delivered, a rule
+could not be checked, or the run itself was not ok; 2 bad input (no ``alerts:`` block, a
+params error); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def add_watch_parser(sub: Any, handler: Callable[[argparse.Namespace], int]) -> None:
+    """Add ``watch`` to the ``evalbench`` command line (imports nothing heavy); ``handler``
+    calls :func:`cmd_watch`."""
+    watch = sub.add_parser("watch", help="one scheduled run (cron/CI): run, check alerts, exit")
+    watch.add_argument("params", type=Path, help="params YAML file with an alerts: block")
+    watch.add_argument("--tier", choices=["quick", "standard", "full"], default="quick",
+                       help="share of every stratum to study (default: quick, 10%%)")  # fmt: skip
+    watch.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a params field (dotted keys; repeatable)")  # fmt: skip
+    watch.add_argument("--tag", help="name of this run (default: today's UTC date, YYYY-MM-DD)")
+    watch.set_defaults(handler=handler)
+
+
+def watch_overrides(args: argparse.Namespace, today: dt.date | None = None) -> list[str]:
+    """The overrides of a scheduled run: the user's, then ``tier=``, ``tag=`` and (unless
+    given) ``cache=refresh``."""
+    tag = args.tag or (today or dt.datetime.now(dt.timezone.utc).date()).isoformat()
+    extra = [f"tier={args.tier}", f"tag={tag}"]
+    if not any(str(o).startswith("cache=") for o in args.overrides):
+        extra.append("cache=refresh")
+    return [*args.overrides, *extra]
+
+
+def cmd_watch(
+    args: argparse.Namespace,
+    check_secrets: Callable[[Any], None],
+    exit_status: Callable[[Sequence[str]], int],
+) -> int:
+    """``evalbench watch`` (see the module docstring for the exit status), with the command
+    line's own secret check and exit status of a run."""
+    from evalbench.publish import build_index, run_study, summary_lines
+    from evalbench.studies import load_params
+
+    overrides = watch_overrides(args)
+    params = load_params(args.params, overrides)
+    if params.alerts is None:
+        print(f"evalbench: {args.params}: alerts: watch needs an alerts: block (the rules "
+              "to check); see the README", file=sys.stderr)  # fmt: skip
+        return 2
+    check_secrets(params)
+    result = run_study(args.params, overrides)
+    index = build_index()
+    print("\n".join(summary_lines([result])))
+    code = exit_status([result.status])
+    if result.run_dir is None or code:
+        return code
+    record = _record(result.run_dir)
+    for line in alert_lines(record):
+        print(line)
+    print(f"report: {result.run_dir / 'report.html'}\nsummary: {result.run_dir / 'summary.html'}")
+    print(f"trends: {result.run_dir.parent / 'trends.html'}\nindex: {index}")
+    return fail_on_alert([result.run_dir])
+
+
+def _record(run_dir: Path) -> dict[str, Any] | None:
+    from evalbench.runs import current_manifest
+
+    return current_manifest(run_dir).get("alerts")
+
+
+def alert_lines(record: dict[str, Any] | None) -> list[str]:
+    """Every place a rule fired and every failed delivery, one line each (CI logs)."""
+    from .check import failed_deliveries
+    from .notify import finding_line
+    from .rules import Finding
+
+    if not record:
+        return []
+    lines = [f"ALERT {f['rule']}: {finding_line(Finding(**f))}" for f in record.get("fired") or []]
+    lines += [
+        f"NOTIFICATION FAILED {d['target']} ({d['rule']}): {d['error']}"
+        for d in failed_deliveries(record)
+    ]
+    lines += [f"ALERT RULE NOT CHECKED: {p}" for p in record.get("problems") or []]
+    if not lines:
+        lines.append(f"no alert (vs {record.get('baseline') or '—'}: {record.get('baseline_is')})")
+    return lines
+
+
+def fail_on_alert(run_dirs: Sequence[Path | None]) -> int:
+    """``--fail-on-alert``: 1 when any run's alert check fired, failed to notify or could not
+    check a rule (:func:`evalbench.alerts.check.alert_exit`), else 0."""
+    from .check import alert_exit
+
+    return max((alert_exit(_record(d)) for d in run_dirs if d is not None), default=0)

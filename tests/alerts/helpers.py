@@ -1,0 +1,146 @@
+"""GAIA run folders in the real on-disk format (manifest.json, records/gaia.jsonl and
+records/responses.jsonl), written by hand so each alert test knows every number it checks,
+and a webhook receiver on 127.0.0.1 that records what it is sent."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evalbench.gaia.records import ScoredRecord
+
+Outcome = bool | str
+"""True/False = right/wrong; "error" = a failed call (counted wrong)."""
+
+
+def outcomes_from(correct: Sequence[bool], levels: int = 2) -> dict[str, tuple[Outcome, int]]:
+    """``task_id -> (outcome, level)``: tasks t00.. spread over ``levels`` levels in turn."""
+    return {f"t{i:02d}": (bool(c), 1 + i % levels) for i, c in enumerate(correct)}
+
+
+def seeded(accuracy: float, n: int, seed: int) -> dict[str, tuple[Outcome, int]]:
+    """A simulated system of this accuracy on ``n`` tasks, drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    return outcomes_from(list(rng.random(n) < accuracy))
+
+
+def write_run(
+    outputs: Path,
+    run_id: str,
+    systems: Mapping[str, Mapping[str, tuple[Outcome, int]]],
+    *,
+    study: str = "watched",
+    started_at: str = "2026-01-01T00:00:00+00:00",
+    overrides: Sequence[str] = (),
+    status: str = "ok",
+    usage: Mapping[str, Mapping[str, float]] | None = None,
+    latencies: Mapping[str, Sequence[float]] | None = None,
+) -> Path:
+    """A finished GAIA run folder; ``usage[system]`` = calls/errors/cost_usd (default: one
+    call per task, no error, no cost); ``latencies[system]``: one response record per call."""
+    run_dir = outputs / study / run_id
+    (run_dir / "records").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for system, items in systems.items():
+        for task_id, (outcome, level) in items.items():
+            rows.append({
+                "system": system, "task_id": task_id, "level": level, "attempt": 0,
+                "model_answer": None if outcome == "error" else "x",
+                "extracted_answer": None if outcome == "error" else "x", "expected": "x",
+                "correct": outcome is True, "no_answer": False,
+                "error": "http_500: boom" if outcome == "error" else None,
+            })  # fmt: skip
+    for row in rows:
+        ScoredRecord.model_validate(row)  # the GAIA study's declared record type
+    _jsonl(run_dir / "records" / "gaia.jsonl", rows)
+    _jsonl(run_dir / "records" / "responses.jsonl", _responses(latencies or {}))
+    default = {
+        s: {"calls": len(items), "errors": 0, "cost_usd": 0.0} for s, items in systems.items()
+    }
+    manifest: dict[str, Any] = {
+        "study": study, "kind": "gaia", "title": f"{study} <i>title</i>", "run_id": run_id,
+        "status": status, "started_at": started_at, "ended_at": started_at,
+        "params_hash": run_id, "overrides": list(overrides),
+        "models": [{"name": s, "provider": "openai"} for s in systems],
+        "simulated": False, "simulated_names": [],
+        "environment": {"git": {"commit": "abc1234def5678", "dirty": False}},
+        "headlines": {}, "params": {"description": "A watched study."},
+        "usage": [{"system": s, **u} for s, u in (usage or default).items()],
+    }  # fmt: skip
+    if status == "ok":
+        manifest["published"] = {"status": "ok", "usage": manifest["usage"]}
+        (run_dir / "report.html").write_text("<html>report</html>")
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    return run_dir
+
+
+def _responses(latencies: Mapping[str, Sequence[float]]) -> list[dict[str, Any]]:
+    return [
+        {"system": s, "key": f"{s}-{i}", "request_key": f"{s}-{i}", "text": "x",
+         "tool_calls": [], "finish_reason": "stop", "error": None, "prompt_tokens": 1,
+         "completion_tokens": 1, "latency_s": value, "cached": False, "simulated": False}
+        for s, values in latencies.items()
+        for i, value in enumerate(values)
+    ]  # fmt: skip
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+class Receiver:
+    """A webhook on 127.0.0.1: records each POSTed JSON body; answers ``fail_next`` requests
+    with ``fail_status`` first, then 200."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.requests = 0
+        self.fail_next = 0
+        self.fail_status = 503
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests += 1
+                if receiver.fail_next > 0:
+                    receiver.fail_next -= 1
+                    self.send_response(receiver.fail_status)
+                else:
+                    receiver.bodies.append(json.loads(body))
+                    self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/SECRET-TOKEN"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self) -> Receiver:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+    def reset(self) -> None:
+        self.bodies.clear()
+        self.requests, self.fail_next, self.fail_status = 0, 0, 503
+
+
+def closed_port_url() -> str:
+    """A URL on 127.0.0.1 where nothing listens (a port bound, then released)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = server.server_address[1]
+    server.server_close()
+    return f"http://127.0.0.1:{port}/hooks/SECRET-TOKEN"
