@@ -1,0 +1,231 @@
+"""The summary page: :class:`~.facts.Facts` in plain words, one escaped, offline HTML page.
+
+No test statistics and no jargon: an interval is "likely between", a real change is "not
+chance". Each headline element carries its exact numbers (``data-estimate``, ``data-low``,
+``data-high``) so a test can hold them against the full report's.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from .facts import Change, Facts, Headline, Risk, number
+
+METRIC_WORDS = {
+    "accuracy": "tasks answered correctly",
+    "win share": "share of head-to-head comparisons won (a tie counts half)",
+    "judge quality (1-5)": "average quality a judge gave the generated problems (1 to 5)",
+}
+"""Plain words for the headline metrics that have them (others are named as they are)."""
+JARGON = re.compile(
+    r"\s*\([^)]*(?:Holm|Wilson|bootstrap|McNemar|Wilcoxon|Benjamini|p\s*[<=]|\d+% )[^)]*\)",
+    re.IGNORECASE,
+)
+"""A parenthesis of test names or levels in a study's own headline label (left out here)."""
+
+TIER_WORDS = {
+    "quick": " (a quick sample: about 10% of the tasks)",
+    "standard": " (a standard sample: about 30% of the tasks)",
+}
+
+
+def e(value: object) -> str:
+    """HTML-escaped text."""
+    return html.escape(str(value), quote=True)
+
+
+def plain(label: str) -> str:
+    """A study's headline label without its parenthesised test names."""
+    return JARGON.sub("", label).strip()
+
+
+def metric_words(metric: str) -> str:
+    """What a metric measures, in plain words."""
+    if metric in METRIC_WORDS:
+        return METRIC_WORDS[metric]
+    if within := re.fullmatch(r"within ±(\S+) \((.+)\)", metric):
+        return (f"share of items where the judge's {within[2]} score was within "
+                f"{within[1]} point(s) of the human score")  # fmt: skip
+    if metric.startswith("rating ("):
+        return f"rating from head-to-head comparisons, {metric[8:-1]} (higher is better)"
+    if metric.startswith("abs error"):
+        return f"average distance from the human score, {metric[10:].strip('()')} (lower is better)"
+    return metric
+
+
+def summary_html(facts: Facts) -> str:
+    """The whole page."""
+    body = "".join([
+        _head(facts), _measured(facts), _results(facts), _changes(facts), _costs(facts),
+        _risks(facts), _foot(facts),
+    ])  # fmt: skip
+    return _PAGE.format(title=e(facts.title), body=body)
+
+
+def problem_html(problem: str) -> str:
+    """The page when the run could not be summarized: why, and the full report."""
+    body = (f"<h1>Summary not available</h1><p>{e(problem)}</p>"
+            '<p><a href="report.html">The full report</a> has the results.</p>')  # fmt: skip
+    return _PAGE.format(title="summary not available", body=body)
+
+
+def _head(facts: Facts) -> str:
+    sim = ""
+    if facts.simulated:
+        names = ", ".join(sorted(facts.simulated))
+        sim = (
+            f'<p class="sim">Simulated: {e(names)} came from evalbench\'s simulator, not real '
+            "models. The numbers show how the method works, not how good any model is.</p>"
+        )
+    return (
+        f'<h1>{e(facts.title)}</h1><p class="meta">One-page summary of run '
+        f'{e(facts.study)}/{e(facts.run_id)} · <a href="report.html">full report</a></p>{sim}'
+    )
+
+
+def _measured(facts: Facts) -> str:
+    tier = TIER_WORDS.get(facts.tier, "")
+    systems = ", ".join(facts.systems) or "—"
+    size = f"{facts.items:,d} tasks{tier}, " if facts.items else ""
+    metrics = list(dict.fromkeys(h.metric for h in facts.headlines if h.kind != "text"))
+    what = "".join(f"<li>{e(m)}: {e(metric_words(m))}</li>" for m in metrics)
+    return (
+        "<h2>What was measured</h2>"
+        + (f"<p>{e(facts.description)}</p>" if facts.description else "")
+        + f"<p>{e(size)}{len(facts.systems)} system(s): {e(systems)}.</p>"
+        + (f"<ul>{what}</ul>" if what else "")
+    )
+
+
+def _results(facts: Facts) -> str:
+    items = "".join(_headline(h) for h in facts.headlines) or "<li>No results.</li>"
+    note = ""
+    if any(h.kind != "text" for h in facts.headlines):
+        note = (f'<p class="meta">"Likely between" is a range that holds the true value '
+                f"{facts.level:.0%} of the time, given how many tasks were run.</p>")  # fmt: skip
+    return f'<h2>Results</h2><ul class="cards">{items}</ul>{note}'
+
+
+def _headline(h: Headline) -> str:
+    if h.kind == "text":
+        return f"<li><b>{e(plain(h.metric))}</b>: {e(h.text)}</li>"
+    unit = "tasks" if h.kind != "rating" else "comparisons"
+    numbers = (f'data-system="{e(h.system)}" data-metric="{e(h.metric)}" '
+               f'data-estimate="{h.estimate!r}" data-low="{h.low!r}" data-high="{h.high!r}" '
+               f'data-n="{h.n}"')  # fmt: skip
+    return (
+        f'<li class="headline" {numbers}><b>{e(h.system)}</b> — {e(h.metric)}: '
+        f"<b>about {e(number(h.estimate, h.kind))}</b>, likely between "
+        f"{e(number(h.low, h.kind))} and {e(number(h.high, h.kind))} ({h.n:,d} {unit})</li>"
+    )
+
+
+def _changes(facts: Facts) -> str:
+    if facts.changes:
+        rows = "".join(_change(c) for c in facts.changes)
+        against = (f"<p>Compared with {e(facts.baseline)} ({e(facts.baseline_is)}), task by "
+                   "task.</p>") if facts.baseline else ""  # fmt: skip
+        text = f'{against}<ul class="cards">{rows}</ul>'
+    elif facts.change_problem:
+        text = f"<p>Not compared: {e(facts.change_problem)}.</p>"
+    else:
+        text = (f"<p>Nothing to compare with yet: {e(facts.baseline_is or 'no baseline')}. "
+                "Pin a good run as the baseline with <code>evalbench compare --pin RUN</code>."
+                "</p>")  # fmt: skip
+    alerts = ""
+    if facts.alerts:
+        rules = "".join(
+            sorted({f"<li>{e(a['rule'])}: {e(a['system'])}</li>" for a in facts.alerts})
+        )
+        alerts = f'<p class="warn">Alerts fired ({len(facts.alerts)}):</p><ul>{rules}</ul>'
+    return f"<h2>Change since the baseline</h2>{text}{alerts}"
+
+
+def _change(c: Change) -> str:
+    if c.change == 0:
+        moved = "no change"
+    else:
+        better = (c.change > 0) == c.higher_is_better
+        moved = f"{'up' if c.change > 0 else 'down'} {_amount(c.change, c.kind)} " + (
+            "(better)" if better else "(worse)"
+        )
+    verdict = (
+        "Real: a change this large is not chance."
+        if c.real
+        else "Could be chance: two runs of an unchanged system can differ this much."
+    )
+    return (
+        f'<li class="change"><b>{e(c.system)}</b> — {e(c.metric)}: {e(moved)}, from '
+        f"{e(number(c.before, c.kind))} to {e(number(c.after, c.kind))} on {c.n:,d} tasks "
+        f"(the change is likely between {e(_signed(c.low, c.kind))} and "
+        f'{e(_signed(c.high, c.kind))}). <span class="{"warn" if c.real else "meta"}">'
+        f"{e(verdict)}</span></li>"
+    )
+
+
+def _amount(value: float, kind: str) -> str:
+    return f"{abs(value) * 100:.0f} points" if kind == "binary" else f"{abs(value):.2f}"
+
+
+def _signed(value: float, kind: str) -> str:
+    if value != value:
+        return "—"
+    return f"{value * 100:+.0f} points" if kind == "binary" else f"{value:+.2f}"
+
+
+def _costs(facts: Facts) -> str:
+    if not facts.costs:
+        return "<h2>Cost</h2><p>No model calls were recorded in this run.</p>"
+    items = []
+    for system, per_task, total in facts.costs:
+        if total == 0:
+            why = "simulated" if system in facts.simulated else "unpriced, or answered from cache"
+            text = f"no recorded cost ({why})"
+        else:
+            per = f"${per_task:.4f} per task, " if per_task is not None else ""
+            text = f"{per}${total:.2f} in all"
+        items.append(f"<li><b>{e(system)}</b>: {e(text)}</li>")
+    return f"<h2>Cost</h2><ul>{''.join(items)}</ul>"
+
+
+def _risks(facts: Facts) -> str:
+    if not facts.risks:
+        return "<h2>Top risks</h2><p>No failures of any kind were recorded.</p>"
+    return "<h2>Top risks</h2><ol>" + "".join(_risk(r) for r in facts.risks) + "</ol>"
+
+
+def _risk(r: Risk) -> str:
+    sample = f'<div class="example">Example: {e(r.example)}</div>' if r.example else ""
+    return f"<li><b>{e(r.title)}</b>: {e(r.detail)}.{sample}</li>"
+
+
+def _foot(facts: Facts) -> str:
+    return (
+        '<p class="foot"><a href="report.html">The full report</a> has every number, how it was '
+        'computed, and the details. <a href="../../index.html">All studies</a>.</p>'
+    )
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Summary — {title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; color: #222; line-height: 1.5; margin: 0; }}
+main {{ max-width: 52em; margin: 0 auto; padding: 1.5em; overflow-wrap: anywhere; }}
+h1 {{ font-size: 1.6em; margin-bottom: 0.2em; }}
+h2 {{ font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }}
+ul.cards {{ list-style: none; padding: 0; }}
+ul.cards li {{ border: 1px solid #ddd; border-radius: 6px; padding: 0.6em 0.9em;
+  margin: 0.5em 0; }}
+.meta {{ color: #666; font-size: 0.9em; }}
+.sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 6px;
+  padding: 0.5em 0.9em; }}
+.warn {{ color: #b00020; }}
+.example {{ color: #444; font-size: 0.92em; margin-top: 0.2em; }}
+code {{ white-space: normal; }}
+</style></head><body><main>
+{body}
+</main></body></html>
+"""
