@@ -9,6 +9,7 @@
     evalbench compare RUN_A RUN_B                       paired tests of B vs A (+ report)
     evalbench compare --baseline A --fail-on-regression B   exit 1 on a significant drop
     evalbench history params/gaia_demo.yaml             every run of a study
+    evalbench watch params/x.yaml --tier quick          a scheduled run: alerts, exit 1 if fired
 
 Exit status: 0 when every study asked for is ok (or skipped for missing public data),
 1 when one failed, was degraded (too many failed calls) or its run folder was busy, 2 for
@@ -69,6 +70,8 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                           "run again to collect the results")  # fmt: skip
     run.add_argument("--force", action="store_true",
                      help="render even when the published run is up to date")  # fmt: skip
+    run.add_argument("--fail-on-alert", action="store_true",
+                     help="exit 1 when an alert rule fired or a notification failed")  # fmt: skip
     run.set_defaults(handler=_cmd_run)
 
     report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
@@ -77,6 +80,12 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         help="studies rendered at once (default: 2, one kernel each)")  # fmt: skip
     report.add_argument("--force", action="store_true",
                         help="render every study, even those up to date")  # fmt: skip
+    report.add_argument("--audience", choices=["full", "summary"], default="full",
+                        help="summary: print each study's one-page summary.html")  # fmt: skip
+    report.add_argument("--open", action="store_true",
+                        help="open the pages asked for (--audience) in a browser")  # fmt: skip
+    report.add_argument("--fail-on-alert", action="store_true",
+                        help="exit 1 when an alert fired or a notification failed")  # fmt: skip
     report.set_defaults(handler=_cmd_report)
 
     fetch = sub.add_parser("fetch", help="download (or verify) pinned data files")
@@ -92,6 +101,10 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     cache.add_argument("action", nargs="?", choices=["stats", "clear"], default="stats")
     cache.add_argument("--system", help="clear only this system's entries")
     cache.set_defaults(handler=_cmd_cache)
+
+    from evalbench.alerts.cli import add_watch_parser  # light: argparse only
+
+    add_watch_parser(sub, _cmd_watch)
 
     command = argv[0] if argv else None
     if command is not None and not command.startswith("-") and command not in _LAZY:
@@ -126,7 +139,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print("\n".join(summary_lines([result])))
     if result.run_dir is not None and result.status in PUBLISHED:
         print(f"report: {result.run_dir / 'report.html'}")
-    return exit_status([result.status])
+        print(f"summary: {result.run_dir / 'summary.html'}")
+    code = exit_status([result.status])
+    if args.fail_on_alert:
+        from evalbench.alerts.cli import fail_on_alert
+
+        code = code or fail_on_alert([result.run_dir])
+    return code
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from evalbench.alerts.cli import cmd_watch
+
+    return cmd_watch(args, check_secrets, exit_status)
 
 
 def exit_status(statuses: Sequence[str]) -> int:
@@ -182,7 +207,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     tally += "".join(f", {counts[s]} {s}" for s in extra if counts[s])
     print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
     print(f"index: {index}")
-    return 130 if interrupted else exit_status([r.status for r in results])
+    if args.audience == "summary" or args.open:
+        from evalbench.summary import audience_pages
+
+        for line in audience_pages([r.run_dir for r in results], args.audience, args.open):
+            print(line)
+    code = 130 if interrupted else exit_status([r.status for r in results])
+    if args.fail_on_alert and not code:
+        from evalbench.alerts.cli import fail_on_alert
+
+        code = fail_on_alert([r.run_dir for r in results])
+    return code
 
 
 @contextlib.contextmanager

@@ -50,13 +50,18 @@ def build_index(outputs: Path | None = None) -> Path:
     every run (with its regression mark when its study has a pinned baseline) — and one page
     per system under ``outputs/systems/`` (all escaped, offline)."""
     from evalbench.history import regression_status, scorecard  # scipy: only when indexing
+    from evalbench.history.trends import write_trend_pages
 
     outputs = outputs or get_settings().outputs_dir
     runs = collect_runs(outputs)
     card = scorecard(outputs)
     studies = sorted({str(m.get("study")) for m in runs})
     marks = {study: regression_status(study, outputs) for study in studies}
-    rows = "\n".join(_index_row(m, outputs, marks.get(str(m.get("study")))) for m in runs)
+    trends = write_trend_pages(card.results, runs, outputs)
+    rows = "\n".join(
+        _index_row(m, outputs, marks.get(str(m.get("study"))), str(m.get("study")) in trends)
+        for m in runs
+    )
     page = _INDEX_PAGE.format(
         scorecard=scorecard_html(card, outputs),
         rows=rows or '<tr><td colspan="8">no runs yet</td></tr>',
@@ -74,17 +79,17 @@ def _write_page(target: Path, page: str) -> None:
         raise OutputsUnwritable(f"cannot write {target} ({exc.strerror or exc})") from None
 
 
-def _index_row(m: dict[str, Any], outputs: Path, mark: dict[str, Any] | None = None) -> str:
-    """One study run: the last published attempt's numbers and link, and, when the latest
-    attempt was not published, what happened to it; ``mark``: its study's pinned-baseline
-    status (:func:`evalbench.history.regression_status`)."""
+def _index_row(
+    m: dict[str, Any], outputs: Path, mark: dict[str, Any] | None = None, trends: bool = False
+) -> str:
+    """One study run: the last published attempt's numbers and links (report, summary, the
+    study's trends page), and, when the latest attempt was not published, what happened to
+    it; ``mark``: its study's pinned-baseline status
+    (:func:`evalbench.history.regression_status`); the alerts its check fired."""
     e = html.escape
     status = str(m.get("status", "unknown"))
     shown = m if status in PUBLISHED else (m.get("published") or m)
-    link = ""
-    if m.get("published"):
-        href = (Path(m["_dir"]) / "report.html").relative_to(outputs).as_posix()
-        link = f'<a href="{e(href)}">report</a>'
+    link = _links(m, outputs, trends)
     heads = "<br>".join(
         f"{e(str(k))}: <b>{e(_fmt(v))}</b>" for k, v in (shown.get("headlines") or {}).items()
     )
@@ -104,9 +109,39 @@ def _index_row(m: dict[str, Any], outputs: Path, mark: dict[str, Any] | None = N
         f"{e(str(m.get('study', '')))}/{e(str(m.get('run_id', '')))}"
         f"{e(''.join(' -p ' + str(o) for o in m.get('overrides') or []))}</div></td>"
         f"{cell}<td>{heads}</td>"
-        f"<td>{badge}</td><td>{_baseline_html(m, mark)}</td><td>{wall_text}</td>"
+        f"<td>{badge}</td><td>{_baseline_html(m, mark)}{_alerts_html(m)}</td><td>{wall_text}</td>"
         f"<td>{e(ended)}</td><td>{link}</td></tr>"
     )
+
+
+def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
+    """The run's report and summary (when published) and its study's trends page."""
+    run_dir = Path(m["_dir"])
+    pages = [("report", run_dir / "report.html")] if m.get("published") else []
+    if pages and (run_dir / "summary.html").exists():
+        pages.append(("summary", run_dir / "summary.html"))
+    if trends:
+        pages.append(("trends", run_dir.parent / "trends.html"))
+    return " · ".join(
+        f'<a href="{html.escape(path.relative_to(outputs).as_posix())}">{name}</a>'
+        for name, path in pages
+    )
+
+
+def _alerts_html(m: dict[str, Any]) -> str:
+    """What the run's alert check found: the rules that fired and failed notifications."""
+    record = m.get("alerts") or {}
+    fired = record.get("fired") or []
+    failed = [d for d in record.get("deliveries") or [] if not d.get("ok")]
+    lines = [f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
+             for f in fired]  # fmt: skip
+    lines += [f"notification failed: {d.get('target')}: {d.get('error')}" for d in failed]
+    if not lines:
+        return ""
+    detail = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines)
+    against = html.escape(str(record.get("baseline")))
+    head = f'<div class="warn">ALERT: {len(fired)} fired vs {against}</div>'
+    return f'{head}<ul class="reason">{detail}</ul>'
 
 
 def _baseline_html(m: dict[str, Any], mark: dict[str, Any] | None) -> str:
@@ -341,7 +376,9 @@ _INDEX_PAGE = (
 were produced by the offline <code>sim</code> provider: not measurements of real models.
 "vs pinned baseline": a study's latest run compared item by item with the run pinned by
 <code>evalbench compare --pin RUN</code> (a drop with Holm-adjusted p &lt; 0.05 is a
-regression).</p>
+regression), and the alert rules that fired at the end of the run (<code>alerts:</code> in its
+params). Links: the full report, its one-page summary for readers who are not statisticians,
+and the study's trends (each headline over its runs).</p>
 <table><thead><tr><th>study</th><th>status</th><th>headline numbers</th><th></th>
 <th>vs pinned baseline</th><th>wall time</th><th>finished (UTC)</th><th></th></tr></thead>
 <tbody>
