@@ -19,7 +19,7 @@ import pandas as pd
 
 from evalbench.history import compare_runs, read_ratings, summarize_outcomes
 from evalbench.history.runs import check_baseline
-from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
+from evalbench.importers import READERS, OutcomeError, RunOutcomes, read_outcomes
 from evalbench.importers.outcomes import iter_lines, simulated_names
 from evalbench.runs import current_manifest
 
@@ -91,13 +91,15 @@ class Facts(NamedTuple):
 
 
 def summary_facts(run_dir: Path) -> Facts:
-    """The facts of the run in ``run_dir`` (a published run folder)."""
+    """The facts of the run in ``run_dir`` (a published run folder).
+
+    Raises:
+        OutcomeError: the run's per-item records cannot be read (file:line).
+    """
     manifest = current_manifest(run_dir)
     params = manifest.get("params") or {}
-    try:
-        run: RunOutcomes | None = read_outcomes(run_dir)
-    except OutcomeError:
-        run = None  # a study kind without per-item outcomes: its manifest's headlines
+    has_outcomes = str(manifest.get("kind")) in READERS  # else: its manifest's headlines
+    run = read_outcomes(run_dir) if has_outcomes else None
     level = float(params.get("confidence_level") or 0.95)
     heads = headlines(run, run_dir, level) if run is not None else text_headlines(manifest)
     baseline, how = _baseline(run_dir)
