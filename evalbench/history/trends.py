@@ -32,6 +32,8 @@ WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 900, 300, 64, 16, 28, 70
 MAX_LABELS = 14
 """Run labels drawn under the axis at most (every k-th run past that)."""
 MAX_TABLE_ROWS = 200
+DODGE = 6.0
+"""Pixels between the systems' points within a run (equal values stay apart)."""
 
 
 class RunInfo(NamedTuple):
@@ -168,7 +170,9 @@ def panel_svg(points: list[Point], order: list[str], info: dict[str, RunInfo]) -
     colors = _colors(points)
     for (system, setup), line in _series(points, info).items():
         dash = DASHES[_setups(points, info).index(setup) % len(DASHES)]
-        shapes += _line(line, colors[system], dash, place, y, info)
+        nudge = DODGE * (list(colors).index(system) - (len(colors) - 1) / 2)  # side by side
+        at = {run: x + nudge for run, x in place.items()}
+        shapes += _line(line, colors[system], dash, at, y, info)
     shapes += _alert_marks(order, info, place)
     return (f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" '
             f'class="trend">{"".join(shapes)}</svg>')  # fmt: skip
