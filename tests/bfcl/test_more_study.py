@@ -98,3 +98,24 @@ def test_the_new_report_sections_and_figures(small_public):
         assert example["system"] == "g" and example["error_type"].startswith("multi_turn:")
     assert isinstance(figures.multi_turn_outcomes(result), Figure)
     assert isinstance(figures.multi_turn_behaviours(result), Figure)
+
+
+def test_a_local_result_folder_is_scored_on_the_categories_it_has(tmp_path):
+    if not os.environ.get("EVALBENCH_DATA_MIRROR"):
+        pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
+    from evalbench.bfcl import more_data
+    from evalbench.bfcl.study import load_more_study_items, score_more_sets
+
+    lines = more_data.fetch_more_results("glyphh-ada-1.1", ["simple_java", "web_search_base"])
+    written = more_data.write_more_results(lines, tmp_path / "res", "mine")
+    assert sorted(p.relative_to(tmp_path / "res").as_posix() for p in written) == [
+        "mine/agentic/web_search/BFCL_v4_web_search_base_result.json",
+        "mine/non_live/BFCL_v4_simple_java_result.json",
+    ]
+    params = study_params(tmp_path, result_sets=[{"name": "mine", "folder": "res", "style": "fc"}],
+                          more_categories=["java_js", "web_search_base"], limit_per_category=5)  # fmt: skip
+    more = score_more_sets(params, load_more_study_items(params))
+    # simple_javascript is studied but the folder has no file for it: not submitted, no error
+    assert more.verdicts.groupby("test_category").size().to_dict() == {
+        "simple_java": 5, "web_search_base": 5}  # fmt: skip
+    assert more.details.empty  # no multi-turn item
