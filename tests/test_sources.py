@@ -131,7 +131,7 @@ def test_record_read_hashes_local_files(tmp_path):
 def test_cli_sources_and_fetch(mirror, capsys):
     assert main(["sources", "bfcl/possible_answer/"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 8 and all("Apache-2.0" in line for line in listed)
+    assert len(listed) == 15 and all("Apache-2.0" in line for line in listed)
     assert main(["fetch", "bfcl/question/live_parallel"]) == 0
     assert "ok" in capsys.readouterr().out
     assert main(["fetch", "no/such/file"]) == 1

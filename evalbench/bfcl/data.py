@@ -462,7 +462,7 @@ def published_row(table: str, model: str) -> dict[str, float]:
         BfclDataError: the model is not in the table (the message lists those that are).
     """
     path = sources.fetch(f"bfcl/leaderboard/{table}", progress=False)
-    frame = pd.read_csv(path, dtype=str)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)  # "N/A" is a cell, not NaN
     rows = frame[frame["Model"] == model]
     if rows.empty:
         known = ", ".join(map(repr, frame["Model"]))
