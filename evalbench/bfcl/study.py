@@ -51,7 +51,7 @@ from .more_data import fetch_more_results, load_more, read_more_result_dir, writ
 from .more_metrics import DETAIL_COLUMNS
 from .more_schema import MultiTurnItem
 from .more_scoring import score_more
-from .records import BfclParams, BfclResult, ResultSet, VerdictRecord
+from .records import BfclParams, BfclResult, ResultSet, TurnStepRecord, VerdictRecord
 from .schema import CALL_FAILED, CATEGORIES, Item, ResultLine
 from .scoring import Verdict, request_parts, response_result, score_results, verdict_frame
 from .sim import MultiTurnPlan, plan_mistake, plan_multi_turn, sim_multi_turn_respond, sim_respond
@@ -545,7 +545,8 @@ STUDY = Study(
     params=BfclParams,
     run=run,
     notebook="bfcl_categories.ipynb",
-    records={"bfcl": VerdictRecord},
+    records={"bfcl": VerdictRecord, "steps": TurnStepRecord},
     headlines=report.headlines,
     counts=counts,
+    optional_records=frozenset({"steps"}),  # written by live multi-turn conversations only
 )

@@ -273,7 +273,10 @@ def test_run_returns_every_table_the_notebook_shows(tmp_path):
     study = bfcl.study.STUDY
     assert study.kind == "bfcl" and study.notebook == "bfcl_categories.ipynb"
     for name, record_type in study.records.items():  # every written line is a valid record
-        for row in read_jsonl(run.dir / "records" / f"{name}.jsonl"):
+        path = run.dir / "records" / f"{name}.jsonl"
+        if name in study.optional_records and not path.exists():
+            continue  # steps: only a live run with multi-turn items converses
+        for row in read_jsonl(path):
             record_type.model_validate(row)
     heads = study.headlines(result)
     share = verdicts.groupby("system", sort=False)["valid"].mean()
