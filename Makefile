@@ -6,13 +6,19 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 UV     := $(shell command -v uv 2>/dev/null)
 PYTEST_ARGS ?=
+# pytest-xdist processes for `make test` / `make test-fast` (2: this project's 2-core machines;
+# 0: one process; `--dist loadgroup` keeps the tests of one xdist_group in one process).
+# Bytecode is written (__pycache__, ignored by git) even under PYTHONDONTWRITEBYTECODE: without
+# it pytest rewrites every test file and each kernel compiles evalbench again, at every start.
+TEST_JOBS ?= 2
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup
 # BFCL multi-turn runs in the official backend classes: bfcl-eval without its dependency set
 BFCL_EVAL ?= bfcl-eval==2026.3.23
 LAB_ARGS ?=
 # Jupyter refuses to run as root without --allow-root (the user of many containers)
 ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup report test lab check bench clean
+.PHONY: setup report test test-fast lab check bench clean
 
 setup: $(STAMP)
 
@@ -32,7 +38,10 @@ report: $(STAMP)       ## render every study in params/ and outputs/index.html
 	$(VENV)/bin/evalbench report
 
 test: $(STAMP)         ## the full test suite
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
+
+test-fast: $(STAMP)    ## the suite without the slow (studies rendered, processes) and browser tests
+	$(PYTEST) -m "not slow and not browser" $(PYTEST_ARGS)
 
 lab: $(STAMP)          ## JupyterLab on the notebooks (LAB_ARGS: more jupyter lab options)
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(LAB_ARGS)

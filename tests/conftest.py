@@ -1,4 +1,10 @@
-"""Shared fixtures: the data mirror, isolated cache/outputs/IPython folders."""
+"""Shared fixtures: the data mirror, isolated cache/outputs/IPython folders, the warm kernel.
+
+Tests that render a study in-process pass ``warm=True`` to ``run_study`` (as ``make report``
+renders): the kernel and its imports are paid once per test process, not once per study
+(``make test`` runs two processes, pytest-xdist). Tests about a fresh kernel, and every
+``evalbench run`` a test starts as a process, still start their own.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,13 @@ ORACLES_ENV = "EVALBENCH_ORACLES"
 def _mirror() -> Path | None:
     value = os.environ.get("EVALBENCH_DATA_MIRROR", "").strip()
     return Path(value) if value and Path(value).is_dir() else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first (otherwise in file order): in two pytest-xdist processes the long
+    ones start early and the many short ones fill in at the end, so neither process is left
+    finishing a long test alone while the other has nothing to do."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture
@@ -40,7 +53,9 @@ def oracles(mirror: Path) -> Path:
 def _session_dirs(tmp_path_factory: pytest.TempPathFactory):
     """Cache, outputs and IPython folders (a kernel's history database) in this session's
     tmp, for the session fixtures that run before any test's own (never the user's
-    outputs/, ~/.cache or ~/.ipython)."""
+    outputs/, ~/.cache or ~/.ipython); this process's warm kernel is stopped at the end."""
+    from evalbench import kernels
+
     base = tmp_path_factory.mktemp("session")
     with pytest.MonkeyPatch.context() as patch:
         for name, folder in [(ENV_CACHE, "cache"), (ENV_OUTPUTS, "outputs"),
@@ -48,6 +63,7 @@ def _session_dirs(tmp_path_factory: pytest.TempPathFactory):
             patch.setenv(name, str(base / folder))
         patch.setenv("EVALBENCH_HOME", str(ROOT))
         yield
+        kernels.shutdown()
 
 
 @pytest.fixture(autouse=True)

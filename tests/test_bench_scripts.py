@@ -23,6 +23,7 @@ def test_a_bench_script_imports(path):
     assert callable(module.main)
 
 
+@pytest.mark.slow
 def test_the_arena_bench_runs_and_writes_strict_json(tmp_path):
     command = [sys.executable, str(TESTS / "bench_arena.py"), "--battles", "3000",
                "--models", "6", "--rounds", "20", "--repeats", "1", "--peers", ""]  # fmt: skip

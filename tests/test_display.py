@@ -50,6 +50,7 @@ AGENT = {
 }
 
 
+@pytest.mark.slow
 def test_the_usage_section_says_what_this_session_did(tmp_path, monkeypatch):
     shown = _shown(monkeypatch)
     systems = [{"name": "chat", "sim": {"accuracy": 0.5}}, AGENT]
@@ -95,6 +96,7 @@ def test_counts_print_as_integers_with_thousands_separators():
     assert ">2,024<" in html  # n is a count
 
 
+@pytest.mark.browser
 def test_a_wide_long_table_scrolls_inside_its_own_box_on_screen(tmp_path):
     """200 rows × 40 columns in a report, in Chromium at 1400 × 900: the table's box scrolls
     sideways and is no taller than the window, so its scrollbar is on screen (a box as tall as

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from loopback import Fault
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_system
 
-from evalbench import kernels
 from evalbench.cli import main
 from evalbench.publish import run_many, run_study
 from evalbench.records import read_jsonl
@@ -18,43 +18,47 @@ def _study(tmp_path, answers=("1", "2", "3")):
     return gaia_params(tmp_path, gaia_dataset(tmp_path, list(answers)), [{"name": "s"}])
 
 
+@pytest.mark.slow
 def test_an_unchanged_rerun_is_current_and_renders_nothing(tmp_path):
     path = _study(tmp_path)
-    first = run_study(path)
+    first = run_study(path, warm=True)
     assert first.status == "ok"
     report = (first.run_dir / "report.html").stat().st_mtime_ns
-    again = run_study(path)
+    again = run_study(path, warm=True)
     assert again.status == "current" and again.run_dir == first.run_dir
     assert (first.run_dir / "report.html").stat().st_mtime_ns == report  # not rewritten
-    assert run_study(path, force=True).status == "ok"  # --force renders anyway
+    assert run_study(path, force=True, warm=True).status == "ok"  # --force renders anyway
 
 
+@pytest.mark.slow
 def test_edited_params_or_data_make_the_run_stale(tmp_path):
     path = _study(tmp_path)
-    assert run_study(path).status == "ok"
+    assert run_study(path, warm=True).status == "ok"
     path.write_text(path.read_text() + "# a comment changes nothing resolved, but the file\n")
-    assert run_study(path).status == "ok"  # the params file changed: rendered again
-    assert run_study(path).status == "current"
+    assert run_study(path, warm=True).status == "ok"  # the params file changed: rendered again
+    assert run_study(path, warm=True).status == "current"
     with open(tmp_path / "gaia_local" / "metadata.jsonl", "a") as fh:  # the data changed
         fh.write(json.dumps({"task_id": "t9", "Question": "?", "Level": 1,
                              "Final answer": "9"}) + "\n")  # fmt: skip
-    rerun = run_study(path)
+    rerun = run_study(path, warm=True)
     assert rerun.status == "ok"
     assert len(read_jsonl(rerun.run_dir / "records" / "gaia.jsonl")) == 4
 
 
+@pytest.mark.slow
 def test_a_run_with_a_failed_real_call_is_never_current(tmp_path, loopback, monkeypatch):
     monkeypatch.setenv(KEY_ENV, CANARY_KEY)
     loopback.enqueue(Fault("500"))
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]),
                        [openai_system(loopback, max_retries=0, max_concurrency=1)],
                        max_error_rate=0.5)  # fmt: skip
-    assert run_study(path).status == "ok"  # 1 of 2 calls failed, within the limit
-    healed = run_study(path)
+    assert run_study(path, warm=True).status == "ok"  # 1 of 2 calls failed, within the limit
+    healed = run_study(path, warm=True)
     assert healed.status == "ok" and loopback.count == 3  # the failed call asked again
-    assert run_study(path).status == "current"
+    assert run_study(path, warm=True).status == "current"
 
 
+@pytest.mark.slow
 def test_make_report_prints_current_and_exits_0(tmp_path, capsys):
     path = _study(tmp_path)
     assert main(["report", str(path)]) == 0
@@ -64,23 +68,22 @@ def test_make_report_prints_current_and_exits_0(tmp_path, capsys):
     assert out.startswith("current") and "1 current" in out
 
 
+@pytest.mark.slow
 def test_a_warm_kernel_renders_what_a_fresh_one_renders(tmp_path, monkeypatch):
-    # two different studies through one warm kernel, then the first again: each one's
-    # records equal those of a fresh kernel (nothing leaks from one study to the next)
+    # two different studies through this process's warm kernel (the one earlier tests used,
+    # see conftest.py), then the first again: each one's records equal those of a fresh
+    # kernel (nothing leaks from one study to the next)
     a = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2", "3"]), [{"name": "s"}], name="a")
     b = gaia_params(tmp_path, gaia_dataset(tmp_path, ["x", "y"], name="data_b"),
                     [{"name": "t", "sim": {"accuracy": 0.2}}], name="b")  # fmt: skip
-    try:
-        warm = list(run_many([a, b], jobs=1, force=True))
-        assert [r.status for r in warm] == ["ok", "ok"]
-        warm_a = read_jsonl(warm[0].run_dir / "records" / "gaia.jsonl")
-        manifest_b = json.loads((warm[1].run_dir / "manifest.json").read_text())
-        # b's manifest names b's data file only: a's reads were forgotten between studies
-        assert list(manifest_b["data_files"]) == [str(tmp_path / "data_b" / "metadata.jsonl")]
-        fresh = run_study(a, force=True)  # a fresh kernel (not warm)
-        assert read_jsonl(fresh.run_dir / "records" / "gaia.jsonl") == warm_a
-    finally:
-        kernels.shutdown()
+    warm = list(run_many([a, b], jobs=1, force=True))
+    assert [r.status for r in warm] == ["ok", "ok"]
+    warm_a = read_jsonl(warm[0].run_dir / "records" / "gaia.jsonl")
+    manifest_b = json.loads((warm[1].run_dir / "manifest.json").read_text())
+    # b's manifest names b's data file only: a's reads were forgotten between studies
+    assert list(manifest_b["data_files"]) == [str(tmp_path / "data_b" / "metadata.jsonl")]
+    fresh = run_study(a, force=True)  # a fresh kernel (not warm)
+    assert read_jsonl(fresh.run_dir / "records" / "gaia.jsonl") == warm_a
 
 
 def test_the_report_command_does_not_import_the_label_or_history_commands():
@@ -99,8 +102,6 @@ def test_the_report_command_does_not_import_the_label_or_history_commands():
 
 
 def test_label_compare_and_history_still_parse_and_list_in_help(capsys):
-    import pytest
-
     with pytest.raises(SystemExit):
         main(["--help"])
     listing = capsys.readouterr().out

@@ -141,7 +141,7 @@ def test_transient_faults_are_retried(loopback, fault):
 
 
 def test_timeout_then_permanent_failure_is_an_error_record(loopback):
-    loopback.enqueue(*[Fault("slow", seconds=1.0)] * 3)
+    loopback.enqueue(*[Fault("slow", seconds=0.5)] * 3)  # past timeout_s; the next test waits
     r = ask(client_for(loopback, timeout_s=0.2, max_retries=2))
     assert r.text is None and r.attempts == 3  # 1 try + 2 retries
     assert r.error.startswith("timeout") and "after 3 attempt(s)" in r.error
@@ -228,6 +228,7 @@ print(sum(r.ok for r in responses), flush=True)
 """
 
 
+@pytest.mark.slow
 def test_two_kernels_write_the_same_cache_at_once(loopback, tmp_path):
     # Two processes (as two notebook kernels would be), released together, each committing
     # every response to one SQLite file: none fails, every response is stored.
@@ -381,6 +382,7 @@ def test_sim_truth_enters_the_cache_key(tmp_path):
     assert k1 != k2
 
 
+@pytest.mark.slow
 def test_a_batch_sharded_over_processes_streams_every_result_back(loopback, tmp_path):
     # 2 worker processes, 8 in flight in all (4 each): every job answered once, in order,
     # checkpointed through on_result in this process, counted in this process's ledger.
@@ -455,10 +457,11 @@ def test_pacing_spaces_real_requests_and_can_be_switched_off(loopback):
     assert np.ptp(loopback.arrivals) < 0.120  # all six at once
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_is_a_connection_error_not_a_timeout(loopback):
     # The SDK's aiohttp transport raises APITimeoutError(ConnectTimeout('Server
     # disconnected')) for a reset; the root cause decides.
-    loopback.enqueue(Fault("drop"), Fault("slow", seconds=3))
+    loopback.enqueue(Fault("drop"), Fault("slow", seconds=1.5))  # past timeout_s
     client = client_for(loopback, max_retries=0, timeout_s=1)
     dropped, hung = ask(client), ask(client)
     assert dropped.error.startswith("connection_error: ServerDisconnectedError")

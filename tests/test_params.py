@@ -245,6 +245,7 @@ def test_make_lab_allows_root_only_when_run_as_root():
     assert command[-1] == "--no-browser"
 
 
+@pytest.mark.slow
 def test_a_file_full_of_mistakes_is_still_one_short_line(tmp_path):
     path = _write(tmp_path, GOOD + "".join(f"k{i}: 1\n" for i in range(6_000)))
     with pytest.raises(ParamsError) as err:

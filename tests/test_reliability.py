@@ -43,6 +43,12 @@ def _manifest(run_dir: Path) -> dict:
     return json.loads((run_dir / "manifest.json").read_text())
 
 
+def _run_dir(study: str) -> Path:
+    """The study's one run folder (the study's folder holds other files too)."""
+    (manifest,) = get_settings().outputs_dir.glob(f"{study}/*/manifest.json")
+    return manifest.parent
+
+
 def _responses(run_dir: Path) -> list[dict]:
     return read_jsonl(run_dir / "records" / "responses.jsonl")
 
@@ -59,15 +65,16 @@ FAULTS = {
     "http_500": [Fault("500")],
     "malformed_response": [Fault("malformed")],
     "empty_choices": [Fault("empty")],
-    "timeout": [Fault("slow", seconds=5)],
+    "timeout": [Fault("slow", seconds=2)],  # past timeout_s=1; the next test waits it out
     "connection_error": [Fault("drop")],
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reason", sorted(FAULTS))
 def test_a_study_whose_every_call_failed_is_failed_and_says_so(tmp_path, loopback, reason):
     loopback.enqueue(*(FAULTS[reason] * 6))
-    result = run_study(_study(tmp_path, loopback, timeout_s=1.0))
+    result = run_study(_study(tmp_path, loopback, timeout_s=1.0), warm=True)
     assert result.status == "failed"
     expected = "malformed_response" if reason == "empty_choices" else reason
     assert f"loop: 6 of 6 calls failed: {expected} × 6" in result.reason
@@ -76,6 +83,7 @@ def test_a_study_whose_every_call_failed_is_failed_and_says_so(tmp_path, loopbac
     assert not (result.run_dir / "report.html").exists()  # nothing published
 
 
+@pytest.mark.slow
 def test_the_cli_exits_non_zero_and_names_the_failed_calls(tmp_path, loopback):
     loopback.enqueue(*[Fault("401")] * 6)
     proc = _cli("run", str(_study(tmp_path, loopback)),
@@ -84,12 +92,13 @@ def test_the_cli_exits_non_zero_and_names_the_failed_calls(tmp_path, loopback):
     assert "failed" in proc.stdout and "6 of 6 calls failed: http_401 × 6" in proc.stdout
 
 
+@pytest.mark.slow
 def test_errors_within_max_error_rate_are_ok_and_above_it_degraded(tmp_path, loopback):
     loopback.enqueue(Fault("500"))  # 1 of 6 calls fails
-    ok = run_study(_study(tmp_path, loopback, name="a"), ["max_error_rate=0.2"])
+    ok = run_study(_study(tmp_path, loopback, name="a"), ["max_error_rate=0.2"], warm=True)
     assert ok.status == "ok", ok.reason
     loopback.enqueue(Fault("500"))
-    degraded = run_study(_study(tmp_path, loopback, name="b"), ["allow_degraded=true"])
+    degraded = run_study(_study(tmp_path, loopback, name="b"), ["allow_degraded=true"], warm=True)
     assert degraded.status == "degraded"
     assert "1 of 6 calls failed: http_500 × 1 (above max_error_rate 0)" in degraded.reason
     assert (degraded.run_dir / "report.html").exists()  # published, marked degraded
@@ -133,23 +142,26 @@ def test_only_systems_that_call_an_endpoint_need_a_key(tmp_path, monkeypatch, pr
 # --- 2. reruns heal ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_fixing_the_key_and_rerunning_heals_the_run(tmp_path, loopback):
     path = _study(tmp_path, loopback)
     loopback.enqueue(*[Fault("401")] * 6)
-    assert run_study(path).status == "failed"
+    assert run_study(path, warm=True).status == "failed"
     before = loopback.count
-    healed = run_study(path)  # the server answers now ("the key is fixed")
+    healed = run_study(path, warm=True)  # the server answers now ("the key is fixed")
     assert healed.status == "ok", healed.reason
     assert loopback.count - before == 6  # every failed item asked again, once
     rows = _responses(healed.run_dir)
     assert len(rows) == 6 and all(r["error"] is None for r in rows)
     again = loopback.count
-    assert run_study(path).status == "current" and loopback.count == again  # nothing re-paid
+    assert run_study(path, warm=True).status == "current"
+    assert loopback.count == again  # nothing re-paid
 
 
 # --- 3. one writer per run folder ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(tmp_path, loopback):
     loopback.latency = 0.3
     path = _study(tmp_path, loopback, n=12, max_concurrency=2)
@@ -167,18 +179,19 @@ def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(tmp_pa
     finally:
         first.kill()
     assert loopback.count == 12  # every call paid once
-    run_dir = next(get_settings().outputs_dir.glob("gaia_test/*"))
+    run_dir = _run_dir("gaia_test")
     assert len(_responses(run_dir)) == 12 and _manifest(run_dir)["status"] == "ok"
 
 
 # --- 4. the cache cannot take the study down ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_corrupt_cache_is_moved_aside_and_the_study_goes_on(tmp_path, loopback, capfd):
     cache = get_settings().cache_dir / "responses.sqlite"
     cache.parent.mkdir(parents=True)
     cache.write_bytes(b"this is not a database" * 100)
-    result = run_study(_study(tmp_path, loopback))
+    result = run_study(_study(tmp_path, loopback), warm=True)
     assert result.status == "ok", result.reason
     aside = list(cache.parent.glob("responses.sqlite.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not a database")
@@ -197,6 +210,7 @@ def test_cache_clear_works_on_a_corrupt_file(capfd):
     assert not list(cache.parent.glob("responses.sqlite.corrupt-*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", [{"name": "s"},
                                     {"name": "a", "provider": "python", **_AGENTS["python"]}],
                          ids=["sim", "python_agent"])  # fmt: skip
@@ -205,22 +219,23 @@ def test_a_study_without_endpoint_calls_never_opens_the_cache(tmp_path, system):
     cache.parent.mkdir(parents=True)
     cache.write_bytes(b"garbage" * 1000)
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]), [system])
-    assert run_study(path).status == "ok"
+    assert run_study(path, warm=True).status == "ok"
     assert cache.read_bytes() == b"garbage" * 1000  # untouched
 
 
 # --- 5. publishing is atomic ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_later_failure_keeps_the_published_report(tmp_path, loopback):
     path = _study(tmp_path, loopback)
-    good = run_study(path)
+    good = run_study(path, warm=True)
     assert good.status == "ok"
     report = (good.run_dir / "report.html").read_bytes()
     notebook = (good.run_dir / "notebook.ipynb").read_bytes()
     with open(tmp_path / "data_gaia_test" / "metadata.jsonl", "a") as fh:  # same params
         fh.write('{"task_id": "t9", "Question": "?", "Level": 7, "Final answer": "1"}\n')
-    bad = run_study(path)
+    bad = run_study(path, warm=True)
     assert bad.status == "failed" and "Level" in bad.reason
     assert (good.run_dir / "report.html").read_bytes() == report
     assert (good.run_dir / "notebook.ipynb").read_bytes() == notebook
@@ -231,6 +246,7 @@ def test_a_later_failure_keeps_the_published_report(tmp_path, loopback):
     assert 'href="gaia_test/' in index and "latest attempt failed at" in index
 
 
+@pytest.mark.slow
 def test_a_killed_run_shows_interrupted_not_running(tmp_path, loopback):
     loopback.latency = 0.5
     path = _study(tmp_path, loopback, n=12, max_concurrency=1)
@@ -246,13 +262,14 @@ def test_a_killed_run_shows_interrupted_not_running(tmp_path, loopback):
     time.sleep(0.5)  # the kernel dies with its parent (PR_SET_PDEATHSIG)
     index = build_index().read_text()
     assert ">interrupted<" in index and ">running<" not in index
-    run_dir = next(get_settings().outputs_dir.glob("gaia_test/*"))
+    run_dir = _run_dir("gaia_test")
     assert _manifest(run_dir)["status"] == "interrupted"  # the file agrees (it said running)
     from evalbench.history.runs import study_runs
 
     assert [m["status"] for m in study_runs("gaia_test")] == ["interrupted"]
 
 
+@pytest.mark.slow
 def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopback):
     loopback.latency = 0.4
     n = 40
@@ -276,7 +293,8 @@ def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopbac
     assert asked < n  # it stopped
     assert len(_responses(run_dir)) == asked  # every answer the server sent was recorded
     assert _manifest(run_dir)["status"] == "interrupted"
-    assert run_study(path).status == "ok"
+    loopback.latency = 0.0  # the rerun only has to finish
+    assert run_study(path, warm=True).status == "ok"
     assert loopback.count == n and len(_responses(run_dir)) == n
 
 
@@ -313,6 +331,7 @@ def test_a_hostile_params_file_is_one_line_exit_2_and_fast(tmp_path, case, capsy
     assert err.count("\n") == 1 and message in err
 
 
+@pytest.mark.slow
 def test_make_report_carries_on_after_a_bad_params_file_and_rebuilds_the_index(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(b"study: gaia\ntitle: caf\xe9\n")
@@ -343,6 +362,7 @@ def _in_private_mount(
 
 
 # a 16 KiB tmpfs is full before the run folder's first file (a 64 KiB probe) is written
+@pytest.mark.slow
 @pytest.mark.parametrize("options", ["ro,size=64k", "size=16k"], ids=["read_only", "full"])
 def test_unwritable_outputs_is_one_line(tmp_path, options):
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]), [{"name": "s"}])
@@ -363,6 +383,7 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*/*/*")):
 
 # 30 items: the 64 KiB probe fits, then the disk fills while the notebook is saved (100k)
 # or while the report is exported (300k)
+@pytest.mark.slow
 @pytest.mark.parametrize("size", ["100k", "300k"])
 def test_a_disk_that_fills_during_the_run_is_one_line_and_a_consistent_manifest(tmp_path, size):
     answers = [str(i) for i in range(30)]
@@ -383,9 +404,10 @@ def test_a_disk_that_fills_during_the_run_is_one_line_and_a_consistent_manifest(
 # --- 7. faults classified right -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_connection_reset_is_a_connection_error_not_a_timeout(tmp_path, loopback):
     loopback.enqueue(*[Fault("drop")] * 6)
-    result = run_study(_study(tmp_path, loopback, timeout_s=30.0))
+    result = run_study(_study(tmp_path, loopback, timeout_s=30.0), warm=True)
     rows = _responses(result.run_dir)
     assert all(r["error"].startswith("connection_error: ServerDisconnected") for r in rows), rows[0]
 
@@ -393,12 +415,13 @@ def test_a_connection_reset_is_a_connection_error_not_a_timeout(tmp_path, loopba
 # --- chaos and kill ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_chaos_every_item_ends_with_exactly_one_record(tmp_path, loopback):
     """400 requests, 20% random faults (429, 500, bad JSON, reset, hang), retries on."""
     n = 400
-    loopback.chaos = Chaos(0.2, ["429", "500", "malformed", "drop", "hang"], seed=7, hang_s=3)
+    loopback.chaos = Chaos(0.2, ["429", "500", "malformed", "drop", "hang"], seed=7, hang_s=1.5)
     path = _study(tmp_path, loopback, n=n, max_retries=2, timeout_s=0.5, max_concurrency=32)
-    result = run_study(path, ["max_error_rate=0.05", "bootstrap_rounds=10"])
+    result = run_study(path, ["max_error_rate=0.05", "bootstrap_rounds=10"], warm=True)
     rows = _responses(result.run_dir)
     keys = [r["key"] for r in rows]
     assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))  # one record per item
@@ -414,10 +437,19 @@ def test_chaos_every_item_ends_with_exactly_one_record(tmp_path, loopback):
 
 _RUN_IN_PROCESS = (
     "import sys; from evalbench import gaia; from evalbench.studies import open_run; "
-    "gaia.run(open_run(sys.argv[1]))"
+    "sys.stdin.readline(); gaia.run(open_run(sys.argv[1]))"
 )
 
 
+def _waiting_study(path: Path) -> subprocess.Popen:
+    """The study process, imported and waiting for a line on stdin before it opens the run
+    (the next one imports while the one before it asks: the test waits for neither)."""
+    return subprocess.Popen([sys.executable, "-c", _RUN_IN_PROCESS, str(path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, KEY_ENV: CANARY_KEY})  # fmt: skip
+
+
+@pytest.mark.slow
 def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
     """The study process (the study's run() without the notebook: the same Run, records and
     client) is killed with SIGKILL at 5 random moments while it asks; each time the server
@@ -428,25 +460,34 @@ def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
     n, concurrency = 100, 3
     loopback.latency = 0.2  # 15 answers/s: five kills cannot finish the study
     path = _study(tmp_path, loopback, n=n, max_concurrency=concurrency)
-    env = {**os.environ, KEY_ENV: CANARY_KEY}
     recorded, bound = 0, 0
-    for _ in range(5):
-        before = loopback.count
-        proc = subprocess.Popen([sys.executable, "-c", _RUN_IN_PROCESS, str(path)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
-        deadline = time.monotonic() + 60
-        while loopback.count == before and time.monotonic() < deadline:
-            time.sleep(0.01)  # it is asking
-        time.sleep(rng.uniform(0.25, 0.8))  # at least one answer back
-        proc.kill()
+    proc = _waiting_study(path)
+    try:
+        for _ in range(5):
+            before = loopback.count
+            proc.stdin.write(b"go\n")
+            proc.stdin.flush()
+            after = _waiting_study(path)
+            deadline = time.monotonic() + 60
+            while loopback.count == before and time.monotonic() < deadline:
+                time.sleep(0.01)  # it is asking
+            time.sleep(rng.uniform(0.25, 0.8))  # at least one answer back
+            proc.kill()
+            proc.wait(30)
+            proc.stdin.close()
+            proc = after
+            bound += concurrency  # at most this many were in flight at the kill
+            run_dir = _run_dir("gaia_test")
+            now = len(_responses(run_dir))
+            assert now > recorded  # progress every time, nothing lost
+            assert loopback.count <= now + bound  # only what was in flight was paid twice
+            recorded = now
+    finally:
+        proc.kill()  # the one still waiting (or the one asking, after a failure)
         proc.wait(30)
-        bound += concurrency  # at most this many were in flight at the kill
-        run_dir = next(get_settings().outputs_dir.glob("gaia_test/*"))
-        now = len(_responses(run_dir))
-        assert now > recorded  # progress every time, nothing lost
-        assert loopback.count <= now + bound  # only what was in flight was paid twice
-        recorded = now
-    result = run_study(path)
+        proc.stdin.close()
+    loopback.latency = 0.0  # the rerun only has to finish
+    result = run_study(path, warm=True)
     assert result.status == "ok", result.reason
     keys = [r["key"] for r in _responses(result.run_dir)]
     assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))

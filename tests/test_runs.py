@@ -138,6 +138,7 @@ print("growth", fds() - before)
 """
 
 
+@pytest.mark.slow
 def test_run_ask_opens_no_file_descriptor_per_call_in_a_notebook_kernel(tmp_path):
     """A study asks once per system; in a notebook kernel each call used to leave a file
     descriptor behind (ipykernel opens one per thread that writes output, and every call ran

@@ -35,9 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PARAMS = discover_params(ROOT / "params")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.stem)
 def test_every_study_renders_with_its_promised_records(path):
-    result = run_study(path)
+    result = run_study(path, warm=True)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     if result.status == "skipped":
         assert "DataUnavailable" in result.reason and not os.environ.get("EVALBENCH_DATA_MIRROR")
@@ -133,12 +134,13 @@ def _params(tmp_path: Path, dataset: Path, systems: list[dict], **extra) -> Path
 CANARIES = ["<script>alert('xss')</script>", "<img src=x onerror=alert(1)>"]
 
 
+@pytest.mark.slow
 def test_untrusted_text_stays_inert_in_the_report(tmp_path):
     # The sim answers with the (canary) ground truth, or a near miss of it: both land in
     # the tables and failure examples of the report.
     dataset = _dataset(tmp_path, CANARIES * 3)
     systems = [{"name": "<b>sys</b>", "provider": "sim", "sim": {"accuracy": 0.5}}]
-    result = run_study(_params(tmp_path, dataset, systems))
+    result = run_study(_params(tmp_path, dataset, systems), warm=True)
     assert result.status == "ok", result.reason
     html = (result.run_dir / "report.html").read_text()
     assert "<script" not in html and "onerror=alert" not in html.replace("onerror=alert(1)&gt;", "")
@@ -149,13 +151,14 @@ def test_untrusted_text_stays_inert_in_the_report(tmp_path):
     assert "<b>sys</b>" not in index
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_report_opens_in_headless_chromium_with_a_figure_and_a_table(tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("needs Debian chromium (apt-get install chromium; .ci/run installs it)")
     dataset = _dataset(tmp_path, ["42", "7", "a, b", "Paris", "3.5", "x"])
-    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]))
+    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]), warm=True)
     assert result.status == "ok", result.reason
     dom = subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -176,10 +179,11 @@ def _openai_system(loopback, **kw) -> dict:
     return openai_system(loopback, **kw)
 
 
+@pytest.mark.slow
 def test_the_api_key_never_reaches_outputs_or_the_cache(tmp_path, loopback, monkeypatch):
     monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
     dataset = _dataset(tmp_path, ["1", "2", "3", "4"])
-    result = run_study(_params(tmp_path, dataset, [_openai_system(loopback)]))
+    result = run_study(_params(tmp_path, dataset, [_openai_system(loopback)]), warm=True)
     assert result.status == "ok", result.reason
     assert loopback.count == 4
     assert all(h["authorization"] == f"Bearer {CANARY_KEY}" for h in loopback.headers)
@@ -190,22 +194,24 @@ def test_the_api_key_never_reaches_outputs_or_the_cache(tmp_path, loopback, monk
                 assert CANARY_KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_replay_rerenders_a_finished_study_with_no_key_and_no_request(
     tmp_path, loopback, monkeypatch
 ):
     monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
     path = _params(tmp_path, _dataset(tmp_path, ["1", "2", "3"]), [_openai_system(loopback)])
-    assert run_study(path).status == "ok"
+    assert run_study(path, warm=True).status == "ok"
     asked = loopback.count
     monkeypatch.delenv("EVALBENCH_CANARY_KEY")
     # a fresh run folder (replay changes the params), answers only from the cache
-    replay = run_study(path, ["cache=replay"])
+    replay = run_study(path, ["cache=replay"], warm=True)
     assert replay.status == "ok", replay.reason
     assert loopback.count == asked
     records = read_jsonl(replay.run_dir / "records" / "responses.jsonl")
     assert len(records) == 3 and all(r["cached"] for r in records)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_with_exactly_one_record_per_item(tmp_path, loopback, monkeypatch):
     monkeypatch.setenv("EVALBENCH_CANARY_KEY", CANARY_KEY)
     loopback.latency = 0.25
@@ -229,7 +235,7 @@ def test_a_killed_run_resumes_with_exactly_one_record_per_item(tmp_path, loopbac
     written = len(read_jsonl(responses))
     assert 5 <= written < n  # killed mid-study
     loopback.latency = 0.0
-    result = run_study(path)
+    result = run_study(path, warm=True)
     assert result.status == "ok", result.reason
     keys = [r["key"] for r in read_jsonl(responses)]
     assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))  # each item exactly once
@@ -249,11 +255,12 @@ def test_a_bad_params_file_is_one_line_and_exit_code_2(tmp_path, capsys):
     assert not list(get_settings().outputs_dir.glob("bad/*"))  # nothing half-written
 
 
+@pytest.mark.slow
 def test_a_failing_notebook_is_marked_failed_never_ok(tmp_path):
     dataset = _dataset(tmp_path, ["1", "2"])
     with open(dataset / "metadata.jsonl", "a") as fh:  # valid params, bad data inside
         fh.write('{"task_id": "t9", "Question": "?", "Level": 7, "Final answer": "1"}\n')
-    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]))
+    result = run_study(_params(tmp_path, dataset, [{"name": "s", "provider": "sim"}]), warm=True)
     assert (
         result.status == "failed" and "GaiaDataError" in result.reason and "Level" in result.reason
     )

@@ -38,6 +38,10 @@ from evalbench.publish import run_study
 from evalbench.records import read_jsonl
 from evalbench.studies import open_run
 
+# one pytest-xdist worker runs this whole file: its tests find (and kill) their agents'
+# processes by a mark on the command line that is the same in every test
+pytestmark = pytest.mark.xdist_group("agent_marks")
+
 ENTRY = "tests.agents.example_agent"
 example_agent = sys.modules[load_entrypoint(f"{ENTRY}:answer").__module__]  # as agents see it
 
@@ -134,6 +138,7 @@ def _study_process(path: Path) -> subprocess.Popen:
                                 stderr=err)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_sync_agent_that_never_returns_is_stopped_at_max_time_s(tmp_path):
     """The agent ignores SIGTERM and leaves a process in a session of its own: the study
     still ends right after max_time_s, with both tasks ``timeout`` and nothing left."""
@@ -161,6 +166,7 @@ def test_a_sync_agent_that_never_returns_is_stopped_at_max_time_s(tmp_path):
     assert leftovers == []
 
 
+@pytest.mark.slow
 def test_the_worker_of_a_sync_agent_dies_with_evalbench(tmp_path):
     systems = [{"name": "forever", "provider": "python", "entrypoint": f"{ENTRY}:forever",
                 "limits": {"max_time_s": 120}}]  # fmt: skip
@@ -310,6 +316,7 @@ def _marked_processes(mark: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_command_agents_fail_cleanly_and_leave_no_process(tmp_path):
     script = tmp_path / "agent.py"
     script.write_text(AGENT_SCRIPT)
@@ -364,6 +371,7 @@ def test_relative_paths_in_argv_are_found_from_the_project_root(tmp_path, monkey
 # --- the reference agent, against the loopback server ---------------------------------------
 
 
+@pytest.mark.slow
 def test_the_reference_agent_reads_a_csv_runs_python_and_answers(tmp_path, loopback, monkeypatch):
     monkeypatch.setenv(KEY_ENV, CANARY_KEY)
     dataset = _dataset(tmp_path, ["12"], with_csv=True)
@@ -442,6 +450,7 @@ def test_the_reference_agent_stops_at_max_steps(tmp_path, loopback, monkeypatch,
 # --- the simulated agent -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_simulated_agent_matches_its_knobs(tmp_path):
     # 300 tasks: mean tool calls per task ≈ mean_steps (Poisson 4), timeout share ≈ 0.2
     systems = [{"name": "sim", "provider": "sim", "sim": {"accuracy": 1.0},
@@ -469,8 +478,9 @@ def test_the_simulated_agent_matches_its_knobs(tmp_path):
 _RUN = "import sys; from evalbench import gaia; from evalbench.studies import open_run; gaia.run(open_run(sys.argv[1]))"
 
 
+@pytest.mark.slow
 def test_a_killed_agent_study_resumes_with_one_record_and_one_trajectory_per_task(tmp_path):
-    n = 30
+    n = 12  # the kill comes right after the 4th record: at most 2 more were in flight
     systems = [{"name": "slow", "provider": "python", "entrypoint": f"{ENTRY}:slow",
                 "max_concurrency": 2}]  # fmt: skip
     path = _params(tmp_path, _dataset(tmp_path, [str(i) for i in range(n)]), systems)
@@ -490,7 +500,7 @@ def test_a_killed_agent_study_resumes_with_one_record_and_one_trajectory_per_tas
     proc.wait(30)
     assert records is not None
     assert 4 <= len(read_jsonl(records)) < n
-    result = run_study(path)
+    result = run_study(path, warm=True)
     assert result.status == "ok", result.reason
     keys = [r["key"] for r in read_jsonl(records)]
     assert sorted(keys) == sorted(f"t{i}#0" for i in range(n))

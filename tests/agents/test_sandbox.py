@@ -96,6 +96,7 @@ def test_exit_codes_and_tracebacks_show_the_cell(workdir):
     assert "_sandbox_init" not in failed.stderr  # the supervisor's frames are hidden
 
 
+@pytest.mark.slow
 def test_a_runaway_loop_is_stopped_at_the_cpu_limit(workdir):
     result = run_python("while True:\n    pass", workdir, FAST)
     assert result.timed_out and result.killed == "cpu time limit (1 s)"
@@ -103,6 +104,7 @@ def test_a_runaway_loop_is_stopped_at_the_cpu_limit(workdir):
     assert result.wall_s < FAST.cpu_s + 2
 
 
+@pytest.mark.slow
 def test_a_sleeper_is_stopped_at_the_wall_limit(workdir):
     limits = FAST.model_copy(update={"wall_s": 1})
     started = time.monotonic()
@@ -179,6 +181,7 @@ def test_background_processes_do_not_outlive_the_call(workdir):
     assert processes_of(workdir) == []
 
 
+@pytest.mark.slow
 def test_session_mode_kills_its_process_group(workdir):
     """The fallback (no namespaces): the group dies with the call, the result says no network."""
     code = "import subprocess\nsubprocess.Popen(['sleep', '300'])\nprint('started')"
@@ -459,6 +462,7 @@ def test_the_work_dir_keeps_files_between_calls_and_symlinks_stay_links(workdir,
     assert victim.read_text() == "host data"
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_a_call_stopped_at_the_wall_limit_leaves_the_work_dir_as_it_was(workdir):
     (workdir / "before.txt").write_text("x")

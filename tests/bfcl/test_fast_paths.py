@@ -104,6 +104,7 @@ def test_every_public_prompt_output_is_read_exactly_as_ast_reads_it(public_items
     assert fast > 5000  # the shortcut carries most of them (5,098 when written)
 
 
+@pytest.mark.slow
 def test_the_passing_shortcut_equals_the_general_diagnostic(public_items):
     items = {item.id: item for item in public_items}
     compared = 0

@@ -44,6 +44,7 @@ def test_java_javascript_and_web_search_verdicts(oracle):
     assert _disagreements(verdicts, oracle) == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"
 )

@@ -126,6 +126,7 @@ def test_plan_mistake_rates_follow_the_knobs():
     assert sim.plan_mistake(lone, SimSpec(accuracy=0.0), "tools", rng) == "none"  # nothing to do
 
 
+@pytest.mark.slow
 def test_sim_answers_on_every_public_item_get_the_implied_verdict(public_items):
     # A correct answer exists for every item but five whose possible answer disagrees with
     # the function doc (a required parameter missing from the answer, or an undeclared one).

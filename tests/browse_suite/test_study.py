@@ -119,6 +119,7 @@ def test_the_reference_agent_solves_a_level_1_and_a_level_3_task_in_the_browser(
     )  # what the model saw
 
 
+@pytest.mark.slow
 def test_a_hanging_agent_is_cut_at_max_time_seconds_and_counted_as_a_timeout(tmp_path):
     tasks = tasks_file(
         tmp_path, lambda t: t["id"] in {"L1-library-hours", "L1-shop-delivery"}, max_time_seconds=1

@@ -25,6 +25,7 @@ def _report_path(out: str) -> Path:
     return Path(found.group(1))
 
 
+@pytest.mark.slow
 def test_the_same_compare_twice_reuses_its_report_and_a_changed_run_does_not(
     gaia_run, outputs, capsys
 ):

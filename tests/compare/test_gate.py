@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from evalbench.cli import main
 from evalbench.compare import scoring, sim
@@ -103,6 +104,7 @@ MEASURED_FALSE_ALARMS = {40: 0, 1000: 1}
 ``EVALBENCH_FALSE_ALARM_REPEATS=1000 pytest tests/compare/test_gate.py -k false_alarm -s``."""
 
 
+@pytest.mark.slow
 def test_false_alarm_rate_on_two_runs_of_the_same_simulated_system():
     """Seeded repeats (40 by default): two runs of the GAIA demo's two simulated systems (the
     accuracy per level of params/gaia_demo.yaml, 12/12/8 items) that differ only in their
@@ -131,6 +133,7 @@ def _arrays(frame, system: str) -> dict[str, np.ndarray]:
     return {lv: (g["value"] == 1.0).to_numpy() for lv, g in part.groupby("level", sort=True)}
 
 
+@pytest.mark.slow
 def test_a_true_drop_is_found_on_simulated_runs():
     """The other side of the false-alarm rate: strong-sim losing 30 points at every level on
     120 items per level is found in every one of 10 seeded repeats."""

@@ -48,6 +48,7 @@ RIGHT_A = ["0", "2", "4", "9", "8", "10", "0", "14"]  # q3 and q6 wrong
 RIGHT_B = ["0", "2", "4", "6", "8", "1", "12", "3"]  # q5 and q7 wrong
 
 
+@pytest.mark.slow
 def test_a_real_eval_log_reads_into_outcomes_in_both_formats(inspect_ai, tmp_path):
     for fmt in ("eval", "json"):
         path = run_eval(tmp_path / fmt, RIGHT_A, log_format=fmt)

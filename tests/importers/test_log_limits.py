@@ -65,6 +65,7 @@ RSS_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_zip_bombs_are_refused_with_small_memory(inspect_ai, tmp_path):
     """300 MiB of zeros in a 10 KB (zstd) and a 300 KB (deflate) file; the second's header
     says 1,000 bytes. Before: peak RSS grew about 605 MB for each, then a JSON error."""

@@ -37,6 +37,7 @@ def test_which_addresses_count_as_loopback(host, loopback):
     assert is_loopback(host) is loopback
 
 
+@pytest.mark.slow
 def test_another_address_without_annotators_is_refused_before_binding(tmp_path):
     tasks = _tasks(tmp_path)
     with pytest.raises(ServeRefused, match="needs a token per annotator"):
@@ -185,6 +186,7 @@ def test_the_session_reports_progress_in_the_annotators_own_order(tmp_path):
         assert httpx.get(f"{server.base}/api/item/4", params=params).status_code == 404
 
 
+@pytest.mark.slow
 def test_the_serve_command_announces_urls_answers_and_stops(tmp_path):
     """`evalbench label serve` as a real process on a free loopback port (stopped here)."""
     tasks = _tasks(tmp_path, annotators=["alice"])

@@ -68,6 +68,7 @@ def _hammer(folder: str, worker: int) -> None:
         store.append(_record(f"q{k % 3}", score=worker * 100 + k))
 
 
+@pytest.mark.slow
 def test_two_processes_appending_to_one_file_lose_nothing(tmp_path):
     """Two servers on one folder (or two tabs): the file lock keeps every line whole."""
     ctx = multiprocessing.get_context("spawn")

@@ -119,6 +119,7 @@ def test_the_batch_price_is_the_list_price_less_the_discount():
     assert token_cost(deeper, 1000, 500) == pytest.approx(0.006 * 0.25)
 
 
+@pytest.mark.slow
 def test_killed_while_polling_the_rerun_polls_the_same_batch(tmp_path, loopback):
     loopback.batch_plans.append(BatchPlan(hold=True))  # stays in_progress until released
     path = _study(tmp_path, loopback)
@@ -223,6 +224,7 @@ def test_no_wait_submits_and_stops_then_a_rerun_collects(tmp_path, loopback, mon
     assert loopback.batch_creates == 1 and len(_records(run)) == 6
 
 
+@pytest.mark.slow
 def test_cli_no_wait_exits_0_and_says_how_to_collect(tmp_path, loopback, capsys):
     from evalbench.cli import main
 
@@ -393,6 +395,7 @@ def slow(slow_server, loopback):  # loopback: its reset and key fixtures, shared
 SLOW = {"timeout_s": 0.2, "max_retries": 2}  # the 1 s / 2.5 s, scaled down
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "plan",
     [Create(delay_s=0.6), Create(delay_s=0.6, made="late"), Create(status=500)],
@@ -447,6 +450,7 @@ def test_an_upload_answered_after_the_timeout_is_found_by_name_not_uploaded_agai
     assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
 
 
+@pytest.mark.slow
 def test_an_upload_the_provider_never_took_is_sent_again_after_a_lookup(tmp_path, slow):
     slow.uploads_plan.extend([Create(status=503, made="never")] * 2)
     run = _run(_study(tmp_path, slow, **SLOW))

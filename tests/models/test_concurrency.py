@@ -135,6 +135,7 @@ def test_a_429_without_headers_holds_every_start_for_its_retry_after(loopback):
     assert later and min(later) - refused >= 0.29
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["requests", "tokens"])
 def test_auto_converges_under_a_token_bucket_limit(loopback, kind):
     # 100 requests/s (burst 20), or 50 tokens per request (4 prompt chars / 4 + 49
