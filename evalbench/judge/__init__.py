@@ -116,6 +116,7 @@ from .sim import (
     sim_pairwise_output,
     sim_pairwise_probabilities,
     sim_rubric_output,
+    sim_rubric_score_matrix,
     sim_rubric_scores,
 )
 from .spec import JudgeModel
@@ -179,6 +180,7 @@ __all__ = [
     "sim_pairwise_output",
     "sim_pairwise_probabilities",
     "sim_rubric_output",
+    "sim_rubric_score_matrix",
     "sim_rubric_scores",
     "weighted_score",
     "with_anchors",

@@ -85,6 +85,26 @@ def sim_rubric_scores(
     }
 
 
+def sim_rubric_score_matrix(
+    rubric: Rubric | str,
+    truths: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    noise: float = 1.0,
+    leniency: float = 0.0,
+) -> np.ndarray:
+    """:func:`sim_rubric_scores` for many answers at once (no length bias): row i is what the
+    i-th of ``len(truths)`` calls with the same ``rng`` would give, one true score per row
+    for every dimension (columns in the rubric's order). For fast simulations of a study."""
+    rubric = as_rubric(rubric)
+    _check_sim_args(noise, 0.0)
+    z = rng.standard_normal((len(truths), len(rubric.dimensions)))
+    raw = np.rint(np.asarray(truths, float)[:, None] + leniency + noise * z)
+    low = np.array([d.scale_min for d in rubric.dimensions])
+    high = np.array([d.scale_max for d in rubric.dimensions])
+    return np.clip(raw, low, high)
+
+
 def _true_score_map(rubric: Rubric, true_scores: Mapping[str, float] | float) -> dict[str, float]:
     if not isinstance(true_scores, Mapping):
         return {d.name: float(true_scores) for d in rubric.dimensions}

@@ -151,3 +151,15 @@ def test_sim_pairwise_malformed_rate_and_position_only_bias() -> None:
     p_a = 1 / (1 + math.exp(-(1.0 - 0.5)))  # equal quality: A wins only through position
     share_a = sum(v.winner == "A" for v in scored) / len(scored)
     assert share_a == pytest.approx(p_a, abs=4 * math.sqrt(p_a * (1 - p_a) / len(scored)))
+
+
+def test_sim_rubric_score_matrix_equals_one_call_per_row() -> None:
+    # the vectorised draw is the sequential one: row i is the i-th call's scores, same rng
+    truths, rubric = np.array([5.3, 9.8, 1.2, 6.0]), J.get_rubric("fine_grained")
+    matrix = J.sim_rubric_score_matrix(
+        rubric, truths, rng=np.random.default_rng(4), noise=1.3, leniency=0.4
+    )
+    rng = np.random.default_rng(4)
+    calls = [J.sim_rubric_scores(rubric, t, rng=rng, noise=1.3, leniency=0.4) for t in truths]
+    assert matrix.tolist() == [[c[d.name] for d in rubric.dimensions] for c in calls]
+    assert matrix.shape == (4, 3) and matrix.min() >= 1 and matrix.max() <= 10
