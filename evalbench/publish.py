@@ -126,9 +126,30 @@ def run_study(
             raise unwritable(run_dir, exc) from None
         if full := NO_SPACE.search(reason):  # the study's own writes failed: the same line
             raise unwritable(Path(full["path"]) if full["path"] else run_dir, reason)
-        return result
+        return after_publish(result, params) if result.status in PUBLISHED else result
     finally:
         release_run(run_dir)
+
+
+def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
+    """A published run's alert check (with ``alerts:``) and ``summary.html``; what they say
+    joins the result's reason, the run's status line (the manifest keeps the details).
+
+    Raises:
+        OutputsUnwritable: the run folder cannot be written (full, read-only).
+    """
+    from evalbench.alerts.check import check_run, status_note
+    from evalbench.summary import write_summary
+
+    run_dir = Path(str(result.run_dir))
+    try:
+        record = check_run(run_dir, params.alerts, params.title) if params.alerts else None
+        notes = [result.reason, status_note(record), write_summary(run_dir).problem]
+    except OSError as exc:
+        if exc.errno not in UNWRITABLE:
+            raise
+        raise unwritable(run_dir, exc) from None
+    return result._replace(reason="; ".join(note for note in notes if note))
 
 
 UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
