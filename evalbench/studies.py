@@ -36,6 +36,7 @@ STUDY_KINDS: dict[str, str] = {
     "compare": "evalbench.compare.study",
     "browsecomp": "evalbench.browsecomp.study",
     "browse_suite": "evalbench.browse_suite.study",
+    "retry_loop": "evalbench.retry_loop.study",
 }
 """Study kind -> module defining ``STUDY`` (the only registry)."""
 
