@@ -23,7 +23,9 @@ WARM_IMPORTS = (
     "import numpy, pandas, scipy.stats, matplotlib, matplotlib.pyplot, seaborn\n"
     "import evalbench.display, evalbench.plots, evalbench.runs, evalbench.studies\n"
 )
-KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]  # the kernel's own log is not the study's
+# The kernel's own log is not the study's. No history file: prepare() hands the environment
+# (API keys included) to the kernel as code, which IPython would keep in ~/.ipython.
+KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.hist_file=:memory:"]
 _KEEP_PREFIXES = ("JPY_",)  # the kernel's own variables (its parent's pid for the poller)
 _STATE: dict[str, Any] = {}
 
@@ -61,6 +63,7 @@ def prepare(km: Any) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_KEEP_PREFIXES)}
     code = "\n".join([
         "%reset -f",
+        "__spec__ = None",  # %reset deletes it, and multiprocessing's spawn reads it
         "import os as _os, json as _json, matplotlib as _mpl, matplotlib.pyplot as _plt",
         f"_keep = {{k: v for k, v in _os.environ.items() if k.startswith({_KEEP_PREFIXES!r})}}",
         f"_os.environ.clear(); _os.environ.update(_json.loads({json.dumps(env)!r}))",

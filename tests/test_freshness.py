@@ -130,8 +130,6 @@ def test_the_timing_table_shows_a_dash_for_a_phase_a_skipped_study_never_reached
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="evalbench/kernels.py: %reset -f deletes __main__.__spec__;"
-                   " see the notes of issue 24 (helper F)")  # fmt: skip
 def test_a_warm_kernel_can_start_a_spawned_process():
     # make report renders in a warm kernel reset by prepare(); a study that starts a process
     # pool (spawn reads __main__.__spec__) must work there as in a fresh kernel

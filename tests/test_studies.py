@@ -195,8 +195,6 @@ def test_the_api_key_never_reaches_outputs_or_the_cache(tmp_path, loopback, monk
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="evalbench/kernels.py starts the warm kernel with its "
-                   "IPython history on: see the notes of issue 24 (helper F)")  # fmt: skip
 def test_the_api_key_never_reaches_the_warm_kernels_history(tmp_path, monkeypatch):
     # the warm kernel is handed this process's environment (the key with it) as code to run;
     # IPython keeps the code a kernel runs in $IPYTHONDIR (by default ~/.ipython)
