@@ -55,6 +55,7 @@ from .ask import (
     judge_rubric,
     pairwise_jobs,
     rubric_jobs,
+    rubric_key,
 )
 from .pairwise import (
     SIDE_TO_VERDICT,
@@ -175,6 +176,7 @@ __all__ = [
     "resolve_order",
     "results_frame",
     "rubric_jobs",
+    "rubric_key",
     "rubric_result",
     "sim_pairwise_latent",
     "sim_pairwise_output",

@@ -64,6 +64,13 @@ class PairTask(NamedTuple):
     quality_y: float | None = None
 
 
+def rubric_key(rubric: Rubric, case_id: str, replicate: int = 0) -> str:
+    """The job key of a rubric judgment (``records/<store>.jsonl`` keys it with the judge's
+    name): ``rubric:<name>[+anchors]:<case_id>#<replicate>``."""
+    name = f"{rubric.name}+anchors" if rubric.anchors else rubric.name
+    return f"rubric:{name}:{case_id}#{replicate}"
+
+
 def rubric_jobs(
     rubric: Rubric | str, tasks: Sequence[RubricTask], *, typical_length: float | None = None
 ) -> list[Job]:
@@ -81,10 +88,9 @@ def rubric_jobs(
     # anchored judgments of a case are other requests with keys of their own (a study can keep
     # both in one store); a sim judge draws the same noise for both, its error on an item
     # being its own, so the anchors move only its leniency (sim_leniency)
-    name = f"{rubric.name}+anchors" if rubric.anchors else rubric.name
     jobs = []
     for task in tasks:
-        key = f"rubric:{name}:{task.case_id}#{task.replicate}"
+        key = rubric_key(rubric, task.case_id, task.replicate)
         sim_key = f"rubric:{rubric.name}:{task.case_id}#{task.replicate}"
         request = ChatRequest(
             messages=build_rubric_messages(rubric, task.case), seed=task.replicate or None

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalbench.judge import JudgeCase, RubricTask, judge_rubric
+from evalbench.judge import JudgeCase, RubricTask, judge_rubric, rubric_key
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
@@ -142,7 +142,7 @@ def _row(
 ) -> dict[str, Any]:  # fmt: skip
     p, cid = run.params, case_id(a.item, a.arm, a.round)
     judgment = judged.get(cid)
-    judge_key = f"rubric:{p.rubric}:{cid}#0" if judgment is not None else None
+    judge_key = rubric_key(p.rubric_obj(), cid) if judgment is not None else None
     stored = run.store("judgments", ("system", "key")).get((p.judge.name, judge_key or ""))
     usage = [_call_usage(p.generator, reply), _call_usage(p.judge, stored)]
     row: dict[str, Any] = {

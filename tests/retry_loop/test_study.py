@@ -75,6 +75,13 @@ def test_the_loop_end_to_end(tmp_path: Path) -> None:
     answers = read_jsonl(run.dir / "records" / "answers.jsonl")
     assert len(answers) == len({r["key"] for r in answers})  # round 0 asked once for both arms
     assert len(answers) == 6 + int((result.rounds["round"] > 0).sum())
+    # each round's tokens are its generator call's and its loop-judge call's, from the stores
+    judged = {r["key"]: r for r in read_jsonl(run.dir / "records" / "judgments.jsonl")
+              if r["system"] == "judge-sim"}  # fmt: skip
+    by_key = {r["key"]: r for r in answers}
+    for row in result.rounds.itertuples():
+        calls = [by_key[row.answer_key], judged[row.judge_key]]
+        assert row.prompt_tokens == sum(c["prompt_tokens"] for c in calls)
     seconds = read_jsonl(run.dir / "records" / "second_judgments.jsonl")
     assert {r["answer"] for r in seconds} == {"first", "suggestion", "control"}
     assert study.counts(result)["items"] == 6
