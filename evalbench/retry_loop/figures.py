@@ -104,10 +104,16 @@ def effect(result: RetryLoopResult) -> Figure:
 
 
 def self_preference(result: RetryLoopResult) -> Figure:
-    """Per arm, the gap between the loop judge's and the second judge's gains."""
+    """Per arm, the gap between the loop judge's and the second judge's gains, and (with the
+    control arm) their difference: the self-preference."""
     if result.second is None:
         raise ValueError("no second judge in this run (second_judge is not set)")
     table = result.second.table.assign(label=lambda t: t["arm"] + " arm gap")
+    diff = result.second.difference
+    if diff is not None:
+        row = {"label": "suggestion gap − control gap", "gap": diff["difference"],
+               "gap_low": diff["difference_low"], "gap_high": diff["difference_high"]}  # fmt: skip
+        table = pd.concat([table, pd.DataFrame([row])], ignore_index=True)
     ax = plots.forest(
         table, label="label", estimate="gap", low="gap_low", high="gap_high", reference=0.0,
         xlabel="loop judge's gain − second judge's gain",

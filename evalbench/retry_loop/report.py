@@ -257,6 +257,13 @@ def effect_sentence(result: RetryLoopResult) -> str:
             " The simulation's true effect on the same items after the last round: {t:+.2f}.",
             t=rows.iloc[-1]["true_effect"],
         )
+    second = result.second.effect if result.second is not None else None
+    if second is not None:
+        truth += display.fill(
+            " These are the loop judge's scores, self-preference included; the second judge "
+            "puts the effect on the final answers at {e} (below).",
+            e=_iv(second["effect"], second["effect_low"], second["effect_high"]),
+        )
     return display.fill(
         "<p>Suggestion arm − control arm, paired by item (both start from the same first "
         "answer; {lvl}; Wilcoxon, Holm across rounds): ", lvl=_level(result),

@@ -50,6 +50,12 @@ def test_sentences_escape_names_and_say_what_is_simulated(result: RetryLoopResul
     assert "self-preference (+0.5)" in report.gains_sentence(result)
     assert "regression to the mean" in report.selection_note(result)
     assert "Simulated: the loop judge adds +0.5" in report.self_preference_sentence(result)
+    e = result.second.effect if result.second is not None else None
+    assert e is not None
+    second = f"{e['effect']:+.2f} [{e['effect_low']:+.2f}, {e['effect_high']:+.2f}]"
+    assert f"the second judge puts the effect on the final answers at {second}" in (
+        report.effect_sentence(result)
+    )
 
 
 def test_tables_have_their_rows(result: RetryLoopResult) -> None:
@@ -67,6 +73,8 @@ def test_figures_draw(result: RetryLoopResult) -> None:
     for figure in (figures.gains, figures.shares, figures.costs, figures.effect,
                    figures.self_preference):  # fmt: skip
         assert isinstance(figures.drawn(figure, result), Figure)
+    labels = [t.get_text() for t in figures.self_preference(result).axes[0].get_yticklabels()]
+    assert labels == ["suggestion arm gap", "control arm gap", "suggestion gap − control gap"]
     plt.close("all")
 
 
