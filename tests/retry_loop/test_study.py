@@ -187,3 +187,19 @@ def test_a_loop_on_an_endpoint(tmp_path: Path, loopback: Any, monkeypatch: Any) 
     # each round's cost: a generator and a judge call of 10 + 5 tokens at 1 and 2 USD per 1M
     assert rows.loc[("a", 1), "cost_usd"] == pytest.approx(2 * (10 * 1 + 5 * 2) / 1e6)
     assert loopback.count == 6
+
+
+def test_a_failed_generator_call_ends_the_loop_with_no_judgment(tmp_path: Path) -> None:
+    generator = {"name": "generator-sim", "provider": "sim", "sim": {"error_rate": 0.3}}
+    run = open_run(_params_file(tmp_path, generator=generator, second_judge=None))
+    result = RL.run(run)
+    failed = result.rounds[result.rounds["status"] == "generator_error"]
+    assert len(failed) > 0 and (failed["stopped"] == "generator_error").all()
+    assert failed["judge_key"].isna().all() and failed["weighted_score"].isna().all()
+    assert failed["generator_error"].str.startswith("sim_error").all()
+    judged = {r["key"] for r in read_jsonl(run.dir / "records" / "judgments.jsonl")}
+    assert not any(k.replace("answer:", "") in j for k in failed["answer_key"] for j in judged)
+    distinct = result.rounds.drop_duplicates("answer_key")
+    assert study.counts(result)["generator_errors"] == int(
+        (distinct["status"] == "generator_error").sum()
+    )
