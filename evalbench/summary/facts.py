@@ -292,12 +292,17 @@ def _drop_risk(change: Change) -> Risk:
 
 
 def number(value: float, kind: str) -> str:
-    """A value as the summary writes it: shares as whole percentages."""
+    """A value as the summary writes it: shares as whole percentages, ratings whole, scores
+    to one decimal (two below 1): a score's interval is the summary's own seeded bootstrap
+    (:func:`evalbench.history.summarize_outcomes`), which may differ from a study's own in the
+    third digit."""
     if value != value:
         return "—"
     if kind == "binary":
         return f"{value * 100:.0f}%"
-    return f"{value:.0f}" if kind == "rating" else f"{value:.2f}"
+    if kind == "rating":
+        return f"{value:.0f}"
+    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2f}"
 
 
 def _failure_risks(run: RunOutcomes, run_dir: Path) -> list[Risk]:
@@ -313,10 +318,10 @@ def _failure_risks(run: RunOutcomes, run_dir: Path) -> list[Risk]:
             continue
         if state == "wrong" and metric != "accuracy":
             title, meaning = f"Misses on {metric}", f"the result did not meet {metric}"
-        per_system = ", ".join(f"{s}: {k}" for s, k in hit.groupby("system").size().items())
+        per_system = ", ".join(f"{s}: {k:,d}" for s, k in hit.groupby("system").size().items())
         first = hit.iloc[0]
         out.append(Risk(
-            title, f"{len(hit)} of {len(frame)} answers — {meaning} ({per_system})",
+            title, f"{len(hit):,d} of {len(frame):,d} answers — {meaning} ({per_system})",
             example(run_dir, str(first["item_id"]), str(first["system"]), first, run.slices),
             len(hit),
         ))  # fmt: skip

@@ -123,3 +123,11 @@ def test_records_that_cannot_be_read_give_a_page_that_says_so(outputs):
     assert written.problem.startswith("summary.html: the run's records could not be summarized")
     assert "gaia.jsonl:1" in written.problem
     assert "Summary not available" in (run / "summary.html").read_text()
+
+
+def test_numbers_in_words():
+    from evalbench.summary.facts import number
+
+    assert [number(0.65625, "binary"), number(1142.17, "rating"), number(4.066, "score"),
+            number(0.434, "score"), number(float("nan"), "score")] == [
+        "66%", "1142", "4.1", "0.43", "—"]  # fmt: skip
