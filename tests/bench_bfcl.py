@@ -128,9 +128,12 @@ def main() -> None:
     from evalbench.records import to_json, write_atomic
 
     start = time.perf_counter()
-    items, load_s = _timed(bfcl.load)
+    items, load_s = _timed(lambda: bfcl.load("python"))
     results, read_s = _timed(
-        lambda: {model: bfcl.fetch_results(model) for model in bfcl.PUBLIC_SYSTEMS}
+        lambda: {
+            model: [r for r in bfcl.fetch_results(model) if r.category in bfcl.schema.PYTHON]
+            for model in bfcl.PUBLIC_SYSTEMS
+        }
     )
     work = _work(bfcl, items, results)
     ast_work = [w for w in work if w[0].category not in bfcl.RELEVANCE_CATEGORIES]
@@ -248,16 +251,14 @@ def _faster(ours_all: dict, ours_ast: dict, official: dict) -> bool | None:
 
 def _multi_turn() -> dict:
     """800 multi-turn items: evalbench's check beside the official one, same entries."""
-    from evalbench.bfcl import backends, more_data
+    from evalbench import bfcl
+    from evalbench.bfcl import backends
     from evalbench.bfcl.multi_turn import check_multi_turn
 
     if not backends.available():
         return {"skipped": f"no official backends: {backends.INSTALL_HINT}"}
-    items = more_data.load_more("multi_turn")
-    lines = {
-        line.id: line.result
-        for line in more_data.fetch_more_results("glyphh-ada-1.1", "multi_turn")
-    }
+    items = bfcl.load("multi_turn")
+    lines = {line.id: line.result for line in bfcl.fetch_results("glyphh-ada-1.1", "multi_turn")}
     seconds, ours = [], []
     for rep in range(REPEATS):
         started = time.perf_counter()
@@ -291,14 +292,12 @@ def _multi_turn() -> dict:
 
 def _java_js(python_ast: dict) -> dict:
     """decode + check of glyphh-ada-1.1's 150 Java/JavaScript results vs the Python AST rate."""
-    from evalbench.bfcl import more_data
+    from evalbench import bfcl
     from evalbench.bfcl.decode import decode
     from evalbench.bfcl.java_js import check_java_js
 
-    items = more_data.load_more("java_js")
-    lines = {
-        line.id: line.result for line in more_data.fetch_more_results("glyphh-ada-1.1", "java_js")
-    }
+    items = bfcl.load("java_js")
+    lines = {line.id: line.result for line in bfcl.fetch_results("glyphh-ada-1.1", "java_js")}
     seconds = []
     for _ in range(REPEATS):
         started = time.perf_counter()

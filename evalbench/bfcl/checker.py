@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .decode import DECODER_FAILED, Decoded
-from .schema import CATEGORIES, NESTED_TYPES, PYTHON_TYPES, RELEVANCE_CATEGORIES, Call, Item
+from .schema import NESTED_TYPES, PYTHON, PYTHON_TYPES, RELEVANCE_CATEGORIES, Call, Item
 
 _STANDARDIZE = re.compile(r"[ ,./\-_*^]")
 
@@ -76,7 +76,7 @@ class _Typed(NamedTuple):
 
 
 _TYPED = {False: _Typed(True, False, None), True: _Typed(True, True, None)}  # the passes
-_KNOWN = frozenset(CATEGORIES)
+_KNOWN = frozenset(PYTHON)
 
 
 _Memo = dict[tuple[int, int], "Failure | None"]
@@ -119,7 +119,7 @@ def check(item: Item, decoded: Decoded, *, underscore_to_dot: bool = False) -> C
         ValueError: an item of another category, or an AST item without possible answer.
     """
     if item.category not in _KNOWN:
-        raise ValueError(f"{item.id}: category {item.category!r} is not one of {CATEGORIES}")
+        raise ValueError(f"{item.id}: category {item.category!r} is not one of {PYTHON}")
     if item.category in RELEVANCE_CATEGORIES:
         return _check_relevance(item.category, decoded)
     if not item.possible_answer:

@@ -25,14 +25,14 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
-from .more_schema import MultiTurnItem
 from .multi_turn import Step, decode_step
 from .replay import Side
+from .schema import MultiTurnItem
 from .scoring import PYTHON_HINT, system_prompt, to_openai_tools
 
 MAX_STEPS = 20
 """Official ``MAXIMUM_STEP_LIMIT``: a turn may execute this many steps, one more force-quits."""
-MORE_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?"
+ADDED_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?"
 """Official ``DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC``."""
 CLIP = 500  # characters of a text or result kept in a step record
 
@@ -147,7 +147,7 @@ class Conversation:
             docs = [doc for doc in self.item.functions if doc["name"] in held]
             self._docs += docs
             prefix = "" if self.mode == "tools" else f"{docs}\n"
-            messages = [{"role": "user", "content": prefix + MORE_FUNCTIONS_PROMPT}]
+            messages = [{"role": "user", "content": prefix + ADDED_FUNCTIONS_PROMPT}]
         else:
             messages = [{"role": m["role"], "content": m["content"]}
                         for m in self.item.question[self.turn]]  # fmt: skip

@@ -1,10 +1,13 @@
 """BFCL files: questions and possible answers, official result files, published score tables.
 
-The I/O edge of the package. Questions and answers come from the pinned files of
-``sources.tsv`` (gorilla commit 6ea5797), an installed ``bfcl-eval`` or a gorilla checkout;
-result files are the official ``BFCL_v4_<category>_result.json`` JSON Lines, read from a
-folder, from the registered public result sets, or written for ``bfcl evaluate``. Every
-malformed line is a :class:`~.schema.BfclDataError` naming its file and line.
+The I/O edge of the package. Questions and answers of the Python categories come from the
+pinned files of ``sources.tsv`` (gorilla commit 6ea5797), an installed ``bfcl-eval`` or a
+gorilla checkout; those of Java/JavaScript, multi-turn (with the backends' function docs)
+and web search always from the pinned files. Result files are the official
+``BFCL_v4_<category>_result.json`` JSON Lines (a multi-turn ``result`` is a list of turns,
+each a list of steps, each the model's output of that step), read from a folder, from the
+registered public result sets, or written for ``bfcl evaluate``. Every malformed line is a
+:class:`~.schema.BfclDataError` naming its file and line.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import importlib.util
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,23 +26,34 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from evalbench import sources
 from evalbench.records import to_json, write_atomic
 
+from . import backends
 from .schema import (
     CATEGORIES,
+    JAVA_JS,
+    JAVA_TYPES,
+    JS_TYPES,
+    LIVE,
+    MULTI_TURN,
     NESTED_TYPES,
-    NON_LIVE,
     PUBLIC_SYSTEMS,
+    PYTHON,
     PYTHON_TYPES,
     RELEVANCE_CATEGORIES,
     VERSION_PREFIX,
+    WEB_SEARCH,
+    AnyItem,
     BfclDataError,
     Item,
+    MultiTurnItem,
     ResultLine,
+    WebSearchItem,
     category_of,
     resolve_categories,
 )
 
 _RESULT_FILE = re.compile(rf"^{VERSION_PREFIX}_(?P<category>\w+)_result\.json$")
 _Row = TypeVar("_Row", bound=BaseModel)
+WEB_SEARCH_CLASS = "WebSearchAPI"
 
 
 # --------------------------------------------------------------------------- file rows
@@ -63,6 +78,28 @@ class _AnswerRow(BaseModel):
     ground_truth: list[dict[str, dict[str, list[Any]]]]
 
 
+class _EntryRow(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    question: list[list[dict[str, Any]]]
+
+
+class _MultiTurnRow(_EntryRow):
+    initial_config: dict[str, Any]
+    involved_classes: list[str]
+    missed_function: dict[str, list[str]] = {}
+
+
+class _AstRow(_EntryRow):
+    function: list[dict[str, Any]]
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    ground_truth: list[Any]
+
+
 class _ResultRow(BaseModel):
     model_config = ConfigDict(extra="allow")
     id: str
@@ -77,30 +114,38 @@ class _ResultRow(BaseModel):
 
 def load(
     categories: str | Iterable[str] | None = None, *, source: str | Path = "registry"
-) -> list[Item]:
+) -> list[AnyItem]:
     """Load BFCL v4 items with their possible answers.
 
     Args:
-        categories: category names, a group (``"all"``, ``"non_live"``, ``"live"``) or None
-            for all of :data:`CATEGORIES`.
-        source: where the files come from: ``"registry"`` (the pinned files of
-            ``sources.tsv``, gorilla@6ea5797), ``"package"`` (the data folder of an installed
-            ``bfcl-eval``) or the path of a gorilla checkout
-            (``<root>/berkeley-function-call-leaderboard/bfcl_eval/data``).
+        categories: category or group names (:data:`~.schema.GROUPS`) or None for all of
+            :data:`~.schema.CATEGORIES`.
+        source: where the Python categories' files come from: ``"registry"`` (the pinned
+            files of ``sources.tsv``, gorilla@6ea5797), ``"package"`` (the data folder of an
+            installed ``bfcl-eval``) or the path of a gorilla checkout
+            (``<root>/berkeley-function-call-leaderboard/bfcl_eval/data``); the other
+            categories always come from the pinned files.
 
     Returns:
-        Items in file order, category by category.
+        Items in file order, category by category: :class:`~.schema.Item` (Python, Java,
+        JavaScript), :class:`~.schema.MultiTurnItem` or :class:`~.schema.WebSearchItem`.
 
     Raises:
         BfclDataError: an unknown category, a missing file, or a malformed line (the message
             names the file and line).
     """
     cats = resolve_categories(categories)
-    locate = _locator(source)
-    items: list[Item] = []
+    locate = _locator(source) if any(cat in PYTHON for cat in cats) else _registry_paths
+    items: list[AnyItem] = []
     for cat in cats:
-        question_path, answer_path = locate(cat)
-        items.extend(_read_category(cat, question_path, answer_path))
+        if cat in PYTHON:
+            items.extend(_read_category(cat, *locate(cat)))
+        elif cat in MULTI_TURN:
+            items.extend(_multi_turn(cat))
+        elif cat in JAVA_JS:
+            items.extend(_java_js(cat))
+        else:
+            items.extend(_web_search(cat))
     return items
 
 
@@ -251,6 +296,125 @@ def _check_type(spec: Any, where: str) -> None:
         raise BfclDataError(f"{where}: an {kind} needs 'items' with a known 'type'")
 
 
+# --------------------------------------------------------------------------- other categories
+
+
+def _answers(name: str) -> tuple[Path, dict[str, tuple[int, list[Any]]]]:
+    path = sources.fetch(f"bfcl/possible_answer/{name}", progress=False)
+    out: dict[str, tuple[int, list[Any]]] = {}
+    for number, row in _read_jsonl(path, _Answer):
+        if row.id in out:
+            raise BfclDataError(f"{path}:{number}: duplicate id {row.id!r}")
+        out[row.id] = (number, row.ground_truth)
+    return path, out
+
+
+def _truth(answers: dict[str, tuple[int, list[Any]]], path: Path, item_id: str) -> list[Any]:
+    if item_id not in answers:
+        raise BfclDataError(f"{path}: no possible answer for id {item_id!r}")
+    return answers[item_id][1]
+
+
+def _multi_turn(cat: str) -> list[MultiTurnItem]:
+    question = sources.fetch(f"bfcl/question/{cat}", progress=False)
+    answer_path, answers = _answers(cat)
+    items = []
+    for number, row in _read_jsonl(question, _MultiTurnRow):
+        where = f"{question}:{number}"
+        if category_of(row.id) != cat:
+            raise BfclDataError(f"{where}: id {row.id!r} is not a {cat} id")
+        truth = _truth(answers, answer_path, row.id)
+        if len(truth) != len(row.question) or not all(
+            isinstance(turn, list) and all(isinstance(c, str) for c in turn) for turn in truth
+        ):
+            raise BfclDataError(
+                f"{answer_path}:{answers[row.id][0]}: ground_truth must be one list of call "
+                f"strings per turn ({len(row.question)} turns)"
+            )
+        unknown = [c for c in row.involved_classes if c not in backends.BACKENDS]
+        if unknown:
+            raise BfclDataError(f"{where}: unknown involved classes {unknown}")
+        missed = {int(turn): names for turn, names in row.missed_function.items()}
+        docs = [doc for cls in row.involved_classes for doc in function_docs(cls)]
+        items.append(
+            MultiTurnItem(
+                row.id,
+                cat,
+                row.question,
+                docs,
+                row.initial_config,
+                row.involved_classes,
+                truth,
+                missed,
+            )
+        )
+    return items
+
+
+def _java_js(cat: str) -> list[Item]:
+    question = sources.fetch(f"bfcl/question/{cat}", progress=False)
+    answer_path, answers = _answers(cat)
+    known = JAVA_TYPES if cat == "simple_java" else JS_TYPES
+    items = []
+    for number, row in _read_jsonl(question, _AstRow):
+        where = f"{question}:{number}"
+        if category_of(row.id) != cat:
+            raise BfclDataError(f"{where}: id {row.id!r} is not a {cat} id")
+        for doc in row.function:
+            _check_doc(doc, known, where)
+        truth = _truth(answers, answer_path, row.id)
+        items.append(Item(row.id, cat, row.question, row.function, truth))
+    return items
+
+
+def _check_doc(doc: dict[str, Any], known: Mapping[str, type], where: str) -> None:
+    props = doc.get("parameters", {}).get("properties")
+    if not isinstance(doc.get("name"), str) or not isinstance(props, dict):
+        raise BfclDataError(f"{where}: a function doc needs 'name' and 'parameters.properties'")
+    for name, spec in props.items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if kind not in known:
+            raise BfclDataError(
+                f"{where}: function {doc['name']!r} parameter {name!r}: unknown type {kind!r}"
+            )
+
+
+def _web_search(cat: str) -> list[WebSearchItem]:
+    question = sources.fetch("bfcl/question/web_search", progress=False)
+    answer_path, answers = _answers("web_search")
+    docs = function_docs(WEB_SEARCH_CLASS)
+    items = []
+    for number, row in _read_jsonl(question, _EntryRow):
+        if category_of(row.id) != "web_search":
+            raise BfclDataError(f"{question}:{number}: id {row.id!r} is not a web_search id")
+        truth = _truth(answers, answer_path, row.id)
+        if not truth or not all(isinstance(a, str) for a in truth):
+            raise BfclDataError(f"{answer_path}: ground_truth of {row.id!r} must be strings")
+        # both categories ask the same questions; the id names the category (official)
+        item_id = row.id.replace("web_search", cat)
+        items.append(WebSearchItem(item_id, cat, row.question, docs, truth))
+    return items
+
+
+@cache
+def _docs(cls: str) -> tuple[dict[str, Any], ...]:
+    name = backends.BACKENDS.get(cls) or {WEB_SEARCH_CLASS: "web_search"}[cls]
+    path = sources.fetch(f"bfcl/func_doc/{name}", progress=False)
+    return tuple(row.model_dump() for _, row in _read_jsonl(path, _Doc))
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+def function_docs(cls: str) -> list[dict[str, Any]]:
+    """The function docs of one backend class (``multi_turn_func_doc``), in file order."""
+    return [dict(doc) for doc in _docs(cls)]
+
+
 # --------------------------------------------------------------------------- result files
 
 
@@ -310,8 +474,8 @@ def read_result_dir(
 ) -> list[ResultLine]:
     """Read a model's result folder (searched recursively, like the official runner).
 
-    With ``categories`` None, every result file of a known category is read (others, e.g.
-    ``simple_java``, are skipped); named categories must each have exactly one file.
+    With ``categories`` None, every result file of a scored category is read (others, e.g.
+    ``memory_kv``, are skipped); named categories must each have exactly one file.
     """
     folder = Path(folder)
     found: dict[str, list[Path]] = {}
@@ -366,13 +530,24 @@ def registered_source(model: str) -> tuple[str, str]:
     return first.url.rsplit("/", 2)[0] + "/", first.license
 
 
-def write_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -> list[Path]:
-    """Write result lines as official result files, ready for ``bfcl evaluate``.
+def result_group(category: str) -> str:
+    """The official result sub-folder of a category: ``non_live``, ``live``, ``multi_turn``
+    or ``agentic`` (official ``get_general_grouping``)."""
+    if category in LIVE:
+        return "live"
+    if category in MULTI_TURN:
+        return "multi_turn"
+    return "agentic" if category in WEB_SEARCH else "non_live"
 
-    Files go to ``<folder>/<model>/<non_live|live>/BFCL_v4_<category>_result.json`` (``/`` in
-    the model name becomes ``_``, the official folder convention; the official runner
-    searches the model folder recursively). For ``bfcl evaluate`` the model name must be
-    one the installed ``bfcl-eval`` knows, and ``--result-dir`` must point at ``folder``.
+
+def write_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -> list[Path]:
+    """Write result lines as official result files (strict JSON), ready for ``bfcl evaluate``.
+
+    Files go to ``<folder>/<model>/<group>/BFCL_v4_<category>_result.json`` (group:
+    :func:`result_group`; ``/`` in the model name becomes ``_``, the official folder
+    convention; the official runner searches the model folder recursively). For ``bfcl
+    evaluate`` the model name must be one the installed ``bfcl-eval`` knows, and
+    ``--result-dir`` must point at ``folder``.
 
     Returns:
         The files written.
@@ -382,8 +557,7 @@ def write_results(lines: Iterable[ResultLine], folder: Path | str, model: str) -
         by_category.setdefault(line.category, []).append(line)
     written = []
     for cat, rows in by_category.items():
-        group = "non_live" if cat in NON_LIVE else "live"
-        path = Path(folder) / model.replace("/", "_") / group / result_filename(cat)
+        path = Path(folder) / model.replace("/", "_") / result_group(cat) / result_filename(cat)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, (to_json(_result_json(row)) + "\n" for row in rows))
         written.append(path)

@@ -12,7 +12,7 @@ from matplotlib.ticker import PercentFormatter
 
 from evalbench import plots
 
-from . import metrics, more_metrics
+from . import metrics, multi_turn_metrics
 from .records import BfclResult
 
 
@@ -49,8 +49,8 @@ def multi_turn_outcomes(result: BfclResult) -> Figure:
     """Each system's multi-turn items by official outcome, per category (100% bars)."""
     if result.multi_turn is None:
         raise ValueError("multi_turn_outcomes: no multi-turn item was scored in this study")
-    shares = more_metrics.outcome_shares(result.multi_turn)
-    parts = list(more_metrics.OUTCOMES.values())
+    shares = multi_turn_metrics.outcome_shares(result.multi_turn)
+    parts = list(multi_turn_metrics.OUTCOMES.values())
     colors = ["#4c9a2a", "#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"]
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.4 * len(shares)))
     plots.stacked_shares(
@@ -67,7 +67,7 @@ def multi_turn_behaviours(result: BfclResult) -> Figure:
     if result.multi_turn is None:
         raise ValueError("multi_turn_behaviours: no multi-turn item was scored in this study")
     level = result.params.confidence_level
-    table = more_metrics.behaviour_table(result.multi_turn, level=level)
+    table = multi_turn_metrics.behaviour_table(result.multi_turn, level=level)
     fig, ax = plt.subplots(figsize=(10, 4))
     plots.interval_bars(
         table, x="behaviour", y="share", low="share_low", high="share_high", hue="system",

@@ -33,20 +33,8 @@ from .checker import (
     convert_name,
 )
 from .decode import DECODER_FAILED, Decoded
-from .schema import Call, Item
+from .schema import JAVA_TYPES, JS_TYPES, Call, Item
 
-JAVA_TYPES: dict[str, type] = {
-    "byte": int, "short": int, "integer": int, "float": float, "double": float, "long": int,
-    "boolean": bool, "char": str, "Array": list, "ArrayList": list, "Set": set,
-    "HashMap": dict, "Hashtable": dict, "Queue": list, "Stack": list, "String": str, "any": str,
-}  # fmt: skip
-"""Java type name -> the Python type its converted value must have (official
-``JAVA_TYPE_CONVERSION``)."""
-JS_TYPES: dict[str, type] = {
-    "String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool,
-    "dict": dict, "array": list, "any": str,
-}  # fmt: skip
-"""JavaScript type name -> Python type (official ``JS_TYPE_CONVERSION``)."""
 NESTED = frozenset({"Array", "ArrayList", "array"})
 """Types whose element type (``items.type``) is converted and checked too."""
 

@@ -22,13 +22,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from .more_schema import MORE_SIZES
 from .schema import CATEGORY_SIZES
 
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
-SIZES = {**CATEGORY_SIZES, **MORE_SIZES}
-"""Items per scored category; a missing category's count only matters in the live section's
-item-weighted mean (memory categories never enter a weighted mean)."""
 OVERALL_WEIGHTS = (10, 10, 10, 30, 40)
 """non-live, live, irrelevance, multi-turn, agentic (official, 'TODO: adjust the weights')."""
 NEEDS_MEMORY = {
@@ -56,7 +52,7 @@ def scores_from_verdicts(verdicts: pd.DataFrame) -> dict[str, Score]:
 
 def _category(scores: Mapping[str, Score], name: str) -> Score:
     """Official ``get_category_score``: a missing category is 0 with its size, shown N/A."""
-    return scores.get(name) or Score(0.0, SIZES.get(name, 0), False)
+    return scores.get(name) or Score(0.0, CATEGORY_SIZES.get(name, 0), False)
 
 
 def _unweighted(parts: Sequence[Score], na_if_missing: bool = True) -> Score:
@@ -88,7 +84,7 @@ def leaderboard_tables(scores: Mapping[str, Score]) -> dict[str, dict[str, float
         table name (``data_non_live``...) -> column (as in the CSV header) -> accuracy as a
         fraction, None where the leaderboard shows N/A.
     """
-    cat = {name: _category(scores, name) for name in (*SIZES, *MEMORY)}
+    cat = {name: _category(scores, name) for name in (*CATEGORY_SIZES, *MEMORY)}
     s = _summaries(cat)
     tables = {
         "data_non_live": _non_live(cat, s),

@@ -18,7 +18,7 @@ from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 from .checker import ParamOutcome
 from .decode import DECODER_FAILED
-from .schema import CALL_FAILED, CATEGORIES, CATEGORY_SIZES, Item
+from .schema import CALL_FAILED, CATEGORIES, CATEGORY_SIZES, AnyItem, Item
 from .scoring import question_messages
 
 EXAMPLE_FIELDS = [
@@ -321,7 +321,7 @@ def coverage_table(verdicts: pd.DataFrame, categories: Sequence[str]) -> pd.Data
     return pd.DataFrame(rows, columns=["system", "mode", "items", "categories", "not submitted"])
 
 
-def items_per_category(items: Iterable[Item]) -> pd.DataFrame:
+def items_per_category(items: Iterable[AnyItem]) -> pd.DataFrame:
     """Items studied per category beside the category's size in BFCL v4."""
     counts = pd.Series([it.category for it in items], dtype=str).value_counts(sort=False)
     counts = counts.rename_axis("test_category").reset_index(name="items")
@@ -539,7 +539,7 @@ _SIMPLE_ERRORS = {
 
 
 def failure_examples(
-    verdicts: pd.DataFrame, items: Sequence[Item], *, per_system: int = 3, seed: int = 0
+    verdicts: pd.DataFrame, items: Sequence[AnyItem], *, per_system: int = 3, seed: int = 0
 ) -> list[dict[str, Any]]:
     """A few failures per system, one for each of its most frequent error types.
 
@@ -547,7 +547,7 @@ def failure_examples(
         Rows with ``system, test_category, id, error_type, question, expected, decoded, raw,
         error`` (untrusted text: show them escaped, e.g. with ``display.examples``).
     """
-    by_id = {item.id: item for item in items}
+    by_id = {item.id: item for item in items if isinstance(item, Item)}
     failed = verdicts[~verdicts["valid"].astype(bool)]
     rows = []
     for _, group in failed.groupby("system", sort=False):

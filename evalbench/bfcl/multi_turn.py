@@ -32,8 +32,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .decode import decode
-from .more_schema import MultiTurnItem
 from .replay import ExecCall, Side, fc_call, prompt_call, source_call
+from .schema import MultiTurnItem
 
 INFERENCE_ERROR = "multi_turn:inference_error"
 FORCE_TERMINATED = "multi_turn:force_terminated"

@@ -25,8 +25,7 @@ from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
 from .metrics import Summary
-from .more_schema import resolve_more
-from .schema import PUBLIC_SYSTEMS, BfclDataError, Item, resolve_categories
+from .schema import PUBLIC_SYSTEMS, PYTHON, AnyItem, BfclDataError, resolve_categories
 
 
 class VerdictRecord(Record):
@@ -89,13 +88,6 @@ class TurnStepRecord(Record):
 def _categories_valid(value: str | list[str]) -> list[str]:
     try:
         return list(resolve_categories(value))
-    except BfclDataError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _more_valid(value: list[str]) -> list[str]:
-    try:
-        return list(resolve_more(value)) if value else []
     except BfclDataError as exc:
         raise ValueError(str(exc)) from None
 
@@ -167,15 +159,13 @@ class BfclParams(StudyParams):
     installed ``bfcl-eval``) or the path of a gorilla checkout."""
     categories: Annotated[
         list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
-    ] = Field(default_factory=lambda: ["all"])
-    """Category names or groups (``all``, ``non_live``, ``live``)."""
-    more_categories: Annotated[
-        list[str], BeforeValidator(_as_list), AfterValidator(_more_valid)
-    ] = Field(default_factory=list)
-    """Multi-turn, Java/JavaScript and web-search categories, or the groups ``more``,
-    ``multi_turn``, ``java_js``, ``web_search``; always from the pinned files. Result sets
-    are scored on those they have (multi-turn needs the official backends: ``make
-    setup``)."""
+    ] = Field(default_factory=lambda: list(PYTHON))
+    """Category names and groups: ``all`` (every category evalbench scores), ``python`` (the
+    eleven single-turn Python ones), ``single_turn``, ``non_live``, ``live``, ``java_js``,
+    ``multi_turn``, ``web_search`` (:data:`~.schema.GROUPS`). Result sets are scored on
+    those they have; live systems are asked the Python and multi-turn ones (multi-turn needs
+    the official backends: ``make setup``). ``data:`` applies to the Python categories; the
+    others always come from the pinned files."""
     limit_per_category: int | None = Field(default=None, ge=1)
     """Keep the first N items of each category (demos); ``None`` keeps all."""
     result_sets: list[ResultSet] = Field(default_factory=list)
@@ -189,6 +179,16 @@ class BfclParams(StudyParams):
     """Per-system override of ``mode`` (system name -> mode)."""
     examples_per_system: int = Field(default=3, ge=0, le=50)
     """Failure examples shown per system (one per most frequent error type)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merged_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "more_categories" in data:
+            raise ValueError(
+                "'more_categories' is no longer a key: list every category and group in "
+                f"'categories', e.g. categories: {_merged_suggestion(data)}"
+            )
+        return data
 
     @model_validator(mode="after")
     def _check_names(self) -> BfclParams:
@@ -220,12 +220,21 @@ class BfclParams(StudyParams):
         return self.system_modes.get(name, self.mode)
 
 
+def _merged_suggestion(data: dict[str, Any]) -> str:
+    """An old file's ``categories`` + ``more_categories`` as one list (the old ``all`` was
+    the eleven Python categories; the old ``more`` every other scored one)."""
+    old = {"all": ["python"], "more": ["java_js", "multi_turn", "web_search"]}
+    names = [*_as_list(data.get("categories", ["all"])), *_as_list(data["more_categories"])]
+    out = [new for name in names for new in old.get(str(name), [str(name)])]
+    return "[" + ", ".join(dict.fromkeys(out)) + "]"
+
+
 class BfclResult(NamedTuple):
     """Everything the notebook shows (see :func:`~.study.run`)."""
 
     params: BfclParams
-    items: list[Item]
-    """The studied items (each category cut to ``limit_per_category``)."""
+    items: list[AnyItem]
+    """The studied items of every category (each cut to ``limit_per_category``)."""
     verdicts: pd.DataFrame
     """One row per system and item (columns of :class:`VerdictRecord`)."""
     summary: Summary
@@ -245,12 +254,9 @@ class BfclResult(NamedTuple):
     """``run.recorded_usage()`` after every call."""
     simulated: frozenset[str]
     """Names of the simulated systems."""
-    more_items: tuple[Any, ...] = ()
-    """The studied multi-turn, Java/JavaScript and web-search items (their verdicts are in
-    ``verdicts`` with the others)."""
     multi_turn: pd.DataFrame | None = None
     """Per system and multi-turn item, the replay's diagnostics
-    (:data:`~.more_metrics.DETAIL_COLUMNS`); None when no multi-turn item was scored."""
+    (:data:`~.multi_turn_metrics.DETAIL_COLUMNS`); None when no multi-turn item was scored."""
     tables: pd.DataFrame | None = None
     """The official score tables column by column beside the published row
     (:func:`~.leaderboard.comparison`, with a ``system`` column); None without a result set

@@ -16,10 +16,9 @@ import pandas as pd
 from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
-from . import metrics, more_metrics
-from .more_schema import MORE_SIZES, NOT_SCORED, MultiTurnItem
+from . import metrics, multi_turn_metrics
 from .records import BfclResult
-from .schema import CALL_FAILED, CATEGORY_SIZES
+from .schema import CALL_FAILED, CATEGORY_SIZES, NOT_SCORED, MultiTurnItem
 
 _HEADLINES = 3
 
@@ -286,12 +285,10 @@ TRUTH_CAPTION = "Injected mistake × the checker's verdict (items, simulated sys
 
 def coverage_v4_table(result: BfclResult) -> pd.DataFrame:
     """Every BFCL v4 category: its items, how many this study scores, and why any is not."""
-    studied = pd.Series(
-        [it.category for it in (*result.items, *result.more_items)], dtype=str
-    ).value_counts()
+    studied = pd.Series([it.category for it in result.items], dtype=str).value_counts()
     rows: list[tuple[str, int | None, int, str]] = [
         (cat, size, int(studied.get(cat, 0)), "" if cat in studied else "not in this study")
-        for cat, size in {**CATEGORY_SIZES, **MORE_SIZES}.items()
+        for cat, size in CATEGORY_SIZES.items()
     ]
     rows += [(cat, None, 0, why) for cat, why in NOT_SCORED.items()]
     frame = pd.DataFrame(rows, columns=["test_category", "in BFCL v4", "studied", "not scored"])
@@ -353,7 +350,7 @@ def multi_turn_sentence(result: BfclResult) -> str:
     details = result.multi_turn
     if details is None:
         return (
-            "<p>No multi-turn item was scored in this study (<code>more_categories</code> "
+            "<p>No multi-turn item was scored in this study (<code>categories</code> "
             "names none, or no system has multi-turn results).</p>"
         )
     per_system = details.groupby("system", sort=False)["valid"].agg(["sum", "size"])
@@ -365,10 +362,12 @@ def multi_turn_sentence(result: BfclResult) -> str:
 
 
 def multi_turn_failures_table(result: BfclResult) -> pd.DataFrame:
-    """Official multi-turn error types per system (:func:`~.more_metrics.failure_table`)."""
+    """Official multi-turn error types per system (:func:`~.multi_turn_metrics.failure_table`)."""
     if result.multi_turn is None:
         return pd.DataFrame()
-    table = more_metrics.failure_table(result.multi_turn, level=result.params.confidence_level)
+    table = multi_turn_metrics.failure_table(
+        result.multi_turn, level=result.params.confidence_level
+    )
     return display.fold_intervals(table, ["share"])
 
 
@@ -380,10 +379,12 @@ MULTI_TURN_FAILURES_CAPTION = (
 
 
 def behaviour_table(result: BfclResult) -> pd.DataFrame:
-    """How often each behaviour happens (:func:`~.more_metrics.behaviour_table`)."""
+    """How often each behaviour happens (:func:`~.multi_turn_metrics.behaviour_table`)."""
     if result.multi_turn is None:
         return pd.DataFrame()
-    table = more_metrics.behaviour_table(result.multi_turn, level=result.params.confidence_level)
+    table = multi_turn_metrics.behaviour_table(
+        result.multi_turn, level=result.params.confidence_level
+    )
     return display.fold_intervals(table, ["share"])
 
 
@@ -395,11 +396,11 @@ BEHAVIOUR_CAPTION = (
 
 
 def efficiency_table(result: BfclResult) -> pd.DataFrame:
-    """Calls per ground-truth call (:func:`~.more_metrics.efficiency_table`)."""
+    """Calls per ground-truth call (:func:`~.multi_turn_metrics.efficiency_table`)."""
     if result.multi_turn is None:
         return pd.DataFrame()
     params = result.params
-    table = more_metrics.efficiency_table(
+    table = multi_turn_metrics.efficiency_table(
         result.multi_turn, seed=params.seed, level=params.confidence_level
     )
     return display.fold_intervals(table, ["calls_per_truth_call"])
@@ -413,10 +414,12 @@ EFFICIENCY_CAPTION = (
 
 
 def backend_table(result: BfclResult) -> pd.DataFrame:
-    """Accuracy per backend class (:func:`~.more_metrics.backend_table`)."""
+    """Accuracy per backend class (:func:`~.multi_turn_metrics.backend_table`)."""
     if result.multi_turn is None:
         return pd.DataFrame()
-    table = more_metrics.backend_table(result.multi_turn, level=result.params.confidence_level)
+    table = multi_turn_metrics.backend_table(
+        result.multi_turn, level=result.params.confidence_level
+    )
     return display.fold_intervals(table, ["accuracy"])
 
 
@@ -429,11 +432,11 @@ BACKEND_CAPTION = (
 
 def multi_turn_examples(result: BfclResult) -> list[dict[str, Any]]:
     """One failure per system and multi-turn error type
-    (:func:`~.more_metrics.multi_turn_examples`)."""
+    (:func:`~.multi_turn_metrics.multi_turn_examples`)."""
     if result.multi_turn is None:
         return []
-    items = [it for it in result.more_items if isinstance(it, MultiTurnItem)]
-    return more_metrics.multi_turn_examples(
+    items = [it for it in result.items if isinstance(it, MultiTurnItem)]
+    return multi_turn_metrics.multi_turn_examples(
         result.multi_turn, result.verdicts, items,
         per_system=result.params.examples_per_system, seed=result.params.seed,
     )  # fmt: skip
@@ -443,7 +446,7 @@ def multi_turn_truth_table(result: BfclResult) -> pd.DataFrame:
     """Simulated multi-turn agents: injected mistake × official outcome (counts)."""
     if result.multi_turn is None:
         return pd.DataFrame()
-    return more_metrics.injected_outcomes(result.multi_turn)
+    return multi_turn_metrics.injected_outcomes(result.multi_turn)
 
 
 MULTI_TURN_TRUTH_CAPTION = (

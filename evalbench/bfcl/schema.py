@@ -1,6 +1,10 @@
 """The BFCL v4 categories and the shapes every layer shares: items, calls, result lines.
 
 Constants follow the pinned data (gorilla commit 6ea5797); nothing here reads a file.
+The categories evalbench scores: the eleven single-turn Python ones (AST checker), Java and
+JavaScript (AST with the official type conversions), the four multi-turn ones (calls
+replayed in the official backends) and the two web-search ones (answer check). Memory and
+format sensitivity are not scored (:data:`NOT_SCORED` says why).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 VERSION_PREFIX = "BFCL_v4"
-NON_LIVE = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+PYTHON_NON_LIVE = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 LIVE = (
     "live_simple",
     "live_multiple",
@@ -18,11 +22,32 @@ LIVE = (
     "live_relevance",
     "live_irrelevance",
 )
-CATEGORIES = NON_LIVE + LIVE
-"""The single-turn Python categories this package loads and scores, in leaderboard order."""
+PYTHON = PYTHON_NON_LIVE + LIVE
+"""The eleven single-turn Python categories (the AST checker's), in leaderboard order."""
+JAVA_JS = ("simple_java", "simple_javascript")
+MULTI_TURN = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+CATEGORIES = PYTHON + JAVA_JS + MULTI_TURN + WEB_SEARCH
+"""Every category evalbench scores, in the order its tables show them."""
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
 """Categories scored on *whether* a call was made; they have no possible-answer file."""
-GROUPS = {"all": CATEGORIES, "non_live": NON_LIVE, "live": LIVE}
+GROUPS = {
+    "all": CATEGORIES,
+    "python": PYTHON,
+    "single_turn": PYTHON + JAVA_JS,
+    "non_live": PYTHON_NON_LIVE + JAVA_JS,
+    "live": LIVE,
+    "java_js": JAVA_JS,
+    "multi_turn": MULTI_TURN,
+    "web_search": WEB_SEARCH,
+}
+"""Names of category groups (as the official ``--test-category`` collections, except that
+``all`` leaves out what evalbench does not score and ``java_js`` is their ``non_python``)."""
 CATEGORY_SIZES = {
     "simple_python": 400,
     "multiple": 200,
@@ -35,8 +60,21 @@ CATEGORY_SIZES = {
     "live_parallel_multiple": 24,
     "live_relevance": 16,
     "live_irrelevance": 884,
+    "simple_java": 100,
+    "simple_javascript": 50,
+    **dict.fromkeys(MULTI_TURN, 200),
+    **dict.fromkeys(WEB_SEARCH, 100),
 }
 """Items per category in the pinned v4 data (the leaderboard weights live categories by these)."""
+NOT_SCORED = {
+    "memory_kv": "needs the memory backends (faiss, sentence-transformers) and their "
+    "prerequisite conversations",
+    "memory_vector": "needs the memory backends (faiss, sentence-transformers) and their "
+    "prerequisite conversations",
+    "memory_rec_sum": "needs the memory backends and their prerequisite conversations",
+    "format_sensitivity": "its 26 prompt formats are asked live; no public result set has them",
+}
+"""BFCL v4 categories evalbench does not score, and why."""
 PUBLIC_SYSTEMS = {
     "glyphh-ada-1.1": "fc",
     "gemma4-e4b-toolcall-v02": "prompt",
@@ -55,6 +93,18 @@ PYTHON_TYPES: dict[str, type] = {
 }
 """JSON-schema type names of the function docs -> the Python type the checker requires."""
 NESTED_TYPES = ("array", "tuple")
+JAVA_TYPES: dict[str, type] = {
+    "byte": int, "short": int, "integer": int, "float": float, "double": float, "long": int,
+    "boolean": bool, "char": str, "Array": list, "ArrayList": list, "Set": set,
+    "HashMap": dict, "Hashtable": dict, "Queue": list, "Stack": list, "String": str, "any": str,
+}  # fmt: skip
+"""Java type name -> the Python type its converted value must have (official
+``JAVA_TYPE_CONVERSION``)."""
+JS_TYPES: dict[str, type] = {
+    "String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool,
+    "dict": dict, "array": list, "any": str,
+}  # fmt: skip
+"""JavaScript type name -> Python type (official ``JS_TYPE_CONVERSION``)."""
 CALL_FAILED = "evalbench:call_failed"
 """Error type of an item whose model call failed (an error record: counted wrong, shown apart,
 left out of the written result files)."""
@@ -99,8 +149,51 @@ class ResultLine(NamedTuple):
     line: int = 0
 
 
+class MultiTurnItem(NamedTuple):
+    """One multi-turn test entry with its ground truth."""
+
+    id: str
+    category: str
+    question: list[list[dict[str, Any]]]
+    """User messages per turn; an empty turn is where a held-out function comes back
+    (``miss_func``)."""
+    functions: list[dict[str, Any]]
+    """The docs of every involved class, in the official order (held-out ones included)."""
+    initial_config: dict[str, Any]
+    involved_classes: list[str]
+    ground_truth: list[list[str]]
+    """Per turn, the ground-truth call strings (e.g. ``cd(folder='temp')``)."""
+    missed_function: dict[int, list[str]]
+    """Turn -> functions held out until that turn (``miss_func``; else empty)."""
+
+    @property
+    def long_context(self) -> bool:
+        """The official backend flag (``long_context`` in the category)."""
+        return "long_context" in self.category
+
+
+class WebSearchItem(NamedTuple):
+    """One web-search test entry (multi-hop question; the answer is a short string)."""
+
+    id: str
+    category: str
+    question: list[list[dict[str, Any]]]
+    functions: list[dict[str, Any]]
+    answers: list[str]
+    """Accepted answers (any one, found as a whole word, passes)."""
+
+
+AnyItem = Item | MultiTurnItem | WebSearchItem
+"""An item of any scored category (Python, Java and JavaScript items are :class:`Item`)."""
+
+
 def resolve_categories(categories: str | Iterable[str] | None) -> tuple[str, ...]:
-    """Category names (or a group name, or None for all) -> validated category tuple."""
+    """Category names or group names (:data:`GROUPS`; None is ``all``) -> validated
+    categories, each once, in the order given.
+
+    Raises:
+        BfclDataError: an unknown name (a category evalbench does not score says why).
+    """
     if categories is None:
         return CATEGORIES
     names = [categories] if isinstance(categories, str) else list(categories)
@@ -110,6 +203,9 @@ def resolve_categories(categories: str | Iterable[str] | None) -> tuple[str, ...
             out.extend(GROUPS[name])
         elif name in CATEGORIES:
             out.append(name)
+        elif name in NOT_SCORED:
+            raise BfclDataError(f"BFCL category {name!r} is not scored by evalbench: "
+                                f"{NOT_SCORED[name]}")  # fmt: skip
         else:
             known = ", ".join((*GROUPS, *CATEGORIES))
             raise BfclDataError(f"unknown BFCL category {name!r}; known: {known}")

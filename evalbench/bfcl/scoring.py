@@ -3,9 +3,12 @@
 - Prompts: prompt mode puts the function docs in the leaderboard's default system prompt and
   expects Python call syntax; tools mode turns the docs into OpenAI ``tools`` (plain message
   lists and tool dicts here; ``study.py`` wraps them in a request).
-- Scoring: :func:`score_item` decodes (:mod:`.decode`) and checks (:mod:`.checker`) one
-  output; :func:`score_results` scores a result file's lines against the items, as the
-  official runner does.
+- Scoring: :func:`score_item` decodes (:mod:`.decode`) and checks one Python, Java or
+  JavaScript output (:mod:`.checker`, :mod:`.java_js`); :func:`score_multi_turn_item` replays
+  a conversation (:mod:`.multi_turn`), :func:`score_web_search_item` checks its answer
+  (:mod:`.web_search`); :func:`score_results` scores result lines of any category against
+  their items, as the official runner does (:func:`score` also returns the multi-turn
+  replay's diagnostics).
 - Reference answers: :func:`correct_calls` builds a correct answer from the possible answer;
   :func:`render_calls` writes calls in prompt-mode syntax.
 """
@@ -22,7 +25,20 @@ from evalbench.records import ResponseRecord
 
 from .checker import as_options, check, find_doc
 from .decode import decode
-from .schema import BfclDataError, Call, Item, ResultLine
+from .java_js import check_java_js
+from .multi_turn import Step, check_multi_turn
+from .multi_turn_metrics import DETAIL_COLUMNS, multi_turn_detail
+from .schema import (
+    JAVA_JS,
+    AnyItem,
+    BfclDataError,
+    Call,
+    Item,
+    MultiTurnItem,
+    ResultLine,
+    WebSearchItem,
+)
+from .web_search import check_web_search
 
 PYTHON_HINT = " Note that the provided function is in Python 3 syntax."
 """Appended to every function description for Python categories, in both modes (official
@@ -199,17 +215,23 @@ def score_item(
     style: str = "auto",
     underscore_to_dot: bool = False,
 ) -> Verdict:
-    """Decode and check one raw output; the verdict carries the decoded calls and raw output.
+    """Decode and check one raw output of a Python, Java or JavaScript item; the verdict
+    carries the decoded calls and raw output.
 
     Args:
         item: the test entry.
         raw: the model output as in a result file.
         system: the system name recorded in the verdict.
-        style: the decoder (:func:`decode`).
+        style: the decoder (:func:`decode`; Java/JavaScript outputs are read as ``fc``
+            unless ``auto``).
         underscore_to_dot: the official model-config flag (see :func:`check`).
     """
-    decoded = decode(raw, style)
-    result = check(item, decoded, underscore_to_dot=underscore_to_dot)
+    if item.category in JAVA_JS:
+        decoded = decode(raw, "fc" if style == "fc" else "auto")
+        result = check_java_js(item, decoded, underscore_to_dot=underscore_to_dot)
+    else:
+        decoded = decode(raw, style)
+        result = check(item, decoded, underscore_to_dot=underscore_to_dot)
     return Verdict(
         system=system,
         test_category=item.category,
@@ -223,39 +245,107 @@ def score_item(
     )
 
 
+def score_multi_turn_item(
+    item: MultiTurnItem, raw: Any, *, system: str, style: str = "fc", model_name: str | None = None
+) -> tuple[Verdict, dict[str, Any]]:
+    """Replay and check one conversation's result; the verdict and the replay's
+    diagnostics (:func:`~.multi_turn_metrics.multi_turn_detail`).
+
+    Args:
+        item: the test entry.
+        raw: the ``result`` of its result-file line (turns of steps).
+        system: the system name recorded in the verdict.
+        style: the decoder of each step (``fc``, ``prompt`` or ``auto``).
+        model_name: the official model folder name (default ``system``).
+    """
+    mt = check_multi_turn(item, raw, style=style, model_name=model_name or system)
+    verdict = Verdict(system, item.category, item.id, mt.valid, mt.error_type, mt.error,
+                      None if mt.decoded is None else _steps_json(mt.decoded), raw, [])  # fmt: skip
+    return verdict, multi_turn_detail(system, item, mt)
+
+
+def score_web_search_item(
+    item: WebSearchItem, raw: Any, *, system: str, style: str = "fc"
+) -> Verdict:
+    """Check the answer of one web-search result (its last message that is not a call)."""
+    check = check_web_search(item, raw, style=style).check
+    return Verdict(system, item.category, item.id, check.valid, check.error_type, check.error,
+                   None, raw, [])  # fmt: skip
+
+
+def _steps_json(turns: list[list[Step]]) -> list[dict[str, Any]]:
+    """Decoded steps as records: one ``{turn, step, calls}`` per step, calls as the official
+    execution strings."""
+    return [
+        {"turn": t, "step": s, "calls": [call.source for call in step]}
+        for t, steps in enumerate(turns)
+        for s, step in enumerate(steps)
+    ]
+
+
+class Scores(NamedTuple):
+    """Verdicts of result lines, with the multi-turn replay's diagnostics."""
+
+    verdicts: pd.DataFrame
+    """One row per scored item (columns of :class:`Verdict`)."""
+    multi_turn: pd.DataFrame
+    """One row per scored multi-turn item (:data:`~.multi_turn_metrics.DETAIL_COLUMNS`)."""
+
+
 def score_results(
-    items: Sequence[Item],
+    items: Sequence[AnyItem],
     results: Iterable[ResultLine],
     *,
     system: str,
     style: str = "auto",
     underscore_to_dot: bool = False,
     allow_missing: bool = False,
+    model_name: str | None = None,
 ) -> pd.DataFrame:
-    """Score result lines against their items (matched by id, as the official runner sorts).
+    """The verdict frame of :func:`score` (without the multi-turn diagnostics)."""
+    return score(
+        items, results, system=system, style=style, underscore_to_dot=underscore_to_dot,
+        allow_missing=allow_missing, model_name=model_name,
+    ).verdicts  # fmt: skip
+
+
+def score(
+    items: Sequence[AnyItem],
+    results: Iterable[ResultLine],
+    *,
+    system: str,
+    style: str = "auto",
+    underscore_to_dot: bool = False,
+    allow_missing: bool = False,
+    model_name: str | None = None,
+) -> Scores:
+    """Score result lines against their items (matched by id), as the official runner does.
 
     Every item of a category that has at least one result must have a result, unless
     ``allow_missing`` (the official ``--partial-eval``); items of other categories are
     ignored.
 
     Args:
-        items: the loaded items.
+        items: the loaded items (any category).
         results: result lines (:func:`~.data.read_results`, :func:`~.data.fetch_results`...).
         system: the system name recorded in the verdicts.
         style: the decoder (:func:`decode`).
         underscore_to_dot: the official model-config flag (see :func:`check`).
         allow_missing: skip items of a covered category that have no result.
+        model_name: the official model folder name of multi-turn instances (default
+            ``system``).
 
     Returns:
-        The verdict frame, one row per scored item in item order (columns of :class:`Verdict`).
+        The verdicts in item order, and the multi-turn diagnostics.
 
     Raises:
         BfclDataError: a result id that is not an item (naming file and line), or missing
             results.
+        BackendUnavailable: multi-turn results without the official backend classes.
     """
     by_id = _index_results(items, results)
     covered = {line.category for line in by_id.values()}
-    rows = []
+    rows, details = [], []
     for item in items:
         if item.category not in covered:
             continue
@@ -264,9 +354,16 @@ def score_results(
             if allow_missing:
                 continue
             raise BfclDataError(f"{system}: no result for {item.id!r} ({item.category})")
-        verdict = score_item(
-            item, line.result, system=system, style=style, underscore_to_dot=underscore_to_dot
-        )
+        if isinstance(item, MultiTurnItem):
+            verdict, detail = score_multi_turn_item(
+                item, line.result, system=system, style=style, model_name=model_name
+            )
+            details.append(detail)
+        elif isinstance(item, WebSearchItem):
+            verdict = score_web_search_item(item, line.result, system=system, style=style)
+        else:
+            verdict = score_item(item, line.result, system=system, style=style,
+                                 underscore_to_dot=underscore_to_dot)  # fmt: skip
         rows.append(
             verdict._replace(
                 latency=line.latency,
@@ -274,7 +371,7 @@ def score_results(
                 output_token_count=line.output_token_count,
             )
         )
-    return verdict_frame(rows)
+    return Scores(verdict_frame(rows), pd.DataFrame(details, columns=DETAIL_COLUMNS))
 
 
 def verdict_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
@@ -283,7 +380,9 @@ def verdict_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     return frame.astype({"valid": bool})
 
 
-def _index_results(items: Sequence[Item], results: Iterable[ResultLine]) -> dict[str, ResultLine]:
+def _index_results(
+    items: Sequence[AnyItem], results: Iterable[ResultLine]
+) -> dict[str, ResultLine]:
     known = {item.id for item in items}
     by_id: dict[str, ResultLine] = {}
     for line in results:

@@ -23,9 +23,8 @@ from evalbench.models import ChatRequest, SimReply, SimSpec, ToolCall
 
 from .backends import keyword_arguments
 from .checker import check_param, find_doc
-from .more_schema import MultiTurnItem
 from .replay import source_call
-from .schema import Call, Item
+from .schema import Call, Item, MultiTurnItem
 from .scoring import correct_calls, render_calls, tool_name
 
 MISTAKES = (

@@ -1,19 +1,19 @@
 """The BFCL study (``study: bfcl``): result sets and live systems, decoded and checked.
 
 ``run(run)`` scores *result sets* (official result files: the registered public ones or a
-local folder) and asks *live systems* every item, in prompt mode (the leaderboard's default
-system prompt, Python call syntax) or tools mode (OpenAI ``tools``), through the response
+local folder) on the studied categories they have, and asks *live systems* every Python item,
+in prompt mode (the leaderboard's default system prompt, Python call syntax) or tools mode
+(OpenAI ``tools``), and converses with them on the multi-turn items, through the response
 cache (resumable). Live outputs are also written as official result files for
 ``bfcl evaluate``. It writes ``records/bfcl.jsonl`` (one :class:`~.records.VerdictRecord` per
-system and item) and returns a :class:`~.records.BfclResult` with every table the notebook
-``bfcl_categories.ipynb`` shows.
+system and item; ``records/steps.jsonl`` for conversations) and returns a
+:class:`~.records.BfclResult` with every table the notebook ``bfcl_categories.ipynb`` shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -36,7 +36,6 @@ from .data import (
     registered_categories,
     registered_source,
     result_file_counts,
-    result_filename,
     write_results,
 )
 from .leaderboard import comparison, leaderboard_tables, scores_from_verdicts
@@ -47,29 +46,25 @@ from .metrics import (
     injected_vs_detected,
     summarize,
 )
-from .more_data import fetch_more_results, load_more, read_more_result_dir, write_more_results
-from .more_metrics import DETAIL_COLUMNS
-from .more_schema import MultiTurnItem
-from .more_scoring import score_more
+from .multi_turn_metrics import DETAIL_COLUMNS
 from .records import BfclParams, BfclResult, ResultSet, TurnStepRecord, VerdictRecord
-from .schema import CALL_FAILED, CATEGORIES, Item, ResultLine
-from .scoring import Verdict, request_parts, response_result, score_results, verdict_frame
+from .schema import CALL_FAILED, PYTHON, AnyItem, Item, MultiTurnItem, ResultLine
+from .scoring import (
+    Scores,
+    Verdict,
+    request_parts,
+    response_result,
+    score,
+    score_results,
+    verdict_frame,
+)
 from .sim import MultiTurnPlan, plan_mistake, plan_multi_turn, sim_multi_turn_respond, sim_respond
 
 
-def load_study_items(params: BfclParams) -> list[Item]:
+def load_study_items(params: BfclParams) -> list[AnyItem]:
     """The study's items: its categories, each cut to ``limit_per_category``, then the
     ``tier`` / ``sample`` subsample (seeded, nested, stratified by category)."""
     items = limit_items(load(params.categories, source=params.data), params.limit_per_category)
-    return apply_tier(items, params, item_id=lambda it: it.id, stratum=lambda it: it.category)
-
-
-def load_more_study_items(params: BfclParams) -> list[Any]:
-    """The study's multi-turn, Java/JavaScript and web-search items (``more_categories``),
-    cut and subsampled like :func:`load_study_items`."""
-    if not params.more_categories:
-        return []
-    items = limit_items(load_more(params.more_categories), params.limit_per_category)
     return apply_tier(items, params, item_id=lambda it: it.id, stratum=lambda it: it.category)
 
 
@@ -80,7 +75,7 @@ def is_subset(params: BfclParams) -> bool:
     )
 
 
-def limit_items(items: Iterable[Item], limit: int | None) -> list[Item]:
+def limit_items(items: Iterable[AnyItem], limit: int | None) -> list[AnyItem]:
     """The first ``limit`` items of each category (all when ``limit`` is None)."""
     seen: dict[str, int] = {}
     kept = []
@@ -141,9 +136,9 @@ def read_result_set(result_set: ResultSet, categories: Sequence[str]) -> list[Re
 
 
 def score_result_set(
-    result_set: ResultSet, items: Sequence[Item], known_ids: set[str] | None = None
-) -> pd.DataFrame:
-    """Read and score one result set on ``items``.
+    result_set: ResultSet, items: Sequence[AnyItem], known_ids: set[str] | None = None
+) -> Scores:
+    """Read and score one result set on ``items`` (the categories it has).
 
     Args:
         result_set: the set.
@@ -156,14 +151,15 @@ def score_result_set(
     if known_ids is not None:
         wanted = {item.id for item in items}
         lines = [line for line in lines if line.id in wanted or line.id not in known_ids]
-    verdicts = score_results(
+    scores = score(
         items,
         lines,
         system=result_set.name,
         style=result_set.decode_style,
         underscore_to_dot=result_set.underscore_to_dot,
+        model_name=result_set.model or result_set.name,
     )
-    return verdicts.assign(mode="results")
+    return scores._replace(verdicts=scores.verdicts.assign(mode="results"))
 
 
 def run_live_system(run: Run[BfclParams], spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
@@ -213,61 +209,6 @@ def _result_line(item: Item, answer: ResponseRecord, mode: str) -> ResultLine:
 
 def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
     return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
-
-
-class MoreScores(NamedTuple):
-    """Verdicts of the multi-turn, Java/JavaScript and web-search items, with the
-    multi-turn replay's diagnostics."""
-
-    verdicts: pd.DataFrame
-    details: pd.DataFrame
-
-
-def score_more_sets(params: BfclParams, more_items: Sequence[Any]) -> MoreScores:
-    """Score every result set on the study's multi-turn, Java/JavaScript and web-search
-    items: the categories each set has (registered files, or files in its folder)."""
-    frames, details = [], []
-    if more_items:
-        for rs in params.result_sets:
-            lines = _more_lines(rs, tuple(dict.fromkeys(it.category for it in more_items)))
-            wanted = {it.id for it in more_items}
-            lines = [line for line in lines if line.id in wanted]
-            verdicts, detail = score_more(
-                more_items, lines, system=rs.name, style=rs.decode_style,
-                model_name=rs.model or rs.name,
-            )  # fmt: skip
-            frames.append(verdicts.assign(mode="results"))
-            if len(detail):
-                details.append(detail)
-    return MoreScores(
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=Verdict._fields),
-        pd.concat(details, ignore_index=True) if details else pd.DataFrame(columns=DETAIL_COLUMNS),
-    )
-
-
-def _more_lines(rs: ResultSet, categories: Sequence[str]) -> list[ResultLine]:
-    if rs.model is not None:
-        registered = registered_categories(rs.model)
-        return fetch_more_results(rs.model, [c for c in categories if c in registered])
-    folder = str(rs.folder)
-    present = [c for c in categories if any(Path(folder).rglob(result_filename(c)))]
-    return read_more_result_dir(folder, present)
-
-
-def score_more_everything(run: Run[BfclParams], more_items: Sequence[Any]) -> MoreScores:
-    """The multi-turn, Java/JavaScript and web-search verdicts of every result set and live
-    system (live systems converse on the multi-turn items; their steps go to
-    ``records/steps.jsonl``)."""
-    more = score_more_sets(run.params, more_items)
-    talked = [item for item in more_items if isinstance(item, MultiTurnItem)]
-    live = [run_live_multi_turn(run, spec, talked) for spec in run.params.systems if talked]
-    if not live:
-        return more
-    run.write_records("steps", [step for x in live for step in x.steps])
-    return MoreScores(
-        pd.concat([more.verdicts, *(x.verdicts for x in live)], ignore_index=True),
-        pd.concat([more.details, *(x.details for x in live)], ignore_index=True),
-    )
 
 
 # --------------------------------------------------------------------------- live multi-turn
@@ -346,9 +287,9 @@ def _score_talks(
 ) -> LiveMultiTurn:  # fmt: skip
     mode = run.params.mode_of(spec.name)
     lines = [_talk_line(talk) for talk in talks if talk.error is None]
-    write_more_results(lines, run.dir / "bfcl_results", spec.name)
+    write_results(lines, run.dir / "bfcl_results", spec.name)
     items = [talk.item for talk in talks]
-    verdicts, details = score_more(
+    verdicts, details = score(
         items, lines, system=spec.name, style="fc" if mode == "tools" else "prompt",
         model_name=spec.name, allow_missing=True,
     )  # fmt: skip
@@ -372,32 +313,41 @@ def _talk_line(talk: Conversation) -> ResultLine:
     return ResultLine(talk.item.id, talk.item.category, line["result"], *usage)
 
 
-def run_study(
-    run: Run[BfclParams], items: Sequence[Item], more: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``.
+def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
+    """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``
+    (and ``records/steps.jsonl`` when live systems conversed).
+
+    Result sets are scored on the categories they have; live systems answer the Python
+    items and converse on the multi-turn ones.
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
         items: from :func:`load_study_items`.
-        more: verdicts of the other categories (:func:`score_more_sets`), written too.
 
     Returns:
-        The verdict frame (one row per system and item; see :class:`VerdictRecord`).
+        The verdict frame (one row per system and item; see :class:`VerdictRecord`) and the
+        multi-turn replay's diagnostics.
     """
     params = run.params
     known = None
     if is_subset(params) and params.result_sets:
         known = {item.id for item in load(params.categories, source=params.data)}
-    frames = [score_result_set(rs, items, known) for rs in params.result_sets]
-    frames += [run_live_system(run, spec, items) for spec in params.systems]
-    if more is not None and len(more):
-        frames.append(more)
-    verdicts = pd.concat(frames, ignore_index=True)
+    scored = [score_result_set(rs, items, known) for rs in params.result_sets]
+    python = [it for it in items if isinstance(it, Item) and it.category in PYTHON]
+    talked = [it for it in items if isinstance(it, MultiTurnItem)]
+    live = [run_live_system(run, spec, python) for spec in params.systems if python]
+    conversations = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
+    if conversations:
+        run.write_records("steps", [step for talk in conversations for step in talk.steps])
+    verdicts = pd.concat([*(s.verdicts for s in scored), *live,
+                          *(c.verdicts for c in conversations)], ignore_index=True)  # fmt: skip
     # The frame's columns are exactly VerdictRecord's fields and hold JSON types already;
     # validating ~10k records through pydantic would double the study's scoring time.
     run.write_records("bfcl", verdicts)
-    return verdicts
+    details = [frame for frame in (*(s.multi_turn for s in scored),
+               *(c.details for c in conversations)) if len(frame)]  # fmt: skip
+    empty = pd.DataFrame(columns=DETAIL_COLUMNS)
+    return Scores(verdicts, pd.concat(details, ignore_index=True) if details else empty)
 
 
 def to_records(verdicts: pd.DataFrame) -> list[VerdictRecord]:
@@ -417,7 +367,7 @@ def published_extras(params: BfclParams, scored: Collection[str] = ()) -> pd.Dat
         params: the study's params.
         scored: categories scored here (never filled in from the published table).
     """
-    own = set(CATEGORIES) | set(scored)
+    own = set(PYTHON) | set(scored)
     frames = []
     for rs in params.result_sets:
         if rs.leaderboard_model:
@@ -496,14 +446,12 @@ def run(run: Run[BfclParams]) -> BfclResult:
     params = run.params
     with run.timed("load"):
         items = load_study_items(params)
-        more_items = load_more_study_items(params)
-    more = score_more_everything(run, more_items)
-    verdicts = run_study(run, items, more.verdicts)
+    verdicts, multi_turn = run_study(run, items)
     scored = set(verdicts["test_category"])
     summary = summarize(
         verdicts, level=params.confidence_level, extra_categories=published_extras(params, scored)
     )
-    single = verdicts[verdicts["test_category"].isin(CATEGORIES)]
+    single = verdicts[verdicts["test_category"].isin(PYTHON)]
     injected = single["injected"].notna().any()
     return BfclResult(
         params=params,
@@ -523,8 +471,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
         result_files=result_file_counts(run.dir / "bfcl_results") if params.systems else None,
         usage=run.recorded_usage(),
         simulated=run.simulated_names,
-        more_items=tuple(more_items),
-        multi_turn=more.details if len(more.details) else None,
+        multi_turn=multi_turn if len(multi_turn) else None,
         tables=official_tables(params, verdicts),
     )
 

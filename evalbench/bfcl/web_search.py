@@ -15,8 +15,8 @@ import re
 from typing import Any, NamedTuple
 
 from .checker import Check
-from .more_schema import WebSearchItem
 from .multi_turn import decode_step
+from .schema import WebSearchItem
 
 INFERENCE_ERROR = "agentic:inference_error"
 NO_LAST_MESSAGE = "agentic:no_last_message"

@@ -11,7 +11,7 @@ import yaml
 from evalbench import bfcl
 from evalbench.bfcl.checker import Check
 from evalbench.bfcl.records import BfclResult
-from evalbench.bfcl.schema import CALL_FAILED, CATEGORIES, Item
+from evalbench.bfcl.schema import CALL_FAILED, CATEGORIES, PYTHON, Item, ResultLine
 from evalbench.bfcl.scoring import Verdict, verdict_frame
 from evalbench.studies import load_params
 
@@ -169,3 +169,8 @@ def hand_made_result(tmp_path: Path) -> BfclResult:
         usage=usage,
         simulated=frozenset({"simmy"}),
     )
+
+
+def python_results(model: str) -> list[ResultLine]:
+    """A registered result set's lines of the eleven Python categories (those it has)."""
+    return [line for line in bfcl.fetch_results(model) if line.category in PYTHON]

@@ -10,16 +10,18 @@ import pytest
 from loopback import Reply as Scripted
 from studyfiles import KEY_ENV, openai_system
 
-from evalbench.bfcl import backends, more_data
+from evalbench import bfcl
+from evalbench.bfcl import backends
 from evalbench.bfcl.conversation import (
-    MORE_FUNCTIONS_PROMPT,
+    ADDED_FUNCTIONS_PROMPT,
     Conversation,
     Reply,
     ToolCallReply,
 )
-from evalbench.bfcl.more_schema import MultiTurnItem
+from evalbench.bfcl.data import read_results
 from evalbench.bfcl.multi_turn import FORCE_TERMINATED, check_multi_turn
 from evalbench.bfcl.records import TurnStepRecord
+from evalbench.bfcl.schema import MultiTurnItem
 from evalbench.bfcl.scoring import PYTHON_HINT
 from evalbench.bfcl.study import run_live_multi_turn
 from evalbench.records import read_jsonl
@@ -63,7 +65,7 @@ def test_tools_mode_messages_and_a_held_out_function():
     assert messages[-1] == {"role": "tool", "content": "None", "tool_call_id": "call_0_0_0"}
     talk.receive(Reply("Done."))  # text: the turn ends
     messages, tools = talk.request()
-    assert messages[-1] == {"role": "user", "content": MORE_FUNCTIONS_PROMPT}
+    assert messages[-1] == {"role": "user", "content": ADDED_FUNCTIONS_PROMPT}
     cat = next(t["function"] for t in tools if t["function"]["name"] == "cat")
     assert cat["description"] == "cat things."  # held-out docs come back without the hint
     assert tools[0]["function"]["description"].endswith(PYTHON_HINT)
@@ -92,7 +94,7 @@ def test_prompt_mode_messages():
                                 "'content': 'None'}]"}  # fmt: skip
     talk.receive(Reply("Done."))
     held = talk.request()[0][-1]["content"]
-    assert held.startswith("[{'name': 'cat'") and held.endswith("\n" + MORE_FUNCTIONS_PROMPT)
+    assert held.startswith("[{'name': 'cat'") and held.endswith("\n" + ADDED_FUNCTIONS_PROMPT)
     talk.receive(Reply("[cat(file_name='notes.txt')]"))
     talk.receive(Reply("Done."))
     assert check_multi_turn(ITEM, talk.result, style="prompt").valid
@@ -128,7 +130,7 @@ def test_loopback_tools_conversation_scripted_and_resumed(tmp_path, loopback, mo
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
     monkeypatch.setenv(KEY_ENV, "k")
-    item = next(i for i in more_data.load_more("multi_turn_base") if i.id == "multi_turn_base_3")
+    item = next(i for i in bfcl.load("multi_turn_base") if i.id == "multi_turn_base_3")
     # ground truth: turn 0 find(path='.', name='test'); turn 1 two cd and two cp
     loopback.enqueue(
         Scripted(tool_calls=[{"name": "find", "arguments": '{"path": ".", "name": "test"}'}]),
@@ -161,11 +163,9 @@ def test_loopback_tools_conversation_scripted_and_resumed(tmp_path, loopback, mo
 def test_simulated_agents_converse_in_both_modes_and_record_steps(tmp_path):
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
-    from evalbench import bfcl
-
     systems = [{"name": "tooly", "provider": "sim", "sim": {"accuracy": 0.5}},
                {"name": "texty", "provider": "sim", "sim": {"accuracy": 1.0}}]  # fmt: skip
-    path = _study(tmp_path, systems, more_categories=["multi_turn_base", "multi_turn_miss_func"],
+    path = _study(tmp_path, systems, categories=["simple_python", "multi_turn_base", "multi_turn_miss_func"],
                   limit_per_category=4, system_modes={"tooly": "tools"})  # fmt: skip
     run = open_run(path)
     result = bfcl.run(run)
@@ -181,7 +181,7 @@ def test_simulated_agents_converse_in_both_modes_and_record_steps(tmp_path):
     for name in ("tooly", "texty"):
         for cat in ("multi_turn_base", "multi_turn_miss_func"):
             path_ = run.dir / "bfcl_results" / name / "multi_turn" / f"BFCL_v4_{cat}_result.json"
-            lines = more_data.read_more_results(path_, cat)
+            lines = read_results(path_)
             assert len(lines) == 4
 
 
@@ -196,7 +196,7 @@ def test_following_the_ground_truth_passes_every_sampled_item(mode):
     from evalbench.models import SimSpec
 
     failed = []
-    for item in more_data.load_more("multi_turn")[::25]:
+    for item in bfcl.load("multi_turn")[::25]:
         talk = Conversation(item, mode)
         while not talk.done:
             reply = sim_multi_turn_respond(None, SimSpec(), None, item=item,  # type: ignore[arg-type]

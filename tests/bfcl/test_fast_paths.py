@@ -12,6 +12,7 @@ import importlib
 import random
 
 import pytest
+from bfcl.cases import python_results
 
 from evalbench import bfcl
 
@@ -97,7 +98,7 @@ def test_every_public_prompt_output_is_read_exactly_as_ast_reads_it(public_items
     for model, style in bfcl.PUBLIC_SYSTEMS.items():
         if style != "prompt":
             continue
-        for line in bfcl.fetch_results(model):
+        for line in python_results(model):
             text = _prompt_text(line.result)
             assert _same(text), (model, line.id)
             fast += decode_module._simple_calls(text) is not None
@@ -109,7 +110,7 @@ def test_the_passing_shortcut_equals_the_general_diagnostic(public_items):
     items = {item.id: item for item in public_items}
     compared = 0
     for model, style in bfcl.PUBLIC_SYSTEMS.items():
-        for line in bfcl.fetch_results(model):
+        for line in python_results(model):
             item, decoded = items[line.id], bfcl.decode(line.result, style)
             if item.possible_answer is None or decoded.calls is None:
                 continue

@@ -6,7 +6,8 @@ import math
 
 import pandas as pd
 import pytest
-from bfcl.more_cases import glyphh_more_verdicts
+from bfcl.cases import python_results
+from bfcl.category_cases import glyphh_own_checker_verdicts
 
 from evalbench import bfcl
 from evalbench.bfcl import backends, data, leaderboard, metrics
@@ -80,9 +81,9 @@ def test_the_same_aggregates_as_metrics_overall_table():
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"
 )
 def test_glyphh_published_rows_are_reproduced(public_items):
-    single = bfcl.score_results(public_items, bfcl.fetch_results("glyphh-ada-1.1"),
+    single = bfcl.score_results(public_items, python_results("glyphh-ada-1.1"),
                                 system="glyphh-ada-1.1", style="fc")  # fmt: skip
-    scores = leaderboard.scores_from_verdicts(pd.concat([single, glyphh_more_verdicts()]))
+    scores = leaderboard.scores_from_verdicts(pd.concat([single, glyphh_own_checker_verdicts()]))
     model = "Glyphh Ada 1.1 (HDC+FC)"
     tables = ("data_non_live", "data_live", "data_multi_turn", "data_agentic", "data_overall")
     published = {t: data.published_row(t, model) for t in tables}

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 import pytest
-from bfcl.cases import AREA, NONE_FITS, verdict_rows
+from bfcl.cases import AREA, NONE_FITS, python_results, verdict_rows
 
 from evalbench import bfcl, sources
 from evalbench.bfcl import metrics
@@ -28,7 +28,7 @@ from evalbench.bfcl.schema import CALL_FAILED, CATEGORY_SIZES, ResultLine
 
 def test_aggregates_reproduce_the_published_leaderboard_row(public_items, mirror):
     verdicts = bfcl.score_results(
-        public_items, bfcl.fetch_results("glyphh-ada-1.1"), system="glyphh", style="fc"
+        public_items, python_results("glyphh-ada-1.1"), system="glyphh", style="fc"
     )
     board = pd.read_csv(sources.fetch("bfcl/leaderboard/data_overall", progress=False))
     non_live = pd.read_csv(sources.fetch("bfcl/leaderboard/data_non_live", progress=False))

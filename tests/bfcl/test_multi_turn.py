@@ -9,7 +9,6 @@ import json
 import pytest
 
 from evalbench.bfcl import backends
-from evalbench.bfcl.more_schema import MultiTurnItem
 from evalbench.bfcl.multi_turn import (
     EMPTY_TURN,
     FORCE_TERMINATED,
@@ -20,6 +19,7 @@ from evalbench.bfcl.multi_turn import (
     decode_step,
     decode_turns,
 )
+from evalbench.bfcl.schema import MultiTurnItem
 
 pytestmark = pytest.mark.skipif(
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"

@@ -16,6 +16,7 @@ from bfcl.cases import (
     STR,
     fn,
     item,
+    python_results,
     verdict,
     write_jsonl,
 )
@@ -43,7 +44,7 @@ def test_every_public_verdict_agrees_with_the_official_checker(model, public_ite
     official = {row["id"]: row for row in map(json.loads, path.read_text().splitlines())}
     assert len(official) == OFFICIAL_ROWS[model]
     style = bfcl.PUBLIC_SYSTEMS[model]
-    ours = bfcl.score_results(public_items, bfcl.fetch_results(model), system=model, style=style)
+    ours = bfcl.score_results(public_items, python_results(model), system=model, style=style)
     ours = ours.set_index("id")
     assert set(official) <= set(ours.index)
     valid_diff = [i for i, row in official.items() if bool(ours.at[i, "valid"]) != row["valid"]]

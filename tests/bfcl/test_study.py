@@ -113,7 +113,7 @@ def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path)
     run = open_run(path)
     items = load_study_items(run.params)
     assert len(items) == 5 * 12
-    verdicts = run_study(run, items)
+    verdicts = run_study(run, items).verdicts
     # one record per (system, category, id), with the fields the issue names
     records = read_jsonl(run.dir / "records" / "bfcl.jsonl")
     assert len(records) == 2 * 60
@@ -149,7 +149,7 @@ def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path)
     assert isinstance(tools_line.result, (list, str)) and tools_line.latency is not None
     # a rerun resumes: no request for answered items, identical verdicts
     rerun = open_run(path)
-    again = run_study(rerun, items)
+    again = run_study(rerun, items).verdicts
     assert rerun.ledger.summary().get("tooly", {}).get("requests", 0) == 0
     pd.testing.assert_frame_equal(
         again.drop(columns=["latency"]), verdicts.drop(columns=["latency"])
@@ -191,7 +191,7 @@ def test_result_set_folders_subsets_and_their_errors(tmp_path):
     )
     items = load_study_items(params)
     known = {it.id for it in bfcl.load(params.categories, source=params.data)}
-    scored = score_result_set(params.result_sets[0], items, known)
+    scored = score_result_set(params.result_sets[0], items, known).verdicts
     # results of known items outside the 3-item subset are skipped; multiple is not submitted
     assert scored["id"].tolist() == ["simple_python_0", "simple_python_1", "simple_python_2"]
     assert scored["valid"].all() and set(scored["mode"]) == {"results"}
@@ -232,7 +232,7 @@ def test_glyphh_matches_every_published_number(public_items, mirror, tmp_path):
             }
         ],
     )
-    verdicts = score_result_set(params.result_sets[0], public_items)
+    verdicts = score_result_set(params.result_sets[0], public_items).verdicts
     summary = bfcl.summarize(verdicts, extra_categories=published_extras(params))
     table = leaderboard_comparison(summary, params).set_index("metric")
     compared = table.dropna(subset=["published"])
@@ -315,7 +315,8 @@ def test_result_file_counts_per_system(tmp_path):
 
 def test_the_package_exports_what_its_docstring_lists():
     assert sorted(bfcl.__all__) == [
-        "BfclParams", "BfclResult", "EXAMPLE_FIELDS", "PUBLIC_SYSTEMS", "RELEVANCE_CATEGORIES",
+        "BfclParams", "BfclResult", "EXAMPLE_FIELDS", "GROUPS", "PUBLIC_SYSTEMS",
+        "RELEVANCE_CATEGORIES",
         "check", "decode", "fetch_results", "load", "run", "score_results", "summarize",
     ]  # fmt: skip
     doc = str(bfcl.__doc__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalbench.bfcl.more_schema import WebSearchItem
+from evalbench.bfcl.schema import WebSearchItem
 from evalbench.bfcl.web_search import (
     ANSWER_NOT_FOUND,
     INFERENCE_ERROR,

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalbench.bfcl.more_metrics import (
+from evalbench.bfcl.multi_turn import MultiTurnCheck, TurnTrace
+from evalbench.bfcl.multi_turn_metrics import (
     DETAIL_COLUMNS,
     behaviour_table,
     efficiency_table,
     multi_turn_detail,
     outcome_shares,
 )
-from evalbench.bfcl.more_schema import MultiTurnItem
-from evalbench.bfcl.multi_turn import MultiTurnCheck, TurnTrace
 from evalbench.bfcl.replay import ExecCall
+from evalbench.bfcl.schema import MultiTurnItem
 
 ITEM = MultiTurnItem(
     "multi_turn_miss_func_900", "multi_turn_miss_func", [[], [], []], [], {},

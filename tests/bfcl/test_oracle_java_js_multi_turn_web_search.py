@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from bfcl.more_cases import glyphh_more_verdicts, more_items
+from bfcl.category_cases import glyphh_own_checker_verdicts, own_checker_items
 
-from evalbench.bfcl import backends, more_data, more_scoring
-from evalbench.bfcl.more_schema import JAVA_JS, MULTI_TURN, WEB_SEARCH
+from evalbench import bfcl
+from evalbench.bfcl import backends
+from evalbench.bfcl.schema import JAVA_JS, MULTI_TURN, WEB_SEARCH
 
 MESSAGE_CHARS = 300  # the oracle file keeps the first 300 characters of a message
 
@@ -37,9 +38,9 @@ def _disagreements(verdicts: pd.DataFrame, oracle: dict[str, dict]) -> list[str]
 
 def test_java_javascript_and_web_search_verdicts(oracle):
     """Needs no backend: runs without bfcl-eval too."""
-    items = [item for item in more_items() if item.category not in MULTI_TURN]
-    lines = more_data.fetch_more_results("glyphh-ada-1.1", JAVA_JS + WEB_SEARCH)
-    verdicts = more_scoring.score_more_results(items, lines, system="glyphh-ada-1.1")
+    items = [item for item in own_checker_items() if item.category not in MULTI_TURN]
+    lines = bfcl.fetch_results("glyphh-ada-1.1", JAVA_JS + WEB_SEARCH)
+    verdicts = bfcl.score_results(items, lines, system="glyphh-ada-1.1", style="fc")
     assert len(verdicts) == 100 + 50 + 100 + 100
     assert _disagreements(verdicts, oracle) == []
 
@@ -49,7 +50,7 @@ def test_java_javascript_and_web_search_verdicts(oracle):
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"
 )
 def test_multi_turn_verdicts(oracle):
-    verdicts = glyphh_more_verdicts()
+    verdicts = glyphh_own_checker_verdicts()
     multi_turn = verdicts[verdicts["test_category"].isin(MULTI_TURN)]
     assert len(multi_turn) == 4 * 200
     assert _disagreements(verdicts, oracle) == []

@@ -28,9 +28,9 @@ import pandas as pd
 
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
-from .more_schema import MultiTurnItem
 from .multi_turn import MultiTurnCheck
 from .replay import ERROR_PREFIX
+from .schema import MultiTurnItem
 
 DETAIL_COLUMNS = [
     "system", "test_category", "id", "classes", "turns", "valid", "error_type", "failed_turn",

@@ -1,5 +1,5 @@
-"""The study with the multi-turn, Java/JavaScript and web-search categories: params, a run on
-registered result files, the report's new sections and figures."""
+"""The study with the Java/JavaScript, multi-turn and web-search categories: one categories
+list, a run on registered result files, the report's sections and figures for them."""
 
 from __future__ import annotations
 
@@ -15,21 +15,42 @@ from matplotlib.figure import Figure
 
 from evalbench import bfcl
 from evalbench.bfcl import backends, figures, report
-from evalbench.bfcl.more_schema import MULTI_TURN
+from evalbench.bfcl.schema import CATEGORIES, MULTI_TURN, PYTHON
 from evalbench.bfcl.study import published_extras
 from evalbench.params import ParamsError
 from evalbench.studies import open_run
 
+SETS = [{"name": "g", "model": "glyphh-ada-1.1"}]
 
-def test_more_categories_take_names_and_groups(tmp_path):
-    params = study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}],
-                          more_categories=["multi_turn", "simple_java"])  # fmt: skip
-    assert params.more_categories == [*MULTI_TURN, "simple_java"]
-    assert study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}]
-                        ).more_categories == []  # fmt: skip
-    with pytest.raises(ParamsError, match=r"more_categories.*unknown BFCL category 'multi_turn_x'"):
-        study_params(tmp_path, result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}],
-                     more_categories="multi_turn_x")  # fmt: skip
+
+def test_one_categories_list_takes_every_name_and_group(tmp_path):
+    params = study_params(tmp_path, result_sets=SETS, categories=["multi_turn", "simple_java"])
+    assert params.categories == [*MULTI_TURN, "simple_java"]
+    assert study_params(tmp_path, result_sets=SETS).categories == list(PYTHON)  # the default
+    # all = 11 Python + 2 Java/JavaScript + 4 multi-turn + 2 web search
+    assert (
+        study_params(tmp_path, result_sets=SETS, categories="all").categories == list(CATEGORIES)
+        and len(CATEGORIES) == 11 + 2 + 4 + 2
+    )
+    assert study_params(tmp_path, result_sets=SETS, categories="non_live").categories == [
+        "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
+        "simple_java", "simple_javascript"]  # fmt: skip
+    with pytest.raises(ParamsError, match=r"categories.*unknown BFCL category 'multi_turn_x'"):
+        study_params(tmp_path, result_sets=SETS, categories="multi_turn_x")
+    with pytest.raises(ParamsError, match=r"'memory_kv' is not scored by evalbench: needs the"):
+        study_params(tmp_path, result_sets=SETS, categories=["python", "memory_kv"])
+
+
+def test_the_old_more_categories_key_says_what_to_write(tmp_path):
+    with pytest.raises(ParamsError) as caught:
+        study_params(tmp_path, result_sets=SETS, categories="all", more_categories="more")
+    message = str(caught.value)
+    # the old 'all' was the eleven Python categories, the old 'more' every other scored one
+    assert "'more_categories' is no longer a key" in message
+    assert "categories: [python, java_js, multi_turn, web_search]" in message
+    assert "\n" not in message
+    with pytest.raises(ParamsError, match=r"e\.g\. categories: \[python, multi_turn_base\]"):
+        study_params(tmp_path, result_sets=SETS, more_categories=["multi_turn_base"])
 
 
 def test_sections_say_why_they_are_empty_without_multi_turn(tmp_path):
@@ -55,8 +76,8 @@ def small_public(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("more_study")
     path = tmp / "study.yaml"
     path.write_text(
-        "study: bfcl\ntitle: t\ncategories: simple_python\nlimit_per_category: 8\n"
-        "more_categories: [simple_java, multi_turn_base, multi_turn_miss_func, web_search_base]\n"
+        "study: bfcl\ntitle: t\nlimit_per_category: 8\ncategories: [simple_python, "
+        "simple_java, multi_turn_base, multi_turn_miss_func, web_search_base]\n"
         "result_sets:\n  - {name: g, model: glyphh-ada-1.1, "
         "leaderboard_model: Glyphh Ada 1.1 (HDC+FC)}\n"
         "  - {name: gemma, model: gemma4-e4b-toolcall-v02}\n"
@@ -69,7 +90,7 @@ def small_public(tmp_path_factory):
 
 def test_a_run_scores_the_other_categories_of_the_sets_that_have_them(small_public):
     result = small_public
-    assert len(result.items) == 8 and len(result.more_items) == 4 * 8
+    assert len(result.items) == 5 * 8
     per_system = result.verdicts.groupby("system")["test_category"].unique().map(set).to_dict()
     assert per_system["gemma"] == {"simple_python"}  # gemma submitted no other category
     assert per_system["g"] == {"simple_python", "simple_java", "multi_turn_base",
@@ -103,19 +124,21 @@ def test_the_new_report_sections_and_figures(small_public):
 def test_a_local_result_folder_is_scored_on_the_categories_it_has(tmp_path):
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
-    from evalbench.bfcl import more_data
-    from evalbench.bfcl.study import load_more_study_items, score_more_sets
+    from evalbench.bfcl.data import write_results
+    from evalbench.bfcl.study import load_study_items, score_result_set
 
-    lines = more_data.fetch_more_results("glyphh-ada-1.1", ["simple_java", "web_search_base"])
-    written = more_data.write_more_results(lines, tmp_path / "res", "mine")
+    lines = bfcl.fetch_results("glyphh-ada-1.1", ["simple_java", "web_search_base"])
+    written = write_results(lines, tmp_path / "res", "mine")
+    # the official result sub-folders (get_general_grouping)
     assert sorted(p.relative_to(tmp_path / "res").as_posix() for p in written) == [
-        "mine/agentic/web_search/BFCL_v4_web_search_base_result.json",
+        "mine/agentic/BFCL_v4_web_search_base_result.json",
         "mine/non_live/BFCL_v4_simple_java_result.json",
     ]
     params = study_params(tmp_path, result_sets=[{"name": "mine", "folder": "res", "style": "fc"}],
-                          more_categories=["java_js", "web_search_base"], limit_per_category=5)  # fmt: skip
-    more = score_more_sets(params, load_more_study_items(params))
+                          categories=["java_js", "web_search_base"], limit_per_category=5)  # fmt: skip
+    known = {item.id for item in bfcl.load(params.categories)}
+    scores = score_result_set(params.result_sets[0], load_study_items(params), known)
     # simple_javascript is studied but the folder has no file for it: not submitted, no error
-    assert more.verdicts.groupby("test_category").size().to_dict() == {
+    assert scores.verdicts.groupby("test_category").size().to_dict() == {
         "simple_java": 5, "web_search_base": 5}  # fmt: skip
-    assert more.details.empty  # no multi-turn item
+    assert scores.multi_turn.empty  # no multi-turn item
