@@ -69,13 +69,17 @@ class Failure(NamedTuple):
     message: str | None
 
 
-class _Typed(NamedTuple):
+class Typed(NamedTuple):
+    """The outcome of :func:`type_check`."""
+
     valid: bool
     is_variable: bool
+    """The accepted values are typed unlike the doc: a variable name passed as a string (the
+    value check then skips its special cases)."""
     fail: Failure | None
 
 
-_TYPED = {False: _Typed(True, False, None), True: _Typed(True, True, None)}  # the passes
+_TYPED = {False: Typed(True, False, None), True: Typed(True, True, None)}  # the passes
 _KNOWN = frozenset(PYTHON)
 
 
@@ -317,7 +321,7 @@ def _simple(
         fail = _check_param(param, value, props[param], accepted[param], memo)
         if fail is not None:
             return fail
-    return _missing_optional(call, accepted)
+    return missing_optional(call, accepted)
 
 
 def _check_param(
@@ -331,7 +335,9 @@ def _check_param(
         return result
 
 
-def _missing_optional(call: Call, accepted: dict[str, list[Any]]) -> Failure | None:
+def missing_optional(call: Call, accepted: dict[str, list[Any]]) -> Failure | None:
+    """The official last check of a call: every accepted parameter the call left out must
+    be optional (``""`` among its accepted values)."""
     for param, values in accepted.items():
         if param not in call.args and "" not in values:
             return Failure(
@@ -359,13 +365,13 @@ def check_param(
         value = list(value)
     if desc == "float" and type(value) is int:
         value = _as_float(value)
-    typed = _type_check(param, value, accepted, desc, expected, nested)
+    typed = type_check(param, value, accepted, desc, expected, nested)
     if not typed.valid:
         return typed.fail
-    return _value_check(param, value, accepted, expected, nested, typed.is_variable)
+    return value_check(param, value, accepted, expected, nested, typed.is_variable)
 
 
-def _value_check(
+def value_check(
     param: str,
     value: Any,
     accepted: list[Any],
@@ -373,7 +379,16 @@ def _value_check(
     nested: type | None,
     is_variable: bool,
 ) -> Failure | None:
-    # A variable (accepted values typed unlike the doc) skips the special checks.
+    """Official value check of a typed value: dicts, lists of dicts, strings and lists by
+    their special rules (standardized strings, ...), anything else must be accepted as is.
+
+    Args:
+        param: the parameter name (for the message).
+        value: the value (already converted: Python, or Java/JavaScript source read by type).
+        accepted: the possible answer's accepted values.
+        expected: the Python type the doc's type maps to; ``nested``: its element type.
+        is_variable: :attr:`Typed.is_variable` (a variable skips the special checks).
+    """
     if not is_variable:
         if expected is dict:
             return _dict_check(value, accepted)
@@ -406,15 +421,23 @@ def _answer_type(accepted: Iterable[Any]) -> type | None:
     return None
 
 
-def _type_check(
+def type_check(
     param: str,
     value: Any,
     accepted: list[Any],
     desc: str,
     expected: type,
     nested: type | None,
-) -> _Typed:
-    """Official ``type_checker``: exact types, one nesting level, variables as strings."""
+) -> Typed:
+    """Official ``type_checker``: exact types, one nesting level, variables as strings.
+
+    Args:
+        param: the parameter name (for the message).
+        value: the value to check.
+        accepted: the possible answer's accepted values.
+        desc: the doc's type name (for the message); ``expected``: its Python type;
+            ``nested``: the element type of a list (None otherwise).
+    """
     answer_type = _answer_type(accepted)
     # An answer whose type differs from the doc's marks a variable name passed as a string.
     is_variable = answer_type is not None and answer_type is not expected
@@ -429,7 +452,7 @@ def _type_check(
             f"with inner type {nested}. Parameter value: {value!r}.",
         )
     if answer_type is not None and type(value) is answer_type:
-        return _Typed(nested_fail is None, True, nested_fail)
+        return Typed(nested_fail is None, True, nested_fail)
     first = (
         nested_fail.message
         if nested_fail
@@ -438,15 +461,14 @@ def _type_check(
             f"{type(value).__name__}. Parameter value: {value!r}."
         )
     )
-    return _Typed(False, False, Failure("type_error:simple", first))
+    return Typed(False, False, Failure("type_error:simple", first))
 
 
 def _nested_ok(param: str, value: list[Any], accepted: list[Any], nested: type) -> bool:
     for answer in accepted:
         # An accepted value that is not a list ("" for optional) passes without looking.
         if type(answer) is not list or all(
-            _type_check(param, element, answer, str(nested), nested, None).valid
-            for element in value
+            type_check(param, element, answer, str(nested), nested, None).valid for element in value
         ):
             return True
     return False

@@ -27,10 +27,10 @@ from typing import Any
 from .checker import (
     Check,
     Failure,
-    _missing_optional,
-    _type_check,
-    _value_check,
     convert_name,
+    missing_optional,
+    type_check,
+    value_check,
 )
 from .decode import DECODER_FAILED, Decoded
 from .schema import JAVA_TYPES, JS_TYPES, Call, Item
@@ -296,7 +296,7 @@ def _simple(item: Item, call: Call, underscore_to_dot: bool) -> Failure | bool:
         if isinstance(outcome, Failure):
             return outcome
         special = special or outcome
-    return _missing_optional(call, accepted) or special
+    return missing_optional(call, accepted) or special
 
 
 def _check_value(
@@ -317,11 +317,11 @@ def _check_value(
         value = convert(value, kind, nested_kind) if nested_kind else convert(value, kind)
     except _Unconvertible as exc:
         return Failure(type_error, f"{exc} (the official checker raises here)")
-    typed = _type_check(param, value, accepted, kind, expected, nested)
+    typed = type_check(param, value, accepted, kind, expected, nested)
     if not typed.valid:
         assert typed.fail is not None
         return typed.fail
-    fail = _value_check(param, value, accepted, expected, nested, typed.is_variable)
+    fail = value_check(param, value, accepted, expected, nested, typed.is_variable)
     if fail is not None:
         return fail
     return not typed.is_variable and expected in (dict, list, str)

@@ -159,3 +159,17 @@ def test_javascript_type_error_and_wrong_count():
     two = decode([{"fmt": '{"x": "2.5"}'}, {"fmt": '{"x": "2.5"}'}], "fc")
     assert check_java_js(item, two).error_type == "simple_function_checker:wrong_count"
     assert check_java_js(item, decode("no calls", "fc")).error_type == "ast_decoder:decoder_failed"
+
+
+def test_java_js_shares_the_checkers_public_helpers_only():
+    """The Java/JavaScript check reuses the Python checker's type and value checks: by their
+    public names (a private name of another module would be a hidden dependency)."""
+    import ast
+    from pathlib import Path
+
+    from evalbench.bfcl import java_js
+
+    tree = ast.parse(Path(java_js.__file__).read_text())
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+    assert {"type_check", "value_check", "missing_optional"} <= set(imported)
+    assert [name for name in imported if name.startswith("_")] == []
