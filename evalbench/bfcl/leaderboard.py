@@ -10,9 +10,9 @@ full item count, and a summary holding one shows N/A (here None) except the sect
 overalls, which are always shown; ``overall`` weighs non-live 10, live 10, irrelevance 10,
 multi-turn 30 and agentic 40.
 
-:func:`~.metrics.overall_table` computes the same aggregates (a test checks they agree);
-this module adds every sub-column and the N/A rule, so a published row can be compared
-cell by cell.
+:func:`aggregates` gives the section overalls (:func:`~.metrics.overall_table` shows them);
+:func:`leaderboard_tables` every sub-column with the N/A rule, so a published row can be
+compared cell by cell.
 """
 
 from __future__ import annotations
@@ -97,6 +97,31 @@ def leaderboard_tables(scores: Mapping[str, Score]) -> dict[str, dict[str, float
         table: {col: v.accuracy if v.shown else None for col, v in columns.items()}
         for table, columns in tables.items()
     }
+
+
+AGGREGATES = ("non_live", "live", "irrelevance", "relevance", "multi_turn", "agentic", "overall")
+"""The section overalls and the overall accuracy (:func:`aggregates`), as in ``data_overall``."""
+
+
+def aggregates(scores: Mapping[str, Score]) -> dict[str, float | list[str]]:
+    """The section overalls and the overall accuracy of one system (always shown, as on the
+    leaderboard), and ``missing``: the categories they count as 0 (sorted).
+
+    ``non_live`` is the leaderboard's Non-Live Overall Acc (simple AST = mean of Python,
+    Java, JavaScript; with multiple, parallel, parallel_multiple), ``live`` its Live Overall
+    Acc (weighted by item counts), ``irrelevance`` the mean of irrelevance and
+    live_irrelevance, ``relevance`` live_relevance, ``multi_turn`` and ``agentic`` (web
+    search and memory) their section overalls, ``overall`` the weighted sum of
+    :data:`OVERALL_WEIGHTS`.
+    """
+    cat = {name: _category(scores, name) for name in (*CATEGORY_SIZES, *MEMORY)}
+    s = _summaries(cat)
+    out: dict[str, float | list[str]] = {
+        key: (cat["live_relevance"] if key == "relevance" else s[key]).accuracy
+        for key in AGGREGATES
+    }
+    out["missing"] = sorted(name for name in cat if name not in scores)
+    return out
 
 
 def _summaries(cat: Mapping[str, Score]) -> dict[str, Score]:

@@ -18,6 +18,7 @@ from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 from .checker import ParamOutcome
 from .decode import DECODER_FAILED
+from .leaderboard import AGGREGATES, Score, aggregates
 from .schema import CALL_FAILED, CATEGORIES, CATEGORY_SIZES, AnyItem, Item
 from .scoring import question_messages
 
@@ -86,44 +87,19 @@ def _sort_categories(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-_SIMPLE_AST = ("simple_python", "simple_java", "simple_javascript")
-_NON_LIVE_AST = ("multiple", "parallel", "parallel_multiple")
-_LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
-_MULTI_TURN = (
-    "multi_turn_base",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-    "multi_turn_long_context",
-)
-_WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
-_MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
-OVERALL_WEIGHTS = {"non_live": 10, "live": 10, "irrelevance": 10, "multi_turn": 30, "agentic": 40}
-"""Weights of the v4 overall accuracy (``calculate_percentage_weighted_accuracy``)."""
-
-
 def overall_table(categories: pd.DataFrame) -> pd.DataFrame:
-    """The leaderboard's aggregate accuracies per system.
-
-    Formula of ``generate_leaderboard_csv`` in ``bfcl_eval/eval_checker/eval_runner_helper.py``
-    (bfcl-eval 2026.3.23; checked against the published glyphh-ada-1.1 score CSVs):
-
-    - ``non_live`` = unweighted mean of [simple AST, multiple, parallel, parallel_multiple],
-      where simple AST = unweighted mean of [simple_python, simple_java, simple_javascript];
-    - ``live`` = mean of live_simple, live_multiple, live_parallel, live_parallel_multiple
-      *weighted by item count*;
-    - ``irrelevance`` ("Irrelevance Detection") = unweighted mean of [irrelevance,
-      live_irrelevance]; ``relevance`` = live_relevance;
-    - ``multi_turn`` = unweighted mean of its four categories; ``agentic`` = unweighted mean
-      of [web search (mean of base, no_snippet), memory (mean of kv, vector, rec_sum)];
-    - ``overall`` = (10·non_live + 10·live + 10·irrelevance + 30·multi_turn + 40·agentic)/100.
+    """The leaderboard's aggregate accuracies per system (:func:`~.leaderboard.aggregates`:
+    ``generate_leaderboard_csv`` of ``bfcl_eval/eval_checker/eval_runner_helper.py``,
+    bfcl-eval 2026.3.23; checked against the published glyphh-ada-1.1 score CSVs).
 
     As officially, a category with no score counts as accuracy 0 (with its full item count
-    in weighted means); such categories are listed in ``missing`` (the leaderboard shows
-    N/A for the sub-scores that contain them). Rows for categories this module does not
-    run (Java, multi-turn, ...) may be added to ``categories`` by hand.
+    in the live section's weighted mean); such categories are listed in ``missing`` (the
+    leaderboard shows N/A for the sub-scores that contain them). Scores of categories not
+    run here (memory) may be added to ``categories`` by hand.
 
     Args:
-        categories: columns ``system, test_category, accuracy`` and optionally ``n``.
+        categories: columns ``system, test_category, accuracy`` and optionally ``n`` (item
+            counts; default the category's size in BFCL v4).
 
     Returns:
         One row per system: ``non_live, live, irrelevance, relevance, multi_turn, agentic,
@@ -134,60 +110,11 @@ def overall_table(categories: pd.DataFrame) -> pd.DataFrame:
         sizes = group["test_category"].map(CATEGORY_SIZES)
         n = (group["n"].fillna(sizes) if "n" in group else sizes).fillna(0)
         scores = {
-            c: (float(a), float(k))
+            str(c): Score(float(a), int(k))
             for c, a, k in zip(group["test_category"], group["accuracy"], n, strict=True)
         }
-        rows.append({"system": system, **_aggregate(scores)})
-    columns = [
-        "system",
-        "non_live",
-        "live",
-        "irrelevance",
-        "relevance",
-        "multi_turn",
-        "agentic",
-        "overall",
-        "missing",
-    ]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _aggregate(scores: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
-    missing: list[str] = []
-
-    def acc(cat: str) -> float:
-        if cat not in scores:
-            missing.append(cat)
-        return scores.get(cat, (0.0, 0.0))[0]
-
-    def mean(cats: Iterable[str]) -> float:
-        values = [acc(c) for c in cats]
-        return sum(values) / len(values)
-
-    out: dict[str, Any] = {
-        "non_live": (mean(_SIMPLE_AST) + sum(acc(c) for c in _NON_LIVE_AST)) / 4,
-        "live": _weighted(scores, _LIVE_AST, missing),
-        "irrelevance": mean(("irrelevance", "live_irrelevance")),
-        "relevance": acc("live_relevance"),
-        "multi_turn": mean(_MULTI_TURN),
-        "agentic": (mean(_WEB_SEARCH) + mean(_MEMORY)) / 2,
-    }
-    total = sum(OVERALL_WEIGHTS.values())
-    out["overall"] = sum(w * out[k] for k, w in OVERALL_WEIGHTS.items()) / total
-    out["missing"] = sorted(set(missing))
-    return out
-
-
-def _weighted(
-    scores: Mapping[str, tuple[float, float]], cats: Sequence[str], missing: list[str]
-) -> float:
-    pairs = []
-    for cat in cats:
-        if cat not in scores:
-            missing.append(cat)
-        pairs.append(scores.get(cat, (0.0, float(CATEGORY_SIZES.get(cat, 0)))))
-    count = sum(k for _, k in pairs)
-    return sum(a * k for a, k in pairs) / count if count else 0.0
+        rows.append({"system": system, **aggregates(scores)})
+    return pd.DataFrame(rows, columns=["system", *AGGREGATES, "missing"])
 
 
 def error_table(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -399,12 +326,12 @@ def compare_with_published(
         we score, then the published aggregates.
     """
     rows = []
-    for system, (by_category, aggregates) in published.items():
+    for system, (by_category, published_aggregates) in published.items():
         ours = summary.categories[summary.categories["system"] == system]
         for cat, acc in zip(ours["test_category"], ours["accuracy"], strict=True):
             rows.append((system, cat, float(acc), float(by_category.get(cat, float("nan")))))
         overall = summary.overall.set_index("system").loc[system]
-        for key, value in aggregates.items():
+        for key, value in published_aggregates.items():
             rows.append((system, key, float(overall[key]), value))
     frame = pd.DataFrame(rows, columns=["system", "metric", "ours", "published"])
     # Rounded so float noise does not print as -0.0000; published values have 4 decimals.
