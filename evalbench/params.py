@@ -145,7 +145,16 @@ def read_params_data(path: Path | str, overrides: Sequence[str] = ()) -> dict[st
         ParamsError: one line naming the file, the field path and what was expected.
     """
     path = Path(path)
-    data = _read_yaml(path)
+    return apply_overrides(_read_yaml(path), overrides, path)
+
+
+def apply_overrides(data: dict[str, Any], overrides: Sequence[str], path: Path) -> dict[str, Any]:
+    """Apply ``key=value`` overrides to a params mapping in place, as ``-p`` does, and return it
+    (a sweep applies each cell's overrides to its resolved params this way).
+
+    Raises:
+        ParamsError: an override that is not ``key=value`` or names no place in ``data``.
+    """
     for override in overrides:
         _apply_override(data, override, path)
     return data
@@ -364,6 +373,21 @@ _CoreDumper.yaml_implicit_resolvers = _StrictLoader.yaml_implicit_resolvers
 def dump_yaml(data: Any) -> str:
     """YAML text that :func:`parse_yaml` reads back as ``data`` (keys in their order)."""
     return yaml.dump(data, Dumper=_CoreDumper, sort_keys=False, allow_unicode=True)
+
+
+def override_text(key: str, value: Any) -> str:
+    """``key=value`` with ``value`` as one line of YAML that an override reads back as
+    ``value`` (``systems.0.sim.accuracy={'1': 0.8}``, ``model='017'``).
+
+    Raises:
+        ParamsError: ``value`` does not read back as itself (no such one-line YAML text).
+    """
+    text = yaml.dump(value, Dumper=_CoreDumper, default_flow_style=True, width=2**31,
+                     allow_unicode=True).strip()  # fmt: skip
+    text = text.removesuffix("\n...").strip()  # a plain scalar's document end marker
+    if "\n" in text or parse_yaml(text, key) != value:
+        raise ParamsError(f"{key}: {value!r} cannot be written as a one-line override")
+    return f"{key}={text}"
 
 
 class _Refused(Exception):

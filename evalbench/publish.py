@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import pandas as pd
 
@@ -211,7 +211,12 @@ def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[S
         if signals.received or reason.startswith("KeyboardInterrupt"):
             status, reason = "interrupted", f"interrupted by {signals.received or 'SIGINT'}"
         return status, _with_call_errors(reason, run_dir)
-    return error_verdict(recorded_calls(run_dir), params)
+    verdict = error_verdict(recorded_calls(run_dir), params)
+    study = get_study(params.study)
+    if verdict[0] == "ok" and study.verdict is not None:  # e.g. a sweep with a failed cell
+        ended, why = study.verdict(run_dir, params)
+        return cast(Status, ended), why
+    return verdict
 
 
 def error_verdict(calls: pd.DataFrame, params: StudyParams) -> tuple[Status, str]:

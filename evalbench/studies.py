@@ -37,6 +37,7 @@ STUDY_KINDS: dict[str, str] = {
     "browsecomp": "evalbench.browsecomp.study",
     "browse_suite": "evalbench.browse_suite.study",
     "retry_loop": "evalbench.retry_loop.study",
+    "sweep": "evalbench.sweeps.study",
 }
 """Study kind -> module defining ``STUDY`` (the only registry)."""
 
@@ -60,6 +61,12 @@ class Study(NamedTuple):
         dependencies: ``dependencies(params)`` -> files the results also depend on beyond
             the code, params and data files read (e.g. the runs a comparison reads), for
             :mod:`evalbench.freshness`.
+        load: ``load(data, path)`` -> params, for a study whose params are more than its
+            model validates (the sweep: the swept study's params and every cell's); raises
+            :class:`~evalbench.params.ParamsError`.
+        verdict: ``verdict(run_dir, params)`` -> (status, reason) of a run whose calls were
+            all within ``max_error_rate``: how the study itself ended (a sweep with a
+            failed cell is ``degraded``).
     """
 
     kind: str
@@ -72,6 +79,12 @@ class Study(NamedTuple):
     notes: Callable[[Any], list[str]] | None = None
     optional_records: frozenset[str] = frozenset()
     dependencies: Callable[[Any], list[Path]] | None = None
+    load: Callable[[dict[str, Any], Path], StudyParams] | None = None
+    verdict: Callable[[Path, Any], tuple[str, str]] | None = None
+
+
+SWEEP = "sweep"
+"""The study kind of a params file with a ``sweep:`` block (:mod:`evalbench.sweeps`)."""
 
 
 class UnknownStudyKind(KeyError):
@@ -126,7 +139,15 @@ def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
     """
     path = Path(path)
     data = read_params_data(path, overrides)
-    return validate_params(get_study(study_kind(data, path)).params, data, path)
+    kind = study_kind(data, path)
+    if data.get("sweep") is not None:
+        kind = SWEEP  # the sweep study validates the swept study's params and every cell
+    elif "sweep" in data:
+        del data["sweep"]  # `-p sweep=null`: the study itself (one cell's own report)
+    study = get_study(kind)
+    if study.load is not None:
+        return study.load(data, path)
+    return validate_params(study.params, data, path)
 
 
 def notebook_for(params: StudyParams) -> str:

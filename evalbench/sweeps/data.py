@@ -1,0 +1,65 @@
+"""Reading a cell's run folder: its per-item outcomes, usage and latency (the I/O edge).
+
+A cell folder is an ordinary run folder (``manifest.json`` + ``records/``), read the way
+``evalbench compare`` reads runs (:func:`evalbench.importers.read_run_folder`), so a sweep's
+paired numbers are ``compare``'s on the same folders.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from evalbench.importers import OutcomeError, RunOutcomes, read_run_folder
+from evalbench.records import iter_jsonl
+
+CALL_FIELDS = frozenset({"system", "request_key", "prompt_tokens"})
+"""The fields that make a record line a model call or an agent task (as usage counts them)."""
+
+
+class CellData(NamedTuple):
+    """What the sweep reads of one finished cell."""
+
+    outcomes: RunOutcomes | None
+    """Per-item outcomes (``None`` when they could not be read: ``problem`` says why)."""
+    usage: list[dict[str, Any]]
+    """Per system: calls, errors, tokens and cost of every call recorded (a failed cell's too)."""
+    latency: dict[str, float]
+    """Mean seconds per call (agents: per task) by system."""
+    problem: str | None = None
+
+
+def read_cell(folder: Path, usage: list[dict[str, Any]]) -> CellData:
+    """A cell folder's outcomes and latency (from its records), with its ``usage`` rows."""
+    latency = call_latency(folder)
+    try:
+        return CellData(read_run_folder(folder), usage, latency)
+    except OutcomeError as exc:
+        return CellData(None, usage, latency, str(exc))
+
+
+def call_latency(folder: Path) -> dict[str, float]:
+    """Mean ``latency_s`` (calls) or ``wall_s`` (agent tasks) per system over every record file
+    of calls in ``records/`` (a file is one of calls when its first line has their fields)."""
+    seconds: dict[str, list[float]] = defaultdict(list)
+    for path in sorted((folder / "records").glob("*.jsonl")):
+        if not _holds_calls(path):
+            continue
+        for _, row in iter_jsonl(path, error=OutcomeError):
+            value = row.get("latency_s", row.get("wall_s"))
+            if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
+                seconds[str(row["system"])].append(float(value))
+    return {system: sum(v) / len(v) for system, v in seconds.items() if v}
+
+
+def _holds_calls(path: Path) -> bool:
+    with open(path, encoding="utf-8") as fh:
+        first = fh.readline()
+    try:
+        row = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and set(row) >= CALL_FIELDS

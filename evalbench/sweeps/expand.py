@@ -1,0 +1,233 @@
+"""A ``sweep:`` block -> its cells, each validated like a ``-p`` override, before anything runs.
+
+Configurations are every combination of the ``grid`` lists (the first key varies slowest)
+crossed with the positions of the ``zip`` lists; each configuration runs once per seed.
+Any mistake is one :class:`~evalbench.params.ParamsError` line naming the file, the sweep
+key or the cell and what is wrong: an empty list, zip lists of different lengths, a key
+swept twice, a baseline that is no configuration, more than :data:`~.records.MAX_CELLS`
+cells, or a cell whose params do not validate (a bad key or value, named as ``-p`` names it).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evalbench.params import (
+    ParamsError,
+    StudyParams,
+    apply_overrides,
+    override_text,
+    params_hash,
+    validate_params,
+)
+
+from .records import MAX_CELLS, Cell, SweepSpec
+
+RESERVED = ("study", "sweep")
+"""Top-level keys a sweep may not vary: the study kind and the sweep itself."""
+
+
+def _same(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+ZIPPED = " (zip)"
+
+
+def factors(spec: SweepSpec) -> list[str]:
+    """The swept factors: each grid key, and the zip as one, named after its first key whose
+    values all differ (``systems.0.model (zip)``), else after all its keys joined by " + "."""
+    if not spec.zip:
+        return list(spec.grid)
+    distinct = [k for k, v in spec.zip.items() if len({_same(x) for x in v}) == len(v)]
+    name = distinct[0] + ZIPPED if distinct else " + ".join(spec.zip)
+    return [*spec.grid, name]
+
+
+def value_text(value: Any) -> str:
+    """A swept value as the override text writes it (``0.7``, ``small``, ``{'1': 0.8}``)."""
+    return override_text("_", value).partition("=")[2]
+
+
+def level_label(cell_settings: dict[str, Any], factor: str) -> str:
+    """A cell's value of ``factor`` as text (a zip factor named by one key: that key's value;
+    by all its keys: their values joined by " / ")."""
+    keys = [factor.removesuffix(ZIPPED)] if factor.endswith(ZIPPED) else factor.split(" + ")
+    return " / ".join(value_text(cell_settings[k]) for k in keys)
+
+
+def cell_count(spec: SweepSpec) -> int:
+    """Configurations × seeds, computed without listing them."""
+    sizes = [len(v) for v in spec.grid.values()]
+    zipped = len(next(iter(spec.zip.values()))) if spec.zip else 1
+    return math.prod(sizes) * zipped * len(spec.seeds or [0])
+
+
+def check_spec(spec: SweepSpec, path: Path) -> None:
+    """The sweep block's own rules (see the module docstring).
+
+    Raises:
+        ParamsError: one line naming the file and the sweep key.
+    """
+    for part, values in [("grid", spec.grid), ("zip", spec.zip)]:
+        for key, listed in values.items():
+            _check_key(key, f"sweep.{part}.{key}", spec, path)
+            if not listed:
+                raise ParamsError(
+                    f"{path}: sweep.{part}.{key}: no values (a swept key needs at least one)"
+                )
+            if part == "grid":  # a zip's lists may repeat a value; its positions may not
+                _no_repeats(listed, f"sweep.{part}.{key}", path)
+    _check_zip(spec, path)
+    if spec.seeds is not None:
+        _no_repeats(spec.seeds, "sweep.seeds", path)
+    count = cell_count(spec)
+    if count > MAX_CELLS:
+        raise ParamsError(
+            f"{path}: sweep: {count:,d} cells ({_shape(spec)}); a sweep may have at most "
+            f"{MAX_CELLS:,d} (split it into several sweeps, or sweep fewer values)"
+        )
+
+
+def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
+    parts = key.split(".")
+    if not all(parts):
+        raise ParamsError(f"{path}: {where}: not a dotted key (as -p takes: systems.0.model)")
+    if parts[0] in RESERVED:
+        raise ParamsError(f"{path}: {where}: {parts[0]!r} cannot be swept")
+    if key in spec.seed_keys:
+        raise ParamsError(f"{path}: {where}: also in sweep.seed_keys (seeds set it)")
+    if key in spec.grid and key in spec.zip:
+        raise ParamsError(f"{path}: {where}: in both sweep.grid and sweep.zip")
+
+
+def _no_repeats(values: Sequence[Any], where: str, path: Path) -> None:
+    seen = [_same(v) for v in values]
+    for index, text in enumerate(seen):
+        if text in seen[:index]:
+            raise ParamsError(f"{path}: {where}: {text} is listed twice (cells would repeat)")
+
+
+def _check_zip(spec: SweepSpec, path: Path) -> None:
+    lengths = {key: len(values) for key, values in spec.zip.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k}: {n}" for k, n in lengths.items())
+        raise ParamsError(
+            f"{path}: sweep.zip: lists of different lengths ({shown}); zipped "
+            "keys vary together, one value of each per configuration"
+        )
+    rows = [_same(list(values)) for values in zip(*spec.zip.values(), strict=True)]
+    for index, text in enumerate(rows):
+        if text in rows[:index]:
+            raise ParamsError(f"{path}: sweep.zip: position {index} repeats {text}")
+
+
+def _shape(spec: SweepSpec) -> str:
+    sizes = [f"{len(v):,d}" for v in spec.grid.values()]
+    if spec.zip:
+        sizes.append(f"zip {len(next(iter(spec.zip.values()))):,d}")
+    seeds = len(spec.seeds or [0])
+    return f"{' × '.join(sizes) or '1'} configurations × {seeds:,d} seed{'s' * (seeds != 1)}"
+
+
+def configurations(spec: SweepSpec) -> list[dict[str, Any]]:
+    """Every configuration's settings (swept key -> value), in cell order."""
+    grid = [
+        dict(zip(spec.grid, combo, strict=True)) for combo in itertools.product(*spec.grid.values())
+    ]
+    zipped = [dict(zip(spec.zip, row, strict=True)) for row in zip(*spec.zip.values(), strict=True)]
+    return [{**g, **z} for g in grid for z in (zipped or [{}])]
+
+
+def baseline_config(spec: SweepSpec, configs: list[dict[str, Any]], path: Path) -> int:
+    """Index of the baseline configuration (the first when ``baseline`` is not given).
+
+    Raises:
+        ParamsError: a baseline key that is not swept, or values that make no configuration.
+    """
+    wanted = spec.baseline or {}
+    for key in wanted:
+        if key not in configs[0]:
+            raise ParamsError(
+                f"{path}: sweep.baseline.{key}: not a swept key "
+                f"(swept: {', '.join(configs[0]) or 'none'})"
+            )
+    first = {**configs[0], **wanted} if wanted else configs[0]
+    target = {k: _same(v) for k, v in first.items()}
+    for index, settings in enumerate(configs):
+        if {k: _same(v) for k, v in settings.items()} == target:
+            return index
+    raise ParamsError(
+        f"{path}: sweep.baseline: {_same(wanted)} is no configuration of the "
+        "sweep (a zip's keys go together)"
+    )
+
+
+def expand(spec: SweepSpec, base_seed: int, path: Path) -> list[Cell]:
+    """Every cell, configuration by configuration, each at every seed.
+
+    Raises:
+        ParamsError: a setting that cannot be written as an override, or a bad baseline.
+    """
+    configs = configurations(spec)
+    baseline = baseline_config(spec, configs, path)
+    seeds = spec.seeds if spec.seeds is not None else [base_seed]
+    cells: list[Cell] = []
+    for config, settings in enumerate(configs):
+        try:
+            texts = [override_text(key, value) for key, value in settings.items()]
+        except ParamsError as exc:
+            raise ParamsError(f"{path}: sweep: {exc}") from None
+        for seed in seeds:
+            seeded = [f"{key}={seed}" for key in spec.seed_keys] if spec.seeds is not None else []
+            cells.append(
+                Cell(len(cells), config, seed, settings, (*texts, *seeded), config == baseline)
+            )
+    return cells
+
+
+def cell_params(
+    model: type[StudyParams], base: dict[str, Any], cell: Cell, path: Path
+) -> StudyParams:
+    """The params of ``cell``: ``base`` with the cell's overrides, validated by ``model``.
+
+    Raises:
+        ParamsError: one line naming the cell, its overrides and what is wrong.
+    """
+    data = copy.deepcopy(base)
+    try:
+        apply_overrides(data, cell.overrides, path)
+        return validate_params(model, data, path)
+    except ParamsError as exc:
+        what = str(exc).removeprefix(f"{path}: ")
+        raise ParamsError(
+            f"{path}: sweep cell {cell.id} (config {cell.config}, {' '.join(cell.overrides)}): "
+            f"{what}"
+        ) from None
+
+
+def validated_cells(
+    model: type[StudyParams], base: dict[str, Any], cells: list[Cell], path: Path
+) -> list[tuple[Cell, StudyParams]]:
+    """Every cell with its params, refusing two cells whose params are the same run.
+
+    Raises:
+        ParamsError: a cell that does not validate, or two cells with identical params.
+    """
+    done = [(cell, cell_params(model, base, cell, path)) for cell in cells]
+    seen: dict[str, Cell] = {}
+    for cell, params in done:
+        first = seen.setdefault(params_hash(params), cell)
+        if first is not cell:
+            raise ParamsError(
+                f"{path}: sweep: cells {first.id} and {cell.id} have the same params "
+                f"({' '.join(first.overrides)} | {' '.join(cell.overrides)}): a swept value "
+                "that changes nothing"
+            )
+    return done

@@ -1,0 +1,420 @@
+"""The sweep report's text: escaped sentences, tables (frames with captions) and the index
+headlines. Text only: figures live in figures.py."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from evalbench import display
+from evalbench.display import count, fill
+
+from .expand import ZIPPED
+from .records import SweepResult
+from .scoring import not_separated
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "—"
+    return "—" if not math.isfinite(number) else f"{number:.{digits}f}"
+
+
+def _p(value: Any) -> str:
+    number = float(value) if value is not None else math.nan
+    if not math.isfinite(number):
+        return "—"
+    return f"{number:.3f}" if number >= 0.001 else f"{number:.1e}"
+
+
+def _configs(ids: list[int]) -> str:
+    names = [f"config {i}" for i in ids]
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _entry(config: int, system: str, result: SweepResult) -> str:
+    """``config 3`` (``config 3 · strong-sim`` when the cells have several systems)."""
+    several = result.configs["system"].nunique() > 1 if len(result.configs) else False
+    return f"config {config}" + (f" · {system}" if several else "")
+
+
+def _best_row(result: SweepResult) -> pd.Series | None:
+    configs = result.configs
+    if not len(configs):
+        return None
+    order = configs.sort_values(
+        ["estimate", "config"], ascending=[not result.higher_is_better, True]
+    )
+    return order.iloc[0]
+
+
+def headlines(result: SweepResult) -> dict[str, Any]:
+    """The index headlines: the cells and how they ended, and the best configuration."""
+    cells = result.cells
+    ok = int((cells["status"] == "ok").sum())
+    out: dict[str, Any] = {"cells": f"{len(cells)} ({ok} ok)"}
+    best = _best_row(result)
+    if best is not None:
+        out[f"best {result.metric}"] = (
+            f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
+        )
+    return out
+
+
+def notes(result: SweepResult) -> list[str]:
+    """Remarks for the index: cells that did not end ok, and what was not computed."""
+    bad = result.cells[result.cells["status"] != "ok"]
+    return [f"cell {r.cell} {r.status}: {r.reason}" for r in bad.itertuples()] + result.notes
+
+
+def _settings(result: SweepResult, config: int) -> str:
+    row = result.cells[result.cells["config"] == config].iloc[0]
+    shown = [f"{f.removesuffix(ZIPPED)} = {row[f]}" for f in result.factors]
+    return ", ".join(shown) or "the study as written"
+
+
+def key_result(result: SweepResult) -> str:
+    """The sweep in one paragraph: its shape, how the cells ended, and the best configuration
+    with its uncertainty."""
+    cells = result.cells
+    configs, seeds = cells["config"].nunique(), cells["seed"].nunique()
+    ok = int((cells["status"] == "ok").sum())
+    head = fill(
+        "<p><b>Key result.</b> {cells} ({configs} × {seeds}); {ok} ended ok. ",
+        cells=count(len(cells), "cell"),
+        configs=count(configs, "configuration"),
+        seeds=count(seeds, "seed"),
+        ok=f"{ok} of {len(cells)}",
+    )
+    return head + best_sentence(result) + "</p>"
+
+
+def best_sentence(result: SweepResult) -> str:
+    """ "Best by accuracy: config 5 (...); not significantly better than configs 2 and 7"."""
+    best = _best_row(result)
+    if best is None:
+        return "No cell ended ok: nothing to rank."
+    name = _entry(int(best["config"]), str(best["system"]), result)
+    spread = ""
+    if best["seeds"] > 1:
+        spread = fill(", seeds {lo}–{hi}", lo=_num(best["low_seed"]), hi=_num(best["high_seed"]))
+    text = fill(
+        "Best by {metric}: <b>{name}</b> ({settings}; {est} mean over {seeds}{spread})",
+        metric=result.metric,
+        name=name,
+        settings=_settings(result, int(best["config"])),
+        est=_num(best["estimate"]),
+        seeds=count(int(best["seeds"]), "seed"),
+        spread=spread,
+    )
+    if not len(result.best):
+        return text + "."
+    tied = not_separated(result.best, result.params.sweep.alpha)
+    if not len(tied):
+        return text + fill(
+            "; significantly better than every other configuration (Holm-adjusted p below "
+            "{alpha:g}, items paired within each seed).",
+            alpha=result.params.sweep.alpha,
+        )
+    names = sorted({int(c) for c in tied["config"]})
+    return text + fill(
+        "; <b>not significantly better than {others}</b> (Holm-adjusted p at least {alpha:g}, "
+        "items paired within each seed): with these items and seeds they are not told apart. "
+        "The best is picked on the same data, so its lead is if anything overstated.",
+        others=_configs(names),
+        alpha=result.params.sweep.alpha,
+    )
+
+
+def sweep_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Each configuration's settings (the legend of every later table)."""
+    rows = result.cells.drop_duplicates("config")
+    keys = list(result.cells["settings"].iloc[0]) if len(rows) else []
+    frame = rows[["config", *keys, "baseline"]].reset_index(drop=True)
+    spec = result.params.sweep
+    seeds = spec.seeds if spec.seeds is not None else [result.params.seed]
+    caption = (
+        f"Configurations ({' × '.join(result.factors) or 'none swept'}); each runs at "
+        f"seed {', '.join(map(str, seeds))} (set at {', '.join(spec.seed_keys)})"
+    )
+    return frame, caption
+
+
+def failed_sentence(result: SweepResult) -> str:
+    """Cells that did not end ok, each with its reason (never dropped: shown here)."""
+    bad = result.cells[result.cells["status"] != "ok"]
+    if not len(bad):
+        return fill(
+            "<p>Every cell ended ok ({reused} read from an earlier run: finished with "
+            "the same code, params and data).</p>",
+            reused=int(result.cells["reused"].sum()),
+        )
+    items = "".join(
+        fill(
+            "<li>cell {cell} (config {config}, seed {seed}) <b>{status}</b>: {reason}</li>",
+            cell=r.cell,
+            config=r.config,
+            seed=r.seed,
+            status=r.status,
+            reason=r.reason or "",
+        )
+        for r in bad.itertuples()
+    )
+    return (
+        fill(
+            "<p><b>{n} did not end ok</b> (their numbers are left out of every statistic "
+            "below; rerun the sweep to retry them):</p><ul>",
+            n=count(len(bad), "cell"),
+        )
+        + items
+        + "</ul>"
+    )
+
+
+def cells_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Every cell: settings, status, each system's ranking metric with its interval, cost."""
+    est = result.estimates[result.estimates["metric"] == result.metric]
+    shown = {
+        (int(r.cell), r.system): f"{_num(r.estimate)} [{_num(r.low)}, {_num(r.high)}]"
+        for r in est.itertuples()
+    }
+    systems = sorted(est["system"].unique()) if len(est) else []
+    frame = result.cells[["cell", "config", "seed", "status"]].copy()
+    for system in systems:
+        frame[f"{result.metric} {system}"] = [shown.get((c, system), "—") for c in frame["cell"]]
+    frame["cost (USD)"] = result.cells["cost_usd"]
+    frame["tokens"] = result.cells["prompt_tokens"] + result.cells["completion_tokens"]
+    frame["s per call"] = result.cells["latency_s"]
+    frame["cell s"] = result.cells["wall_s"]
+    level = result.params.confidence_level
+    caption = (
+        f"Every cell: {result.metric} over all items with its {level:.0%} interval "
+        "(Wilson for rates, bootstrap for scores), cost of its paid calls, tokens, mean "
+        "seconds per call (agents: per task), seconds the cell took (— when read from "
+        "an earlier run)"
+    )
+    return frame, caption
+
+
+def baseline_sentence(result: SweepResult) -> str:
+    """How many tests against the baseline are significant over the whole sweep."""
+    tests = result.comparisons
+    if not len(tests):
+        return "<p>No cell was compared with a baseline cell (one configuration, or none ok).</p>"
+    alpha = result.params.sweep.alpha
+    holm_n = int((tests["p_holm"] < alpha).sum())
+    bh_n = int((tests["p_bh"] < alpha).sum())
+    return fill(
+        "<p>{tests} (every system, metric and slice of every cell, each against the baseline "
+        "cell of its seed): {holm} with Holm-adjusted p below {alpha:g} (family-wise error over "
+        "all of them), {bh} with Benjamini–Hochberg (false discovery rate). "
+        "<code>evalbench compare BASELINE_CELL CELL</code> on two cell folders prints the same "
+        "tests, differences, intervals and p-values; its Holm and BH adjust within that one "
+        "comparison (the columns “Holm (cell)” and in records/comparisons.jsonl).</p>",
+        tests=count(len(tests), "test"),
+        holm=holm_n,
+        bh=bh_n,
+        alpha=alpha,
+    )
+
+
+def baseline_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """The overall tests (slice ``all``) of every cell against its baseline cell."""
+    tests = result.comparisons
+    if not len(tests):
+        return pd.DataFrame(), "No comparisons"
+    rows = tests[tests["slice"] == "all"]
+    frame = pd.DataFrame(
+        {
+            "cell": rows["cell"],
+            "vs cell": rows["baseline_cell"],
+            "system": rows["system_b"],
+            "metric": rows["metric"],
+            "n": rows["n"],
+            "baseline": rows["mean_a"],
+            "cell mean": rows["mean_b"],
+            "change [interval]": [
+                f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                for d, lo, hi in zip(rows["difference"], rows["low"], rows["high"], strict=True)
+            ],
+            "test": [t.split(" (")[0] for t in rows["test"]],
+            "p": [_p(p) for p in rows["p"]],
+            "Holm": [_p(p) for p in rows["p_holm"]],
+            "BH": [_p(p) for p in rows["p_bh"]],
+            "Holm (cell)": [_p(p) for p in rows["p_holm_pair"]],
+        }
+    )
+    level = result.params.confidence_level
+    caption = (
+        f"Each cell against the baseline cell of its seed, over all items, paired by "
+        f"item ({level:.0%} paired bootstrap interval of the change; Holm and BH over "
+        "the whole sweep; per slice in records/comparisons.jsonl)"
+    )
+    return frame.reset_index(drop=True), caption
+
+
+def seeds_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Between-seed spread of each configuration beside its within-run interval."""
+    configs = result.configs
+    if not len(configs):
+        return pd.DataFrame(), "No configuration ended ok"
+    frame = pd.DataFrame(
+        {
+            "config": configs["config"],
+            "system": configs["system"],
+            "seeds": configs["seeds"],
+            f"{result.metric} (mean over seeds)": configs["estimate"],
+            "lowest seed": configs["low_seed"],
+            "highest seed": configs["high_seed"],
+            "between-seed SD": configs["seed_sd"],
+            "within-run half-width": configs["half_width"],
+        }
+    )
+    level = result.params.confidence_level
+    caption = (
+        f"Seed variance: the spread of one configuration's estimates over seeds (SD) "
+        f"beside the half-width of one run's {level:.0%} interval (item sampling); "
+        "when the SD is a sizeable part of the half-width, one seed's number is not "
+        "the configuration's"
+    )
+    return frame, caption
+
+
+def separation_sentence(result: SweepResult) -> str:
+    """Seeds needed to separate the top two configurations."""
+    sep = result.separation
+    if sep.get("first") is None:
+        return "<p>Fewer than two configurations ended ok: nothing to separate.</p>"
+    first, second = sep["first"], sep["second"]
+    names = fill(
+        "{a} ({ea}) and {b} ({eb})",
+        a=_entry(first["config"], first["system"], result),
+        ea=_num(first["estimate"]),
+        b=_entry(second["config"], second["system"], result),
+        eb=_num(second["estimate"]),
+    )
+    if sep.get("seeds") is None:
+        return "<p>The top two, " + names + fill(", share {why}.</p>", why=sep["why"])
+    spec = result.params.sweep
+    if not math.isfinite(sep["seeds"]):
+        return (
+            "<p>The top two, "
+            + names
+            + ", do not differ on average over their shared seeds: no number of seeds "
+            "separates them.</p>"
+        )
+    return (
+        "<p>The top two, "
+        + names
+        + fill(
+            ", differ by {d} on average per seed (SD {sd} over {k} shared seeds): about "
+            "<b>{n} seeds</b> each would tell them apart in a paired test at {alpha:g} with "
+            "{power:.0%} power (normal approximation; the SD itself is uncertain with few seeds, "
+            "and this is about these items: another sample of items adds its own interval).</p>",
+            d=f"{sep['difference']:+.3f}",
+            sd=_num(sep["sd"]),
+            k=sep["shared_seeds"],
+            n=sep["seeds"],
+            alpha=spec.alpha,
+            power=spec.power,
+        )
+    )
+
+
+def cost_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Quality against cost, tokens and latency per configuration, fronts marked."""
+    configs = result.configs
+    if not len(configs):
+        return pd.DataFrame(), "No configuration ended ok"
+    mark = {True: "front", False: ""}
+    frame = pd.DataFrame(
+        {
+            "config": configs["config"],
+            "system": configs["system"],
+            result.metric: configs["estimate"],
+            "cost (USD)": configs["cost_usd"],
+            "Pareto (cost)": configs["front_cost"].map(mark),
+            "tokens": configs["tokens"],
+            "Pareto (tokens)": configs["front_tokens"].map(mark),
+            "s per call": configs["latency_s"],
+            "Pareto (latency)": configs["front_latency"].map(mark),
+        }
+    )
+    caption = (
+        f"Mean over seeds per cell; “front”: no other configuration is at least as good "
+        f"on {result.metric} and at most as costly, and better in one of the two"
+    )
+    return frame, caption
+
+
+def best_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """The best configuration against every other, pooled over seeds."""
+    best = result.best
+    if not len(best):
+        return pd.DataFrame(), "Nothing to compare the best with"
+    frame = pd.DataFrame(
+        {
+            "config": best["config"],
+            "system": best["system"],
+            "items × seeds": best["n"],
+            "change vs best [interval]": [
+                "—" if not math.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                for d, lo, hi in zip(best["difference"], best["low"], best["high"], strict=True)
+            ],
+            "test": [t.split(" (")[0] for t in best["test"]],
+            "p": [_p(p) for p in best["p"]],
+            "Holm": [_p(p) for p in best["p_holm"]],
+        }
+    )
+    level = result.params.confidence_level
+    top = _entry(int(best["best_config"].iloc[0]), str(best["best_system"].iloc[0]), result)
+    caption = (
+        f"Every configuration against the best ({top}) "
+        f"on {result.metric}: items paired within each seed both ran, pooled over seeds; "
+        f"{level:.0%} paired bootstrap interval; Holm over these comparisons"
+    )
+    return frame, caption
+
+
+def effects_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Main effects: mean of the ranking metric per swept key and value."""
+    effects = result.effects
+    if not len(effects):
+        return pd.DataFrame(), "No swept key (or no cell ended ok)"
+    frame = display.fold_intervals(
+        effects.rename(columns={"low": "mean_low", "high": "mean_high"}), ["mean"]
+    )
+    level = result.params.confidence_level
+    caption = (
+        f"Main effects on {result.metric}: the mean over every cell with that value "
+        f"(all other settings and seeds), {level:.0%} bootstrap interval over those "
+        "cells, and the effect: that mean minus the mean over all cells"
+    )
+    return frame, caption
+
+
+def interactions_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
+    """Two-way interactions of the swept keys."""
+    inter = result.interactions
+    if not len(inter):
+        return pd.DataFrame(), "Interactions need two swept keys"
+    caption = (
+        f"Interactions on {result.metric}: the mean of the cells with both values, and "
+        "the residual mean − (value a's mean) − (value b's mean) + (overall mean): 0 "
+        "when the two keys' effects simply add up"
+    )
+    return inter.reset_index(drop=True), caption
+
+
+def notes_sentence(result: SweepResult) -> str:
+    """What could not be computed (empty when nothing)."""
+    if not result.notes:
+        return ""
+    items = "".join(fill("<li>{note}</li>", note=n) for n in result.notes)
+    return "<p>Notes:</p><ul>" + items + "</ul>"

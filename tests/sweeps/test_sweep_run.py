@@ -1,0 +1,268 @@
+"""Sweeps end to end: cells computed in worker processes, then compared and summarized.
+
+- the sweep's paired tests are ``evalbench compare``'s on the same cell folders (the same
+  table, printed by the same function), and its Holm/BH span all cells (by hand);
+- identical requests across cells are paid once (the loopback server counts them);
+- a sweep killed mid-cell resumes: one record per item per cell, nothing asked twice;
+- a failed and a hung cell are shown as failed (the sweep is ``degraded``, still published),
+  the index lists the sweep once;
+- two sweeps that share cells at once compute each shared cell once.
+
+Real worker processes and servers: slow by nature (each test 3-15 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, openai_system
+
+from evalbench.cli import main
+from evalbench.history.cli import format_tests
+from evalbench.publish import build_index, run_study
+from evalbench.records import read_jsonl
+from evalbench.settings import get_settings
+from evalbench.studies import open_run
+from evalbench.sweeps import run as run_sweep
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+DRIVER = """
+import sys
+from evalbench.studies import open_run
+from evalbench.sweeps import run
+r = open_run(sys.argv[1], sys.argv[2:])
+result = run(r)
+r.finish(result)
+"""
+
+
+def write_params(tmp_path: Path, name: str, sweep: dict, **study) -> Path:
+    """A GAIA sweep params file (50 bootstrap rounds: fast)."""
+    data = {"study": "gaia", "title": f"sweep {name}", "bootstrap_rounds": 50, **study,
+            "sweep": sweep}  # fmt: skip
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def sweep_in_process(path: Path, overrides: list[str] | None = None):
+    """Run a sweep without its notebook (what its setup cell does), ended like a notebook."""
+    run = open_run(path, overrides or [])
+    result = run_sweep(run)
+    run.finish(result)
+    return run, result
+
+
+def cell_folder(result, cell: int) -> Path:
+    row = result.cells.set_index("cell").loc[cell]
+    return result.folder / str(row["run_id"])
+
+
+def records_per_key(folder: Path, name: str = "gaia") -> dict[tuple, int]:
+    counts: dict[tuple, int] = {}
+    for row in read_jsonl(folder / "records" / f"{name}.jsonl"):
+        key = (row["system"], row["task_id"], row["attempt"])
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+# --------------------------------------------------------------------- same numbers as compare
+
+
+def test_the_sweeps_paired_numbers_are_evalbench_compares(tmp_path: Path, capsys) -> None:
+    systems = [{"name": "a", "provider": "sim", "sim": {"accuracy": 0.6}},
+               {"name": "b", "provider": "sim", "sim": {"accuracy": 0.4}}]  # fmt: skip
+    sweep = {"grid": {"systems.0.sim.accuracy": [0.6, 0.9]}, "seeds": [1, 2], "max_parallel": 2}
+    path = write_params(tmp_path, "sweep_cmp", sweep, dataset="demo", systems=systems)
+    run, result = sweep_in_process(path)
+    cells = result.cells
+    assert list(cells["status"]) == ["ok"] * 4 and list(cells["config"]) == [0, 0, 1, 1]
+    assert len(read_jsonl(run.dir / "records" / "cells.jsonl")) == 4
+    tests = result.comparisons
+    for cell, base in [(2, 0), (3, 1)]:  # each cell against the baseline cell of its seed
+        mine = tests[tests["cell"] == cell].rename(
+            columns={"p_holm_pair": "p_holm", "p_bh_pair": "p_bh"}
+        )
+        assert set(mine["baseline_cell"]) == {base}
+        capsys.readouterr()
+        code = main(["compare", str(cell_folder(result, base)), str(cell_folder(result, cell)),
+                     "--seed", "0", "--rounds", "50", "--no-report"])  # fmt: skip
+        printed = capsys.readouterr().out
+        assert code == 0
+        letters = {mine["candidate"].iloc[0]: "B"}
+        assert format_tests(mine, letters) in printed  # every row, number for number
+    # Holm over the whole sweep, by hand: sorted p ascending, adj_(i) = max_(j<=i) min(1, (m-j+1) p_(j))
+    p = list(tests["p"])
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    m, running, holm = len(p), 0.0, [0.0] * len(p)
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        holm[i] = running
+    assert list(tests["p_holm"]) == pytest.approx(holm)
+    assert (tests["p_holm"] >= tests["p_holm_pair"] - 1e-12).all()  # a larger family
+    # BH by hand: adj_(i) = min_(j>=i) min(1, m p_(j) / j)
+    bh = [min(min(1.0, m * p[j] / (rank_j + 1)) for rank_j, j in enumerate(order) if rank_j >= rank)
+          for rank, _ in enumerate(order)]  # fmt: skip
+    assert [tests["p_bh"].iloc[i] for i in order] == pytest.approx(bh)
+
+
+# --------------------------------------------------------------------- the response cache
+
+
+def _study(tmp_path: Path, loopback, items: int = 4) -> dict:
+    dataset = gaia_dataset(tmp_path, [str(i) for i in range(items)])
+    fixed = openai_system(loopback, name="fixed", max_concurrency=1)
+    tuned = openai_system(loopback, name="tuned", max_concurrency=1)
+    return {"dataset": str(dataset), "systems": [fixed, tuned]}
+
+
+def _distinct(loopback) -> set[str]:
+    return {json.dumps([r.get(k) for k in ("model", "temperature", "seed", "messages")])
+            for r in loopback.requests}  # fmt: skip
+
+
+def test_identical_requests_across_cells_are_paid_once(
+    tmp_path: Path, loopback, monkeypatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    # 2 temperatures of "tuned" x 2 seeds = 4 cells x 2 systems x 4 items = 32 answers. The
+    # study seed does not reach a real system's requests, "fixed" never changes, and "tuned" at
+    # temperature 0.0 asks exactly what "fixed" asks (same endpoint, model, messages, settings):
+    # 4 requests at temperature 0.0 + 4 at 0.5 are all there is to pay for
+    sweep = {"grid": {"systems.1.temperature": [0.0, 0.5]}, "seeds": [0, 1], "max_parallel": 2}
+    path = write_params(tmp_path, "sweep_cache", sweep, **_study(tmp_path, loopback))
+    _, result = sweep_in_process(path)
+    assert list(result.cells["status"]) == ["ok"] * 4
+    assert loopback.count == 8 == len(_distinct(loopback))
+    for cell in range(4):
+        assert set(records_per_key(cell_folder(result, cell)).values()) == {1}
+
+
+# --------------------------------------------------------------------- kill and resume
+
+
+def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, monkeypatch) -> None:
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.latency = 0.25  # a cell's 4 calls take ~1 s: time to kill it mid-cell
+    # one system, each seed sent with its requests: every cell asks 4 of its own (16 in all),
+    # so what the rerun asks is exactly what the cells had not recorded
+    seeds = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.seed"]}
+    sweep = {"grid": {"systems.0.temperature": [0.0, 0.5]}, **seeds, "max_parallel": 2}
+    study = _study(tmp_path, loopback)
+    study["systems"] = study["systems"][:1]
+    path = write_params(tmp_path, "sweep_kill", sweep, **study)
+    outputs = get_settings().outputs_dir
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(path)], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while loopback.count < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert loopback.count >= 3, "the sweep never reached its cells"
+        os.killpg(proc.pid, signal.SIGKILL)  # the sweep; its workers die with it
+    finally:
+        proc.wait(30)
+    before = loopback.count
+    folders = list((outputs / "sweep_kill" / "cells").glob("*/records/responses.jsonl"))
+    recorded = sum(len(read_jsonl(f)) for f in folders)  # answers kept: not asked again
+    assert 0 < recorded < 16 and before <= recorded + 2, "killed too late, or lost answers"
+    loopback.latency = 0.0
+    run, _ = sweep_in_process(path)  # the same command again: the same sweep folder
+    cells = read_jsonl(run.dir / "records" / "cells.jsonl")
+    assert [c["status"] for c in cells] == ["ok"] * 4
+    for cell in cells:  # one record per item and system in every cell, none twice
+        counts = records_per_key(outputs / "sweep_kill" / "cells" / cell["run_id"])
+        assert len(counts) == 4 and set(counts.values()) == {1}
+    # the rerun asked exactly what the cells had not recorded (a request in flight at the kill,
+    # at most one per cell running, was paid and is asked again)
+    assert len(_distinct(loopback)) == 16 and loopback.count - before == 16 - recorded
+
+
+# --------------------------------------------------------------------- failures and the index
+
+
+def _silent_port() -> tuple[socket.socket, int]:
+    """A port that accepts connections and never answers (a hung endpoint)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    return server, server.getsockname()[1]
+
+
+def _closed_port() -> int:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+def test_failed_and_hung_cells_are_shown_and_the_index_lists_the_sweep_once(
+    tmp_path: Path, loopback, monkeypatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    hung, port = _silent_port()
+    try:
+        study = _study(tmp_path, loopback, items=3)
+        study["systems"] = study["systems"][:1]
+        urls = [loopback.base_url, f"http://127.0.0.1:{port}/v1",
+                f"http://127.0.0.1:{_closed_port()}/v1"]  # fmt: skip
+        sweep = {"zip": {"systems.0.base_url": urls, "systems.0.max_retries": [1, 0, 0]},
+                 "cell_timeout_s": 2, "max_parallel": 3}  # fmt: skip
+        path = write_params(tmp_path, "sweep_fail", sweep, **study)
+        result = run_study(path, warm=True)
+    finally:
+        hung.close()
+    assert result.status == "degraded", result.reason
+    assert "2 of 3 cells did not end ok" in result.reason
+    cells = {c["cell"]: c for c in read_jsonl(result.run_dir / "records" / "cells.jsonl")}
+    assert cells[0]["status"] == "ok"
+    assert cells[1]["status"] == "failed" and "timed out after 2 s" in cells[1]["reason"]
+    assert cells[2]["status"] == "failed" and "3 of 3 calls failed" in cells[2]["reason"]
+    html = (result.run_dir / "report.html").read_text()
+    assert "2 cells did not end ok" in html and "timed out after 2 s" in html
+    index = build_index().read_text()
+    assert index.count("'id'>sweep_fail/") == 1  # one row: the sweep, linking its report
+    assert not any(cell["run_id"] in index for cell in cells.values())  # no row per cell
+    assert "cells: <b>3 (1 ok)</b>" in index
+
+
+# --------------------------------------------------------------------- two sweeps at once
+
+
+def test_two_sweeps_sharing_cells_compute_each_cell_once(
+    tmp_path: Path, loopback, monkeypatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.latency = 0.05
+    sweep = {"grid": {"systems.1.temperature": [0.0, 0.5]}, "max_parallel": 1}
+    path = write_params(tmp_path, "sweep_two", sweep, **_study(tmp_path, loopback))
+    # two sweeps (the second names the study's seed 0 explicitly: another sweep folder, the
+    # same cells), started together; their workers lock each cell's folder
+    runs = [open_run(path, []), open_run(path, ["sweep.seeds=[0]"])]
+    assert runs[0].dir != runs[1].dir
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run_sweep, runs))
+    for run, result in zip(runs, results, strict=True):
+        run.finish(result)
+    first, second = (r.cells.to_dict(orient="records") for r in results)
+    assert [c["run_id"] for c in first] == [c["run_id"] for c in second]
+    for a, b in zip(first, second, strict=True):  # computed by one sweep, read by the other
+        assert a["status"] == b["status"] == "ok"
+        assert sorted([a["reused"], b["reused"]]) == [False, True]
+    assert loopback.count == 8 == len(_distinct(loopback))
