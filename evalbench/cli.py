@@ -39,12 +39,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser(argv)
     args = parser.parse_args(argv)
+    from evalbench.executors import ExecutorError
     from evalbench.publish import OutputsUnwritable
     from evalbench.settings import MissingSecret
 
     try:
         return int(args.handler(args))
-    except (ParamsError, MissingSecret, OutputsUnwritable) as exc:
+    except (ParamsError, MissingSecret, OutputsUnwritable, ExecutorError) as exc:
         print(f"evalbench: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -72,6 +73,7 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                      help="render even when the published run is up to date")  # fmt: skip
     run.add_argument("--fail-on-alert", action="store_true",
                      help="exit 1 when an alert rule fired or a notification failed")  # fmt: skip
+    _executor_arguments(run)
     run.set_defaults(handler=_cmd_run)
 
     report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
@@ -86,6 +88,7 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         help="open the pages asked for (--audience) in a browser")  # fmt: skip
     report.add_argument("--fail-on-alert", action="store_true",
                         help="exit 1 when an alert fired or a notification failed")  # fmt: skip
+    _executor_arguments(report)
     report.set_defaults(handler=_cmd_report)
 
     fetch = sub.add_parser("fetch", help="download (or verify) pinned data files")
@@ -122,10 +125,33 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def _executor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=["local", "ray", "auto"],
+                        help="where agent tasks and sweep cells run (default: "
+                             "$EVALBENCH_EXECUTOR or local; not part of the params)")  # fmt: skip
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="the Ray cluster (default: $EVALBENCH_RAY_ADDRESS, "
+                             "else Ray's own RAY_ADDRESS)")  # fmt: skip
+
+
+def _use_executor(args: argparse.Namespace) -> None:
+    """``--executor`` / ``--ray-address`` into the environment the study kernels inherit,
+    then checked (a bad value or Ray missing: one line, exit 2, nothing run)."""
+    from evalbench import executors
+    from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
+
+    if args.executor:
+        os.environ[ENV_EXECUTOR] = args.executor
+    if args.ray_address:
+        os.environ[ENV_RAY_ADDRESS] = args.ray_address
+    executors.check(executors.choice())
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalbench.publish import PUBLISHED, build_index, run_study, summary_lines
     from evalbench.studies import load_params
 
+    _use_executor(args)
     check_secrets(load_params(args.params, args.overrides))
     if args.no_wait:
         from evalbench.models.batch import NO_WAIT_ENV
@@ -182,6 +208,7 @@ def check_secrets(params: StudyParams) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     from evalbench.publish import build_index, run_many, summary_lines, timing_lines
 
+    _use_executor(args)
     files = args.params or discover_params(get_settings().project_root / "params")
     started = time.perf_counter()
     results, interrupted = [], False

@@ -32,6 +32,7 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from evalbench import sources
+from evalbench.executors import requested_manifest
 from evalbench.models import (
     ChatResponse,
     Job,
@@ -313,6 +314,10 @@ class Run(Generic[P]):
         self._asked: dict[str, ModelSpec] = {}
         self.phases: dict[str, float] = {}
         """Seconds spent per timed phase (:meth:`timed`), kept in the manifest."""
+        self.executor: dict[str, Any] = {}
+        """Where agent tasks ran (the manifest's ``executor``): asked for (``requested``,
+        ``address``), used (``name``, the cluster's address without credentials) and, per
+        system run remotely, tasks, retries and the nodes that ran them."""
 
     @property
     def run_id(self) -> str:
@@ -434,6 +439,7 @@ class Run(Generic[P]):
             RunInUse: another process is running this study in this folder.
         """
         lock_run(self.dir)
+        self.executor = requested_manifest()
         resolved = self.params.model_dump(mode="json")
         write_atomic(self.dir / "params.yaml", dump_yaml(resolved))
         update_manifest(
@@ -451,6 +457,7 @@ class Run(Generic[P]):
             models=[spec.identity() for spec in self.params.model_specs()],
             seeds={"study": self.params.seed},
             environment=environment_info(),
+            executor=self.executor,
             status="running",
             started_at=now_iso(),
             kernel_pid=os.getpid(),
@@ -495,6 +502,7 @@ class Run(Generic[P]):
             data_files=sources.reads(),
             records={name: len(store) for name, store in self._stores.items()},
             phases={k: round(v, 3) for k, v in self.phases.items()},
+            executor=self.executor,
             executed_at=now_iso(),
             status="executed",
         )

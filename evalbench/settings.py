@@ -18,6 +18,8 @@ ENV_CACHE = "EVALBENCH_CACHE"
 ENV_MIRROR = "EVALBENCH_DATA_MIRROR"
 ENV_OFFLINE = "EVALBENCH_OFFLINE"
 ENV_HOME = "EVALBENCH_HOME"
+ENV_EXECUTOR = "EVALBENCH_EXECUTOR"
+ENV_RAY_ADDRESS = "EVALBENCH_RAY_ADDRESS"
 
 
 class MissingSecret(RuntimeError):
@@ -38,6 +40,11 @@ class Settings(BaseModel):
     """A local mirror laid out as ``<host>/<path>`` of each URL (``EVALBENCH_DATA_MIRROR``)."""
     offline: bool
     """``EVALBENCH_OFFLINE=1`` forbids downloads (mirror and cache only)."""
+    executor: str
+    """Where agent tasks and sweep cells run: ``local`` (default), ``ray`` or ``auto``
+    (``EVALBENCH_EXECUTOR``; checked by :func:`evalbench.executors.choice`)."""
+    ray_address: str | None
+    """The Ray cluster to use (``EVALBENCH_RAY_ADDRESS``; else Ray's own ``RAY_ADDRESS``)."""
 
 
 def get_settings() -> Settings:
@@ -50,6 +57,8 @@ def get_settings() -> Settings:
         cache_dir=Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "evalbench"),
         data_mirror=Path(mirror).resolve() if mirror else None,
         offline=os.environ.get(ENV_OFFLINE, "").strip().lower() in {"1", "true", "yes"},
+        executor=os.environ.get(ENV_EXECUTOR, "").strip().lower() or "local",
+        ray_address=os.environ.get(ENV_RAY_ADDRESS, "").strip() or None,
     )
 
 

@@ -23,14 +23,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
 from evalbench.runs import Run
 from evalbench.settings import get_settings
 
-from .runner import Backend, Outcome, Recorder, TaskInput, clip
+from .runner import AgentConfigError, Backend, Outcome, Recorder, TaskInput, clip
 from .types import AgentReply, SystemSpec
 
 MAX_STDOUT_BYTES = 10_000_000  # a command's reply larger than this is an error, not read on
@@ -39,10 +39,6 @@ STDERR_TAIL = 500
 WORKER_SCRIPT = Path(__file__).with_name("_agent_worker.py")
 WORKER_EXIT_GRACE_S = 1.0  # after its reply, how long a worker may take to exit by itself
 KILL_ROUNDS = 20  # rounds of killing a worker's descendants (each round may find new forks)
-
-
-class AgentConfigError(ValueError):
-    """An agent system that cannot start (entrypoint not importable, program not found)."""
 
 
 def backend_for(run: Run, spec: SystemSpec, **sim_options: Any) -> Backend:
@@ -54,16 +50,19 @@ def backend_for(run: Run, spec: SystemSpec, **sim_options: Any) -> Backend:
         sim_options: for simulated agents (``wrong_answer(truth, rng) -> str``).
     """
     if spec.provider == "python":
-        return python_backend(load_entrypoint(spec.entrypoint or ""), spec.entrypoint or "")
+        rebuild = functools.partial(_python_agent, spec.entrypoint or "")
+        return Portable(rebuild(), rebuild)
     if spec.provider == "command":
-        argv = resolve_argv(list(spec.argv or []), get_settings().project_root)
-        if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
-            raise AgentConfigError(f"system {spec.name!r}: program {argv[0]!r} not found")
-        return command_backend(argv)
+        rebuild = functools.partial(_command_agent, spec.name, list(spec.argv or []))
+        return Portable(rebuild(), rebuild)
     if spec.provider == "agent":
         from .reference import reference_backend
 
-        return reference_backend(run, spec)
+        cache = str(get_settings().cache_dir / "responses.sqlite")
+        rebuild = functools.partial(
+            _reference_elsewhere, spec, cache, run.params.cache, run.params.seed
+        )
+        return Portable(reference_backend(run, spec), rebuild)
     if spec.sim_agent is not None:
         from .sim import sim_backend
 
@@ -71,6 +70,62 @@ def backend_for(run: Run, spec: SystemSpec, **sim_options: Any) -> Backend:
             spec, seed=spec.seed if spec.seed is not None else run.params.seed, **sim_options
         )
     raise AgentConfigError(f"system {spec.name!r} (provider {spec.provider!r}) is not an agent")
+
+
+class Portable:
+    """A backend that another process (a worker of a cluster) builds anew when it unpickles
+    it, from its recipe (``rebuild``): the reference agent's model client, HTTP connections
+    and response cache belong to the process that opened them, and a user's function or
+    program must be found where it runs."""
+
+    def __init__(self, backend: Backend, rebuild: Callable[[], Backend]):
+        self.backend, self.rebuild = backend, rebuild
+        self.aclose = getattr(backend, "aclose", None)
+
+    async def __call__(self, item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
+        return cast(Outcome, await self.backend(item, recorder, workdir))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (self.rebuild,))
+
+
+def _rebuilt(rebuild: Callable[[], Backend]) -> Backend:
+    return rebuild()
+
+
+def _python_agent(entrypoint: str) -> Backend:
+    """The user's function, imported here (where the backend runs: a worker that cannot
+    import it fails at once, not task by task)."""
+    return python_backend(load_entrypoint(entrypoint), entrypoint)
+
+
+def _command_agent(name: str, argv: list[str]) -> Backend:
+    """The user's program, found here (relative paths from the project root)."""
+    argv = resolve_argv(argv, get_settings().project_root)
+    if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
+        raise AgentConfigError(f"system {name!r}: program {argv[0]!r} not found")
+    return command_backend(argv)
+
+
+class _RunElsewhere:
+    """What the reference agent needs of a run in another process: a model client with the
+    run's cache mode and seed, on the driver's response cache when this machine has that
+    file (a local cluster, a shared disk), else without one."""
+
+    def __init__(self, cache_file: str, cache_mode: Any, seed: int):
+        self.cache_file, self.cache_mode, self.seed = Path(cache_file), cache_mode, seed
+
+    def client(self, spec: Any) -> Any:
+        from evalbench.models import ModelClient, ResponseCache
+
+        cache = ResponseCache(self.cache_file) if self.cache_file.is_file() else None
+        return ModelClient(spec, cache=cache, cache_mode=self.cache_mode, seed=self.seed)
+
+
+def _reference_elsewhere(spec: SystemSpec, cache_file: str, cache_mode: Any, seed: int) -> Backend:
+    from .reference import reference_backend
+
+    return reference_backend(cast(Run, _RunElsewhere(cache_file, cache_mode, seed)), spec)
 
 
 def resolve_argv(argv: list[str], root: Path) -> list[str]:

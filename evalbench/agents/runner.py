@@ -7,20 +7,33 @@ cost). A rerun skips tasks that ended; a task whose last run ended in ``error`` 
 failed model call) is run again, and a task left half-done by a killed or interrupted run
 (Ctrl-C and SIGTERM stop the tasks in flight at once) loses its partial steps first, so
 every task has exactly one record and one trajectory.
+
+With the Ray executor (:mod:`evalbench.executors`) each task runs on a worker of the cluster
+(:func:`run_remote`: the task's inputs and attachment copies travel with it, the same limits
+apply there) and returns its record and steps, which this process writes: the driver stays
+the only writer of the run folder, so resume, usage and the progress bar are unchanged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
+import pickle
 import shutil
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from evalbench import executors
 from evalbench.models.client import run_sync
 from evalbench.models.progress import STOP, progress_bar
+from evalbench.models.types import ChatResponse, Usage
 from evalbench.runs import Run
+from evalbench.settings import ENV_HOME, get_settings
 
 from .types import AgentRunRecord, AgentTask, EndState, StepRecord, SystemSpec
 
@@ -94,6 +107,13 @@ class Recorder:
 
 Backend = Callable[[TaskInput, Recorder, Path], Any]
 """``async backend(item, recorder, workdir) -> Outcome``."""
+Execute = Callable[[TaskInput], Awaitable[AgentRunRecord | None]]
+"""Runs one task and writes its steps; its record (``None``: interrupted, not recorded)."""
+
+
+class AgentConfigError(ValueError):
+    """An agent system that cannot start (entrypoint not importable, program not found,
+    or a worker of the cluster that cannot run it)."""
 
 
 def clip(text: str, limit: int = CLIP) -> str:
@@ -130,7 +150,8 @@ def run_agents(
     )
     todo = [item for item in items if item.key not in done]
     if todo:
-        run_sync(_run_all(spec, todo, backend, runs, steps, progress))
+        execute = _executor_for(run, spec, backend, steps)
+        run_sync(_run_all(spec, todo, execute, backend, runs, progress))
     rows = [r for r in runs.rows() if r["system"] == spec.name and r["key"] in wanted]
     return {r["key"]: AgentRunRecord.model_validate(r) for r in rows}
 
@@ -138,9 +159,9 @@ def run_agents(
 async def _run_all(
     spec: SystemSpec,
     todo: Sequence[TaskInput],
+    execute: Execute,
     backend: Backend,
     runs: Any,
-    steps: Any,
     progress: bool,
 ) -> None:
     bar = progress_bar()(total=len(todo), desc=spec.name, disable=not progress)
@@ -151,7 +172,7 @@ async def _run_all(
         for item in pending:
             if STOP.is_set():  # interrupted: start no new task
                 return
-            record = await run_one(spec, item, backend, Recorder(steps, spec.name, item))
+            record = await execute(item)
             if record is None:  # interrupted mid-task: not recorded, a rerun runs it again
                 return
             runs.append(record)
@@ -266,3 +287,187 @@ def _record(
         cached=outcome.cached,
         simulated=spec.simulated,
     )
+
+
+# --- where tasks run: this process, or workers of a Ray cluster ------------------------------
+
+
+def _executor_for(run: Run, spec: SystemSpec, backend: Backend, steps: Any) -> Execute:
+    """How this system's tasks run: in this process, or on the cluster the run was asked
+    to use (:func:`evalbench.executors.current`). A backend that cannot be sent to a worker
+    (the browse suite's local web lives in this process) runs here, and the manifest and a
+    line on stderr say so."""
+
+    def local(item: TaskInput) -> Awaitable[AgentRunRecord | None]:
+        return run_one(spec, item, backend, Recorder(steps, spec.name, item))
+
+    executor = executors.current()
+    if executor is None:
+        run.executor.setdefault("name", "local")
+        return local
+    run.executor.update(executor.manifest())
+    try:
+        return RemoteTasks(executor, run, spec, backend, steps)
+    except TypeError as exc:
+        reason = f"its backend cannot be sent to a worker ({exc})"
+        run.executor.setdefault("ran_here", {})[spec.name] = reason
+        print(f"evalbench: system {spec.name!r} runs in this process, not on Ray: {reason}",
+              file=sys.stderr)  # fmt: skip
+        return local
+
+
+class RemoteJob(NamedTuple):
+    """One task as a worker gets it: its inputs, never the driver's state."""
+
+    root: str
+    """The driver's project root (user agents import from it)."""
+    spec: SystemSpec
+    backend: bytes
+    """The backend, serialized once per system (:meth:`RayExecutor.pack`)."""
+    task: AgentTask
+    attachments: dict[str, bytes]
+    """Attachment name -> its content (the worker makes the agent's copies)."""
+    attempt: int
+    level: Any
+    truth: Any
+
+
+class RemoteResult(NamedTuple):
+    """What a worker sends back: the task's record and steps (as dicts), or why it could
+    not run the task at all."""
+
+    record: dict[str, Any] | None
+    steps: list[dict[str, Any]]
+    setup_error: str | None = None
+
+
+class RemoteTasks:
+    """Runs one system's tasks on the cluster; writes what comes back (steps, then the
+    record, as a local task would), so the run folder has one writer.
+
+    Raises:
+        TypeError: the backend cannot be sent to a worker.
+        ExecutorError: no node could run a task with the system's ``ray:`` hints.
+    """
+
+    def __init__(self, executor: Any, run: Run, spec: SystemSpec, backend: Backend, steps: Any):
+        self.executor, self.run, self.spec, self.steps = executor, run, spec, steps
+        self.hints = getattr(spec, "ray", None) or executors.RayHints()
+        executor.check_feasible(self.hints)
+        self.backend = executor.pack(backend)
+        self.root = str(get_settings().project_root)
+        self.stats = run.executor.setdefault("systems", {}).setdefault(
+            spec.name, {"tasks": 0, "retried": 0, "nodes": []}
+        )
+
+    async def __call__(self, item: TaskInput) -> AgentRunRecord | None:
+        attachments = {name: Path(path).read_bytes() for name, path in item.files.items()}
+        job = RemoteJob(self.root, self.spec, self.backend, item.task, attachments,
+                        item.attempt, item.level, item.truth)  # fmt: skip
+        started = time.perf_counter()
+        try:
+            done = await self.executor.call(run_remote, job, hints=self.hints, stop=STOP)
+        except executors.Stopped:
+            return None
+        except executors.RemoteLost as exc:
+            self.stats["retried"] += exc.attempts - 1
+            outcome = Outcome("error", error=f"worker_lost: {exc}")
+            recorder = Recorder([], self.spec.name, item)
+            return _record(self.spec, item, outcome, recorder, time.perf_counter() - started)
+        except executors.RemoteSetupError as exc:
+            raise self._setup_error(str(exc)) from None
+        result: RemoteResult = done.value
+        if result.setup_error is not None:
+            raise self._setup_error(f"{result.setup_error} (on node {done.node})")
+        self._count(done)
+        if result.record is None:  # interrupted on the worker: not recorded
+            return None
+        self.steps.extend(result.steps)
+        if self.spec.provider == "agent":
+            _count_model_calls(self.run, self.spec, result.steps)
+        return AgentRunRecord.model_validate(result.record)
+
+    def _count(self, done: Any) -> None:
+        self.stats["tasks"] += 1
+        self.stats["retried"] += done.attempts - 1
+        for nodes in (self.stats["nodes"], self.run.executor.setdefault("nodes", [])):
+            if done.node not in nodes:
+                nodes.append(done.node)
+
+    def _setup_error(self, reason: str) -> AgentConfigError:
+        return AgentConfigError(
+            f"system {self.spec.name!r}: a Ray worker cannot run its tasks: {reason}. The "
+            "workers need the agent's code and packages (see the README, 'Run on a cluster')"
+        )
+
+
+def _count_model_calls(run: Run, spec: SystemSpec, steps: list[dict[str, Any]]) -> None:
+    """The reference agent's model calls made on a worker, in this run's usage ledger."""
+    chat = spec.chat_spec()
+    for step in (s for s in steps if s["kind"] == "model"):
+        usage = Usage(
+            prompt_tokens=step["prompt_tokens"], completion_tokens=step["completion_tokens"]
+        )
+        cached = bool(step["cached"])
+        response = ChatResponse(
+            system=chat.name, usage=usage, cached=cached, error=step["error"],
+            latency_s=step["latency_s"] or 0.0, attempts=int(not cached),
+        )  # fmt: skip
+        run.ledger.record(chat, response)
+
+
+_BACKENDS: dict[str, Backend] = {}  # on a worker: backends already unpacked, by digest
+_KEEP_BACKENDS = 16
+
+
+def run_remote(job: RemoteJob) -> RemoteResult:
+    """On a worker: run one task as :func:`run_one` does here, in a private folder with
+    copies of its attachments, under its limits. A backend that cannot be loaded there (a
+    module missing on the worker) is a ``setup_error``, not a record."""
+    _enter_project(job.root)
+    try:
+        backend = _load_backend(job.backend)
+    except Exception as exc:  # the worker lacks what the agent needs: the caller stops
+        return RemoteResult(None, [], f"{type(exc).__name__}: {exc}")
+    inputs = Path(tempfile.mkdtemp(prefix="evalbench-inputs-"))
+    try:
+        files = {}
+        for index, (name, content) in enumerate(job.attachments.items()):
+            files[name] = inputs / str(index)
+            files[name].write_bytes(content)
+        item = TaskInput(job.task, files, job.attempt, job.level, job.truth)
+        steps: list[StepRecord] = []
+        record = asyncio.run(
+            _run_closing(job.spec, item, backend, Recorder(steps, job.spec.name, item))
+        )
+    finally:
+        shutil.rmtree(inputs, ignore_errors=True)
+    rows = [s.model_dump(mode="json") for s in steps]
+    return RemoteResult(None if record is None else record.model_dump(mode="json"), rows)
+
+
+async def _run_closing(
+    spec: SystemSpec, item: TaskInput, backend: Backend, recorder: Recorder
+) -> AgentRunRecord | None:
+    try:
+        return await run_one(spec, item, backend, recorder)
+    finally:
+        close = getattr(backend, "aclose", None)  # its HTTP client belongs to this loop
+        if close is not None:
+            await close()
+
+
+def _enter_project(root: str) -> None:
+    """The driver's project root as this process's (its agents import from it)."""
+    os.environ[ENV_HOME] = root
+    if root not in sys.path:
+        sys.path.insert(0, root)
+
+
+def _load_backend(blob: bytes) -> Backend:
+    digest = hashlib.sha256(blob).hexdigest()
+    if digest not in _BACKENDS:
+        if len(_BACKENDS) >= _KEEP_BACKENDS:
+            _BACKENDS.pop(next(iter(_BACKENDS)))
+        _BACKENDS[digest] = pickle.loads(blob)
+    return _BACKENDS[digest]

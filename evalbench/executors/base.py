@@ -1,0 +1,109 @@
+"""What every executor shares: the choice (``EVALBENCH_EXECUTOR``), its errors, a
+system's resource hints for a cluster, addresses without credentials (no Ray import)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from typing import Any, Literal, NamedTuple, cast
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalbench.settings import ENV_EXECUTOR, get_settings
+
+ExecutorName = Literal["local", "ray", "auto"]
+EXECUTORS: tuple[ExecutorName, ...] = ("local", "ray", "auto")
+RAY_EXTRA = "pip install -e '.[ray]'"
+
+
+class ExecutorError(ValueError):
+    """The executor asked for cannot be used (a bad name, Ray missing or unreachable)."""
+
+
+class RemoteSetupError(RuntimeError):
+    """A worker cannot run the task at all (a module or package missing there, a runtime
+    environment that failed to build): every task would fail the same way."""
+
+
+class RemoteLost(RuntimeError):
+    """The worker (or node) running a task died on every attempt (``attempts`` of them)."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class Stopped(Exception):
+    """An interrupt stopped a remote call in flight (it was cancelled on the cluster)."""
+
+
+class Choice(NamedTuple):
+    """The executor asked for and the cluster address (``None``: Ray's own default)."""
+
+    name: ExecutorName
+    address: str | None
+
+
+class RayHints(BaseModel):
+    """What one task of a system needs from the cluster (``ray:`` in a system's params)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_cpus: float = Field(default=1.0, ge=0)
+    """Logical CPUs per task (Ray schedules by them; fractions allowed)."""
+    memory_mb: int | None = Field(default=None, ge=1)
+    """Memory reserved per task, in MiB (``None``: none reserved)."""
+    resources: dict[str, float] = Field(default_factory=dict)
+    """Custom resources per task, e.g. ``{browser: 1}`` (nodes declare what they have)."""
+
+    def options(self) -> dict[str, Any]:
+        """The Ray options of a task with these needs."""
+        options: dict[str, Any] = {"num_cpus": self.num_cpus}
+        if self.memory_mb is not None:
+            options["memory"] = self.memory_mb * 2**20
+        if self.resources:
+            options["resources"] = dict(self.resources)
+        return options
+
+
+def choice() -> Choice:
+    """The executor from the environment (``--executor`` / ``--ray-address`` set it).
+
+    Raises:
+        ExecutorError: ``EVALBENCH_EXECUTOR`` is none of local, ray, auto.
+    """
+    settings = get_settings()
+    if settings.executor not in EXECUTORS:
+        raise ExecutorError(
+            f"{ENV_EXECUTOR}={settings.executor!r}: expected one of {', '.join(EXECUTORS)}"
+        )
+    return Choice(cast(ExecutorName, settings.executor), settings.ray_address)
+
+
+def check(requested: Choice) -> None:
+    """Fail fast, without importing Ray, when the choice cannot work here.
+
+    Raises:
+        ExecutorError: ``ray`` asked for without Ray installed.
+    """
+    if requested.name == "ray" and importlib.util.find_spec("ray") is None:
+        raise ExecutorError(f"--executor ray needs Ray on this machine: {RAY_EXTRA}")
+
+
+def requested_manifest() -> dict[str, Any]:
+    """What the run was asked to use (for ``manifest.json`` when a run starts)."""
+    requested = choice()
+    address = None if requested.name == "local" else redact_address(requested.address)
+    return {"requested": requested.name, "address": address}
+
+
+_USERINFO = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)?[^@/]*@", re.IGNORECASE)
+
+
+def redact_address(address: str | None) -> str | None:
+    """``address`` without credentials: no ``user:password@``, no query or fragment (where
+    tokens travel)."""
+    if not address:
+        return None
+    bare = re.split(r"[?#]", address, maxsplit=1)[0]
+    return _USERINFO.sub(lambda m: m["scheme"] or "", bare)

@@ -1,0 +1,144 @@
+"""A real local Ray cluster for the tests and ``tests/bench_ray.py``: a head node on
+127.0.0.1 only (``ray start --head --block`` in a session of its own, its own temp folder,
+no dashboard, no usage stats, no token), stopped with everything it started.
+
+Ray binds its servers to the machine's outward address unless told it is a single-machine
+install (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` makes it use the loopback address, here on
+Linux too); :data:`RAY_ENV` is set for the cluster and for the driver that connects to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RAY_ENV = {
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # loopback only (see the module docstring)
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_AUTH_MODE": "disabled",  # a cluster on 127.0.0.1 that lives as long as the tests
+}
+START_TIMEOUT_S = 120.0
+STOP_GRACE_S = 2.0
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or the cluster did not start (the reason is in the message)."""
+
+
+class LocalCluster:
+    """``ray start --head`` on 127.0.0.1 with ``num_cpus`` logical CPUs; :meth:`stop` ends
+    every process of it (they all carry its temp folder on their command line)."""
+
+    def __init__(self, num_cpus: int = 2):
+        self.num_cpus = num_cpus
+        self.temp = Path(tempfile.mkdtemp(prefix="ebray-", dir="/tmp"))  # short: socket paths
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.address = ""
+
+    def start(self) -> LocalCluster:
+        """Start the head and wait until it accepts drivers.
+
+        Raises:
+            RayUnavailable: no ``ray`` command, or the head did not come up in time.
+        """
+        ray = shutil.which("ray", path=str(Path(sys.executable).parent))
+        if ray is None:
+            raise RayUnavailable("Ray is not installed (pip install -e '.[ray]')")
+        argv = [ray, "start", "--head", "--block", "--node-ip-address=127.0.0.1", "--port=0",
+                f"--num-cpus={self.num_cpus}", "--include-dashboard=false",
+                "--disable-usage-stats", f"--temp-dir={self.temp}"]  # fmt: skip
+        with open(self.temp / "start.log", "wb") as log:
+            self.proc = subprocess.Popen(argv, env={**os.environ, **RAY_ENV}, stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        self.address = self._wait_for_address()
+        return self
+
+    def _wait_for_address(self) -> str:
+        marker = self.temp / "ray_current_cluster"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                tail = self._log_tail()
+                self.stop()
+                raise RayUnavailable(f"ray start ended: {tail}")
+            if marker.is_file() and marker.read_text().strip():
+                return marker.read_text().strip()
+            time.sleep(0.1)
+        self.stop()
+        raise RayUnavailable(f"the Ray head did not start in {START_TIMEOUT_S:.0f} s")
+
+    def _log_tail(self) -> str:
+        return (self.temp / "start.log").read_text(errors="replace")[-1000:]
+
+    def processes(self) -> set[tuple[int, str]]:
+        """Live processes of this cluster, as (pid, start time): descendants of ``ray
+        start`` and anything with its temp folder on the command line."""
+        table = _process_table()
+        mark = str(self.temp).encode()
+        found = {pid for pid, (_, _, cmdline) in table.items() if mark in cmdline}
+        todo = [self.proc.pid] if self.proc is not None else []
+        while todo:
+            parent = todo.pop()
+            children = [pid for pid, (ppid, _, _) in table.items() if ppid == parent]
+            found.update(children)
+            todo += children
+        return {(pid, table[pid][1]) for pid in found}
+
+    def stop(self) -> list[int]:
+        """SIGTERM to every process of the cluster (Ray's servers stop cleanly on it), then
+        SIGKILL to those still alive after :data:`STOP_GRACE_S`; returns the latter."""
+        if self.proc is None:
+            return []
+        doomed = self.processes()
+        _signal(doomed, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        while _alive(doomed) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        stubborn = _alive(doomed | self.processes())
+        _signal(stubborn, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
+        shutil.rmtree(self.temp, ignore_errors=True)
+        return sorted(pid for pid, _ in stubborn)
+
+
+def _alive(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    """Those of ``processes`` still running (the same pid with the same start time)."""
+    table = _process_table()
+    return {(pid, start) for pid, start in processes if table.get(pid, (0, ""))[1] == start}
+
+
+def _signal(processes: set[tuple[int, str]], signum: int) -> None:
+    for pid, _ in processes:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
+
+
+def _process_table() -> dict[int, tuple[int, str, bytes]]:
+    """Every live (not zombie) process: pid -> (parent pid, start time, command line)."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                table[int(entry.name)] = (
+                    int(fields[1]),
+                    fields[19],
+                    (entry / "cmdline").read_bytes(),
+                )
+    return table
+
+
+def driver_env() -> None:
+    """Set :data:`RAY_ENV` in this process (before Ray is imported: it reads them then)."""
+    os.environ.update(RAY_ENV)

@@ -1,0 +1,92 @@
+"""Choosing the executor (no Ray needed): flags and variables, bad values as one line,
+addresses without credentials, resource hints as Ray options, the manifest of a local run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+import yaml
+from pydantic import ValidationError
+from studyfiles import gaia_dataset
+
+from evalbench import cli, executors, gaia
+from evalbench.executors import ExecutorError, RayHints, redact_address
+from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
+from evalbench.studies import open_run
+
+
+@pytest.mark.parametrize(
+    ("address", "shown"),
+    [
+        ("127.0.0.1:6379", "127.0.0.1:6379"),
+        ("ray://head.example:10001", "ray://head.example:10001"),
+        ("ray://alice:s3cret@head.example:10001", "ray://head.example:10001"),
+        ("alice:s3cret@10.0.0.5:6379", "10.0.0.5:6379"),
+        ("http://head:8265/?token=abc#frag", "http://head:8265/"),
+        (None, None),
+        ("", None),
+    ],
+)
+def test_addresses_are_recorded_without_credentials(address, shown):
+    assert redact_address(address) == shown
+
+
+def test_resource_hints_become_ray_options():
+    hints = RayHints(num_cpus=0.5, memory_mb=2048, resources={"browser": 1})
+    assert hints.options() == {
+        "num_cpus": 0.5,
+        "memory": 2048 * 1024 * 1024,  # MiB -> bytes: 2,147,483,648
+        "resources": {"browser": 1.0},
+    }
+    assert RayHints().options() == {"num_cpus": 1.0}  # one logical CPU per task, as Ray's default
+    with pytest.raises(ValidationError, match="gpus"):
+        RayHints.model_validate({"gpus": 1})
+
+
+def test_a_bad_executor_variable_is_one_line_and_exit_2(monkeypatch, capsys):
+    monkeypatch.setenv(ENV_EXECUTOR, "slurm")
+    with pytest.raises(
+        ExecutorError, match=r"^EVALBENCH_EXECUTOR='slurm': expected one of local, ray, auto$"
+    ):
+        executors.choice()
+    assert cli.main(["run", "params/gaia_demo.yaml"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["evalbench: EVALBENCH_EXECUTOR='slurm': expected one of local, ray, auto"]
+
+
+def test_executor_flags_set_the_variables_the_study_kernels_inherit(monkeypatch, capsys):
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object()
+    )
+    argv = ["run", "params/gaia_demo.yaml", "--executor", "ray", "--ray-address", "10.0.0.5:6379"]
+    assert cli.main(argv) == 2  # Ray "missing": one line, nothing run
+    assert capsys.readouterr().err.strip() == (
+        "evalbench: --executor ray needs Ray on this machine: pip install -e '.[ray]'"
+    )
+    assert executors.choice() == ("ray", "10.0.0.5:6379")
+    with pytest.raises(SystemExit):
+        cli.main(["report", "--executor", "slurm"])
+
+
+def test_auto_without_ray_runs_here(monkeypatch):
+    monkeypatch.setenv(ENV_EXECUTOR, "auto")
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    assert executors.current() is None
+
+
+def test_a_local_run_says_so_in_its_manifest(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "alice:pw@10.0.0.5:6379")  # ignored: the run is local
+    data = {"study": "gaia", "title": "t", "dataset": str(gaia_dataset(tmp_path, ["a", "b"])),
+            "bootstrap_rounds": 20, "systems": [{"name": "py", "provider": "python",
+            "entrypoint": "tests.agents.example_agent:answer"}]}  # fmt: skip
+    path = tmp_path / "local_agents.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = open_run(path)
+    run.finish(gaia.run(run))
+    manifest = json.loads((run.dir / "manifest.json").read_text())
+    assert manifest["executor"] == {"requested": "local", "address": None, "name": "local"}

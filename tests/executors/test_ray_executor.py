@@ -1,0 +1,304 @@
+"""Agent tasks on a real local Ray cluster (``--executor ray``): the same records and
+headlines as the local executor, limits enforced on the workers, a killed worker retried
+with one record, a killed driver resumed, a dependency missing on the workers one error.
+
+One cluster (a head on 127.0.0.1, 2 CPUs) serves every test of this file, in one
+pytest-xdist process; it is stopped at the end with everything it started. The tests skip
+only when Ray is not installed or the cluster cannot start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from executors.raycluster import RAY_ENV, LocalCluster, RayUnavailable, driver_env
+
+from evalbench import gaia
+from evalbench.agents import AgentConfigError
+from evalbench.executors import ExecutorError, RayHints
+from evalbench.records import read_jsonl
+from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS, ENV_RAY_ADDRESS
+from evalbench.studies import open_run
+
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+AGENTS = "tests.executors.ray_agents"
+TIMING = {"latency_s", "wall_s"}  # the only fields allowed to differ between executors
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray cluster for this session, and this process connected to it."""
+    driver_env()
+    try:
+        import ray
+    except ImportError:
+        pytest.skip("Ray is not installed: pip install -e '.[ray]' (.ci/run does)")
+    try:
+        cluster = _start_cluster()
+    except RayUnavailable as exc:
+        pytest.skip(f"a local Ray cluster cannot start here: {exc}")
+    yield cluster
+    ray.shutdown()
+    cluster.stop()
+    assert cluster.processes() == set()
+
+
+def _start_cluster() -> LocalCluster:
+    """A started cluster; a second try when the first timed out (Ray gives its raylet 30 s
+    to register, which a loaded 2-core machine can miss)."""
+    try:
+        return LocalCluster(num_cpus=2).start()
+    except RayUnavailable as exc:
+        if "timed out" not in str(exc):
+            raise
+        return LocalCluster(num_cpus=2).start()
+
+
+@pytest.fixture
+def on_ray(ray_cluster, monkeypatch):
+    """This test's runs use the cluster (as ``--executor ray --ray-address ADDR`` does)."""
+    monkeypatch.setenv(ENV_EXECUTOR, "ray")
+    monkeypatch.setenv(ENV_RAY_ADDRESS, ray_cluster.address)
+    return ray_cluster
+
+
+def _dataset(folder: Path, questions: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [{"task_id": f"t{i}", "Question": q, "Level": 1, "Final answer": "ok", "file_name": ""}
+            for i, q in enumerate(questions)]  # fmt: skip
+    (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def _params(tmp_path: Path, questions: list[str], systems: list[dict], **extra) -> Path:
+    data = {"study": "gaia", "title": "ray", "dataset": str(_dataset(tmp_path / "data", questions)),
+            "systems": systems, "bootstrap_rounds": 20, "max_error_rate": 1.0, **extra}  # fmt: skip
+    path = tmp_path / "ray_test.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _study(path: Path):
+    run = open_run(path)
+    result = gaia.run(run)
+    run.finish(result)
+    return run, result
+
+
+def _records(run, name: str) -> list[dict]:
+    path = run.dir / "records" / f"{name}.jsonl"
+    return read_jsonl(path) if path.exists() else []
+
+
+def _manifest(run) -> dict:
+    return json.loads((run.dir / "manifest.json").read_text())
+
+
+def _marked(mark: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and mark.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())
+
+
+def test_the_gaia_agents_demo_gives_the_same_records_and_headlines_on_ray(
+    on_ray, tmp_path, monkeypatch
+):
+    def render(executor: str):
+        monkeypatch.setenv(ENV_EXECUTOR, executor)
+        monkeypatch.setenv(ENV_OUTPUTS, str(tmp_path / executor))
+        return _study(ROOT / "params" / "gaia_agents_demo.yaml")[0]
+
+    local, remote = render("local"), render("ray")
+    assert local.dir.name == remote.dir.name  # the executor is not part of the params hash
+    names = sorted(p.name for p in (local.dir / "records").glob("*.jsonl"))
+    assert names == sorted(p.name for p in (remote.dir / "records").glob("*.jsonl"))
+    assert "agent_runs.jsonl" in names and "steps.jsonl" in names
+    for name in names:
+        rows = [_without_timing(_records(run, name[:-6])) for run in (local, remote)]
+        assert rows[0] == rows[1], name
+    manifests = _manifest(local), _manifest(remote)
+    assert manifests[0]["headlines"] == manifests[1]["headlines"]
+    assert manifests[0]["executor"] == {"requested": "local", "address": None, "name": "local"}
+    executor = manifests[1]["executor"]
+    assert (executor["name"], executor["address"]) == ("ray", on_ray.address)
+    assert executor["systems"]["sim-agent"]["tasks"] == 32  # every task ran remotely
+    assert executor["nodes"] and all(n.startswith("127.0.0.1/") for n in executor["nodes"])
+
+
+def _without_timing(rows: list[dict]) -> list[str]:
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in TIMING}, sort_keys=True)
+                  for r in rows)  # fmt: skip
+
+
+COMMAND_AGENT = """
+import json, subprocess, sys, time
+task = json.load(sys.stdin)
+if task["question"].startswith("hang"):
+    sleeper = "import time; time.sleep(300)"  # argv[1] is the mark
+    subprocess.Popen([sys.executable, "-c", sleeper, "EVALBENCH_RAY_ORPHAN"], start_new_session=True)
+    time.sleep(300)
+print(json.dumps({"answer": "ok", "steps": [{"kind": "tool", "tool": "think"}]}))
+"""
+
+
+def test_command_and_python_agents_run_remotely_under_their_limits(on_ray, tmp_path):
+    """A hang past max_time_s is a timeout on the worker too, and nothing of the agent is
+    left running there (a command's orphan in a session of its own, a sync agent's worker
+    that ignores SIGTERM)."""
+    script = tmp_path / "agent.py"
+    script.write_text(COMMAND_AGENT)
+    systems = [
+        {"name": "cli", "provider": "command", "argv": [sys.executable, str(script)],
+         "limits": {"max_time_s": 1.5}, "max_concurrency": 2},
+        {"name": "forever", "provider": "python", "limits": {"max_time_s": 1.5},
+         "max_concurrency": 2, "entrypoint": "tests.agents.example_agent:forever"},
+        {"name": "csv", "provider": "python", "entrypoint": "tests.agents.example_agent:answer"},
+    ]  # fmt: skip
+    started = time.monotonic()
+    run, _ = _study(_params(tmp_path, ["hang now", "answer now?"], systems))
+    assert time.monotonic() - started < 60
+    by = {(r["system"], r["task_id"]): r for r in _records(run, "agent_runs")}
+    assert by[("cli", "t0")]["state"] == "timeout"
+    assert by[("cli", "t0")]["detail"] == "no answer within max_time_s=1.5"
+    assert (by[("cli", "t1")]["state"], by[("cli", "t1")]["answer"]) == ("answered", "ok")
+    assert [by[("forever", t)]["state"] for t in ("t0", "t1")] == ["timeout", "timeout"]
+    assert all(1.5 <= by[("forever", t)]["wall_s"] < 3.5 for t in ("t0", "t1"))
+    assert by[("csv", "t1")]["answer"] == "now"  # the README agent: the question's last word
+    assert _wait_for(lambda: not _marked("EVALBENCH_RAY_ORPHAN"), 3)
+    assert _wait_for(lambda: not _marked("EVALBENCH_FOREVER_MARK"), 3)
+    assert _manifest(run)["executor"]["systems"]["cli"]["tasks"] == 2
+
+
+def test_a_killed_worker_is_retried_and_its_task_recorded_once(on_ray, tmp_path, monkeypatch):
+    """kill -9 of the Ray worker in the middle of a task: the task runs again on another
+    worker and leaves one record and one trajectory; a worker that dies every time ends in
+    one error record saying so after the bounded retries."""
+    from evalbench.executors import ray_cluster
+
+    monkeypatch.setattr(ray_cluster, "RETRIES", 1)
+    once, always = tmp_path / "once.pid", tmp_path / "always.pids"
+    systems = [{"name": "once", "provider": "python", "entrypoint": f"{AGENTS}:killed_once"},
+               {"name": "always", "provider": "python",
+                "entrypoint": f"{AGENTS}:kills_its_worker"}]  # fmt: skip
+    path = _params(tmp_path, [f"look at {once}"], systems[:1])
+    killer = threading.Thread(target=_kill_when_written, args=(once,), daemon=True)
+    killer.start()
+    run, _ = _study(path)
+    killer.join(5)
+    records, steps = _records(run, "agent_runs"), _records(run, "steps")
+    assert [(r["state"], r["answer"]) for r in records] == [("answered", "survived")]
+    assert [(s["task_id"], s["tool"]) for s in steps] == [("t0", "look")]
+    assert _manifest(run)["executor"]["systems"]["once"]["retried"] == 1
+
+    run, _ = _study(_params(tmp_path / "always", [f"die {always}"], systems[1:]))
+    record = _records(run, "agent_runs")[0]
+    assert record["state"] == "error"
+    assert record["error"].startswith("worker_lost: the Ray worker running it died on all 2 ")
+    assert len(always.read_text().split()) == 2  # 1 + RETRIES attempts, each in a new worker
+    assert _records(run, "steps") == []
+
+
+def _kill_when_written(mark: Path) -> None:
+    if _wait_for(lambda: mark.exists() and mark.read_text().strip(), 60):
+        os.kill(int(mark.read_text()), signal.SIGKILL)
+
+
+DRIVER = """
+import sys
+from evalbench import gaia
+from evalbench.studies import open_run
+run = open_run(sys.argv[1])
+run.finish(gaia.run(run))
+"""
+
+
+def test_a_driver_killed_mid_run_resumes_with_one_record_per_task(on_ray, tmp_path):
+    """``evalbench`` killed (-9) while its tasks run on the cluster: a rerun (here, this
+    process) runs the rest, and every task has one record and one whole trajectory."""
+    systems = [{"name": "steady", "provider": "python", "entrypoint": f"{AGENTS}:steady",
+                "max_concurrency": 2}]  # fmt: skip
+    path = _params(tmp_path, [f"Question {i}?" for i in range(4)], systems)
+    env = {**os.environ, **RAY_ENV}  # EVALBENCH_EXECUTOR=ray and the address (on_ray)
+    records = Path(os.environ[ENV_OUTPUTS]) / "ray_test"
+
+    def written() -> int:
+        files = list(records.glob("*/records/agent_runs.jsonl"))
+        return len(files[0].read_text().splitlines()) if files else 0
+
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(path)], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        assert _wait_for(lambda: written() >= 2 or driver.poll() is not None, 90)
+        assert driver.poll() is None, driver.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
+    finally:
+        driver.kill()  # kill -9: no cleanup code of evalbench runs
+        driver.wait(10)
+    assert 2 <= written() < 4
+    run, _ = _study(path)
+    runs = _records(run, "agent_runs")
+    assert sorted(r["task_id"] for r in runs) == [f"t{i}" for i in range(4)]  # once each
+    assert {r["state"] for r in runs} == {"answered"}
+    steps = _records(run, "steps")
+    assert sorted((s["task_id"], s["step"]) for s in steps) == [
+        (f"t{i}", step) for i in range(4) for step in (0, 1)
+    ]
+
+
+DRIVER_ONLY_AGENT = """
+def answer(task):
+    return "only the driver can import me"
+"""
+
+
+def test_an_agent_module_missing_on_the_workers_is_one_clear_error(on_ray, tmp_path, monkeypatch):
+    """The driver imports the agent (its folder is on the driver's sys.path only); the
+    workers cannot: the study stops with one line naming the module, not a hang or one
+    error record per task."""
+    folder = tmp_path / "driver_only"
+    folder.mkdir()
+    (folder / "driver_only_agent.py").write_text(DRIVER_ONLY_AGENT)
+    monkeypatch.syspath_prepend(str(folder))
+    systems = [{"name": "local-only", "provider": "python",
+                "entrypoint": "driver_only_agent:answer", "max_concurrency": 2}]  # fmt: skip
+    path = _params(tmp_path, ["a?", "b?", "c?"], systems)
+    started = time.monotonic()
+    with pytest.raises(AgentConfigError) as caught:
+        _study(path)
+    assert time.monotonic() - started < 60
+    message = str(caught.value)
+    assert message.startswith("system 'local-only': a Ray worker cannot run its tasks: ")
+    assert "No module named 'driver_only_agent'" in message
+    assert not list(Path(os.environ[ENV_OUTPUTS]).glob("ray_test/*/records/agent_runs.jsonl"))
+
+
+def test_resource_hints_no_node_has_are_refused_at_once(on_ray):
+    from evalbench import executors
+
+    executor = executors.current()
+    assert executor.name == "ray"
+    executor.check_feasible(RayHints(num_cpus=0.5, memory_mb=64))
+    with pytest.raises(ExecutorError, match=r"no node of the Ray cluster has CPU 1, browser 1"):
+        executor.check_feasible(RayHints(resources={"browser": 1}))
