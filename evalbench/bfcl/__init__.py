@@ -29,7 +29,8 @@ files, published score tables), ``decode`` and ``checker`` (the official Python 
 AST checker), ``java_js`` (Java/JavaScript AST check), ``backends`` (the official multi-turn
 API classes of an installed ``bfcl-eval``), ``replay`` and ``multi_turn`` (executing calls,
 the official multi-turn check), ``web_search`` (answer check), ``scoring`` (prompts, tools,
-scoring result lines of any category), ``conversation`` (live multi-turn), ``metrics``
+scoring result lines of any category), ``conversation`` (live multi-turn),
+``python_agents`` (users' Python agents turn by turn), ``metrics``
 (tables over verdicts), ``multi_turn_metrics`` (multi-turn diagnostics beyond the official
 score), ``leaderboard`` (every column of the official score tables), ``records`` (params,
 the verdict record, the result), ``study`` (``run``), ``report`` (sentences, tables,

@@ -54,6 +54,20 @@ class Reply(NamedTuple):
     latency_s: float = 0.0
 
 
+class Finished(NamedTuple):
+    """A conversation that ended: what is scored and recorded of it."""
+
+    item: MultiTurnItem
+    result: list[list[Any]]
+    """Per turn, each step's output (the official result-file ``result``)."""
+    events: list[dict[str, Any]]
+    """``records/steps.jsonl`` rows without ``system``."""
+    error: str | None = None
+    """It failed (a model call, or the agent raised): an error record, not scored."""
+    usage: tuple[Any, Any, Any] = (None, None, None)
+    """Input and output tokens and latency per turn and step, as the result file has them."""
+
+
 class Conversation:
     """One item asked of one system: the chat history, the backends, the official result.
 
@@ -106,9 +120,32 @@ class Conversation:
         tools = self._tools() if self.mode == "tools" else None
         return copy.deepcopy(self.messages), tools
 
+    def docs(self) -> list[dict[str, Any]]:
+        """The function docs offered in the current turn (copies; held-out ones join at
+        their turn)."""
+        return copy.deepcopy(self._docs)
+
     def fail(self, error: str) -> None:
         """The model call failed for good: the conversation ends without a result."""
         self.error = error
+
+    def stop(self, reason: str) -> None:
+        """End the conversation where it is, as the step limit does (an agent's time or
+        token budget ran out): the turns played so far are its result (officially
+        ``multi_turn:force_terminated``); ``reason`` is recorded as a model step."""
+        if self.done:
+            return
+        self.force_quit = True
+        self._event("model", None, None, f"(stopped: {reason})")
+        if self.turn > 0 and not self.result[-1]:  # a turn not started is not played
+            self.result.pop()
+            for values in self.usage.values():
+                values.pop()
+
+    def tokens(self) -> int:
+        """Prompt and completion tokens of the replies so far (unknown counts as 0)."""
+        counts = (*self.usage["input_token_count"], *self.usage["output_token_count"])
+        return sum(n or 0 for turn in counts for n in turn)
 
     def receive(self, reply: Reply) -> None:
         """Take the model's reply to :meth:`request`: record it, run its calls, move on."""
@@ -135,6 +172,12 @@ class Conversation:
     def result_line(self) -> dict[str, Any]:
         """The official result-file line of this conversation."""
         return {"id": self.item.id, "result": self.result, **self.usage}
+
+    def finished(self) -> Finished:
+        """What is scored and recorded of this conversation (once :attr:`done`)."""
+        usage = (self.usage["input_token_count"], self.usage["output_token_count"],
+                 self.usage["latency"])  # fmt: skip
+        return Finished(self.item, self.result, self.events, self.error, usage)
 
     # ----------------------------------------------------------------------- internals
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Any, Literal, NamedTuple
 
 import pandas as pd
@@ -20,6 +21,7 @@ from pydantic import (
 )
 
 from evalbench import sources
+from evalbench.agents.types import SystemSpec
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
@@ -62,6 +64,20 @@ class VerdictRecord(Record):
     injected: str | None = None
     """Simulated systems only: the mistake the simulator injected (``none`` = answered
     correctly); the checker never sees it."""
+
+
+class AgentConversationRecord(Record):
+    """A user's Python agent's finished conversation on one multi-turn item
+    (``records/agent_conversations.jsonl``; a rerun keeps those without ``error``)."""
+
+    system: str
+    id: str
+    result: list[list[Any]]
+    """Per turn, each step's output (the official result-file ``result``)."""
+    events: list[dict[str, Any]]
+    """Its steps (:class:`TurnStepRecord` rows without ``system``)."""
+    error: str | None = None
+    """The agent raised: the conversation is an error record (not written, not kept)."""
 
 
 class TurnStepRecord(Record):
@@ -170,8 +186,11 @@ class BfclParams(StudyParams):
     """Keep the first N items of each category (demos); ``None`` keeps all."""
     result_sets: list[ResultSet] = Field(default_factory=list)
     """Systems scored from result files (public or local)."""
-    systems: list[ModelSpec] = Field(default_factory=list)
-    """Systems asked live (through the response cache; resumable)."""
+    systems: list[SystemSpec] = Field(default_factory=list)
+    """Systems asked live: chat models (``sim``, ``openai``; through the response cache,
+    resumable), evalbench's reference agent (``agent``: its model in tools mode, its
+    ``limits.max_steps`` calling steps per turn, ``limits.max_tokens`` per conversation) and
+    users' agents (``python``: the multi-turn items only, see :mod:`~.python_agents`)."""
     mode: Literal["prompt", "tools"] = "prompt"
     """How live systems are asked: ``prompt`` (function docs in the system prompt, Python call
     syntax) or ``tools`` (OpenAI native tools)."""
@@ -203,6 +222,8 @@ class BfclParams(StudyParams):
                 raise ValueError(
                     f"system_modes: unknown system {name!r} (live systems: {sorted(live)})"
                 )
+        for spec in self.systems:
+            _check_agent(spec, self.system_modes)
         for rs in self.result_sets:
             outside = set(rs.categories or ()) - set(self.categories)
             if outside:
@@ -216,8 +237,33 @@ class BfclParams(StudyParams):
         return list(self.systems)
 
     def mode_of(self, name: str) -> str:
-        """How the live system ``name`` is asked."""
+        """How the live system ``name`` is asked: ``prompt`` or ``tools`` (the reference
+        agent always converses with native tools), ``python`` (a user's agent)."""
+        provider = next((s.provider for s in self.systems if s.name == name), None)
+        if provider in AGENT_MODES:
+            return AGENT_MODES[provider]
         return self.system_modes.get(name, self.mode)
+
+
+AGENT_MODES = {"agent": "tools", "python": "python"}
+"""How each agent provider converses (a chat model's mode comes from ``mode``)."""
+
+
+def _check_agent(spec: SystemSpec, modes: Collection[str]) -> None:
+    """What an agent system can be in a BFCL study (one line naming what to change)."""
+    where = f"system {spec.name!r}"
+    if spec.provider == "command":
+        raise ValueError(f"{where}: command agents cannot converse on BFCL items (no "
+                         "per-call protocol); use provider 'python' or 'agent'")  # fmt: skip
+    if spec.sim_agent is not None:
+        raise ValueError(f"{where}: sim_agent does not apply to BFCL (its simulated systems "
+                         "are provider 'sim' with 'sim:' knobs)")  # fmt: skip
+    if spec.provider == "agent" and {"tools", "documents"} & spec.model_fields_set:
+        raise ValueError(f"{where}: the reference agent's tools in BFCL are each item's "
+                         "functions; remove 'tools' / 'documents'")  # fmt: skip
+    if spec.provider in AGENT_MODES and spec.name in modes:
+        raise ValueError(f"system_modes: {spec.name!r} is an agent ({spec.provider}); it "
+                         f"converses as {AGENT_MODES[spec.provider]!r}")  # fmt: skip
 
 
 def _merged_suggestion(data: dict[str, Any]) -> str:

@@ -18,14 +18,17 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from evalbench.agents import load_entrypoint
+from evalbench.agents.types import SystemSpec
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, sim_rng
+from evalbench.models.client import run_sync
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import report
-from .conversation import Conversation, Reply, ToolCallReply
+from .conversation import MAX_STEPS, Conversation, Finished, Reply, ToolCallReply
 from .data import (
     fetch_results,
     load,
@@ -47,7 +50,15 @@ from .metrics import (
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
-from .records import BfclParams, BfclResult, ResultSet, TurnStepRecord, VerdictRecord
+from .python_agents import converse_all
+from .records import (
+    AgentConversationRecord,
+    BfclParams,
+    BfclResult,
+    ResultSet,
+    TurnStepRecord,
+    VerdictRecord,
+)
 from .schema import CALL_FAILED, PYTHON, AnyItem, Item, MultiTurnItem, ResultLine
 from .scoring import (
     Scores,
@@ -162,17 +173,22 @@ def score_result_set(
     return scores._replace(verdicts=scores.verdicts.assign(mode="results"))
 
 
-def run_live_system(run: Run[BfclParams], spec: ModelSpec, items: Sequence[Item]) -> pd.DataFrame:
+def asked_model(spec: SystemSpec) -> ModelSpec:
+    """The chat model a live system's requests go to: its own, or the reference agent's."""
+    return spec.chat_spec() if spec.provider == "agent" else spec
+
+
+def run_live_system(run: Run[BfclParams], spec: SystemSpec, items: Sequence[Item]) -> pd.DataFrame:
     """Ask one live system every item (resumable), write its official result files, score.
 
     Result files go to ``<run>/bfcl_results/<system>/<non_live|live>/`` (see
     :func:`write_results`). Items whose call failed are not written and score as
-    :data:`CALL_FAILED`.
+    :data:`CALL_FAILED`. The reference agent answers with its model in tools mode.
     """
     params = run.params
     mode = params.mode_of(spec.name)
-    jobs = answer_jobs(items, spec, mode, seed=params.seed)
-    answers = run.ask(spec, jobs, desc=f"BFCL {spec.name} ({mode})")
+    jobs = answer_jobs(items, asked_model(spec), mode, seed=params.seed)
+    answers = run.ask(asked_model(spec), jobs, desc=f"BFCL {spec.name} ({mode})")
     lines = [
         _result_line(item, answers[item.id], mode) for item in items if not answers[item.id].error
     ]
@@ -224,31 +240,70 @@ class LiveMultiTurn(NamedTuple):
 
 
 def run_live_multi_turn(
-    run: Run[BfclParams], spec: ModelSpec, items: Sequence[MultiTurnItem]
+    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem]
 ) -> LiveMultiTurn:
     """Converse with one live system on every multi-turn item, turn by turn; write its
     official result files; score them like result files.
 
-    All conversations advance together: each round asks the system the next step of every
-    conversation still going (one batch through the response cache, so a rerun replays the
-    stored answers and resumes where it stopped). A conversation whose call fails for good
-    scores :data:`CALL_FAILED` and is left out of the result files.
+    Chat models and the reference agent: all conversations advance together, each round
+    asking the next step of every conversation still going (one batch through the response
+    cache, so a rerun replays the stored answers and resumes where it stopped); the
+    reference agent converses in tools mode with its ``limits.max_steps`` steps per turn and
+    its ``limits.max_tokens`` per conversation. A user's Python agent plays each turn itself
+    (:mod:`~.python_agents`). A conversation that fails for good scores :data:`CALL_FAILED`
+    and is left out of the result files.
     """
-    params = run.params
-    mode = params.mode_of(spec.name)
-    talks = [Conversation(item, mode, model_name=spec.name) for item in items]
-    plans = _sim_plans(spec, items, params.seed)
+    if spec.provider == "python":
+        return _score_talks(run, spec, run_python_agent(run, spec, items), {})
+    plans = _sim_plans(spec, items, run.params.seed)
+    talks = _chat_conversations(run, spec, items, plans)
+    return _score_talks(run, spec, [talk.finished() for talk in talks], plans)
+
+
+def run_python_agent(
+    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem]
+) -> list[Finished]:
+    """Converse with a user's Python agent on every item not done yet (each conversation is
+    appended to ``records/agent_conversations.jsonl`` as it ends; a rerun keeps those that
+    did not fail and plays the others again). Returns every item's conversation, in order."""
+    store = run.store("agent_conversations", ("system", "id"))
+    store.drop_where(lambda r: r["system"] == spec.name and r["error"] is not None)
+    done = {r["id"] for r in store.rows() if r["system"] == spec.name}
+    todo = [item for item in items if item.id not in done]
+
+    def record(talk: Conversation) -> None:
+        store.append(AgentConversationRecord(system=spec.name, id=talk.item.id,
+                     result=talk.result, events=talk.events, error=talk.error))  # fmt: skip
+
+    if todo:
+        run_sync(converse_all(load_entrypoint(spec.entrypoint or ""), spec, todo, record))
+    rows = {r["id"]: r for r in store.rows() if r["system"] == spec.name}
+    return [Finished(item, rows[item.id]["result"], rows[item.id]["events"],
+                     rows[item.id]["error"]) for item in items]  # fmt: skip
+
+
+def _chat_conversations(
+    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem],
+    plans: Mapping[str, MultiTurnPlan],
+) -> list[Conversation]:  # fmt: skip
+    mode, asked = run.params.mode_of(spec.name), asked_model(spec)
+    agent = spec.provider == "agent"
+    steps = spec.limits.max_steps if agent else MAX_STEPS
+    budget = spec.limits.max_tokens if agent else None
+    talks = [Conversation(item, mode, model_name=spec.name, max_steps=steps) for item in items]
     turns = sum(len(item.question) for item in items)
-    for _ in range(turns * (talks[0].max_steps + 2) if talks else 0):  # a bound, never reached
+    for _ in range(turns * (steps + 2)):  # a bound, never reached
         going = [talk for talk in talks if not talk.done]
         if not going:
             break
-        jobs = {talk.key: (talk, _turn_job(talk, spec, plans)) for talk in going}
-        answers = run.ask(spec, [job for _, job in jobs.values()], store="bfcl_multi_turn",
+        jobs = {talk.key: (talk, _turn_job(talk, asked, plans)) for talk in going}
+        answers = run.ask(asked, [job for _, job in jobs.values()], store="bfcl_multi_turn",
                           desc=f"BFCL multi-turn {spec.name} ({mode})", progress=False)  # fmt: skip
         for key, (talk, _) in jobs.items():
             _hand_back(talk, answers[key])
-    return _score_talks(run, spec, talks, plans)
+            if budget is not None and talk.tokens() > budget:
+                talk.stop(f"{talk.tokens()} tokens > max_tokens={budget}")
+    return talks
 
 
 def _sim_plans(
@@ -282,7 +337,7 @@ def _hand_back(talk: Conversation, answer: ResponseRecord) -> None:
 
 
 def _score_talks(
-    run: Run[BfclParams], spec: ModelSpec, talks: Sequence[Conversation],
+    run: Run[BfclParams], spec: SystemSpec, talks: Sequence[Finished],
     plans: Mapping[str, MultiTurnPlan],
 ) -> LiveMultiTurn:  # fmt: skip
     mode = run.params.mode_of(spec.name)
@@ -290,7 +345,7 @@ def _score_talks(
     write_results(lines, run.dir / "bfcl_results", spec.name)
     items = [talk.item for talk in talks]
     verdicts, details = score(
-        items, lines, system=spec.name, style="fc" if mode == "tools" else "prompt",
+        items, lines, system=spec.name, style="prompt" if mode == "prompt" else "fc",
         model_name=spec.name, allow_missing=True,
     )  # fmt: skip
     failed = [
@@ -307,10 +362,8 @@ def _score_talks(
     return LiveMultiTurn(verdicts, details, steps)
 
 
-def _talk_line(talk: Conversation) -> ResultLine:
-    line = talk.result_line()
-    usage = (line["input_token_count"], line["output_token_count"], line["latency"])
-    return ResultLine(talk.item.id, talk.item.category, line["result"], *usage)
+def _talk_line(talk: Finished) -> ResultLine:
+    return ResultLine(talk.item.id, talk.item.category, talk.result, *talk.usage)
 
 
 def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
@@ -335,7 +388,9 @@ def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
     scored = [score_result_set(rs, items, known) for rs in params.result_sets]
     python = [it for it in items if isinstance(it, Item) and it.category in PYTHON]
     talked = [it for it in items if isinstance(it, MultiTurnItem)]
-    live = [run_live_system(run, spec, python) for spec in params.systems if python]
+    # users' agents converse on the multi-turn items only (single-turn: not submitted)
+    answering = [spec for spec in params.systems if spec.provider != "python"]
+    live = [run_live_system(run, spec, python) for spec in answering if python]
     conversations = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
     if conversations:
         run.write_records("steps", [step for talk in conversations for step in talk.steps])
@@ -430,7 +485,11 @@ def system_sources(params: BfclParams) -> pd.DataFrame:
     return frame[["system", "outputs", "source", "license", "decoder / mode"]]
 
 
-def _provider(spec: ModelSpec) -> str:
+def _provider(spec: SystemSpec) -> str:
+    if spec.provider == "python":
+        return f"python agent: {spec.entrypoint}"
+    if spec.provider == "agent":
+        return f"reference agent over {spec.model}"
     return f"{spec.provider}: {spec.model}" if spec.model else f"{spec.provider} provider"
 
 
@@ -492,8 +551,13 @@ STUDY = Study(
     params=BfclParams,
     run=run,
     notebook="bfcl_categories.ipynb",
-    records={"bfcl": VerdictRecord, "steps": TurnStepRecord},
+    records={
+        "bfcl": VerdictRecord,
+        "steps": TurnStepRecord,
+        "agent_conversations": AgentConversationRecord,
+    },
     headlines=report.headlines,
     counts=counts,
-    optional_records=frozenset({"steps"}),  # written by live multi-turn conversations only
+    # live multi-turn conversations only; users' Python agents only
+    optional_records=frozenset({"steps", "agent_conversations"}),
 )

@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from bfcl.category_cases import ITEM
 from loopback import Reply as Scripted
 from studyfiles import KEY_ENV, openai_system
 
@@ -21,7 +22,6 @@ from evalbench.bfcl.conversation import (
 from evalbench.bfcl.data import read_results
 from evalbench.bfcl.multi_turn import FORCE_TERMINATED, check_multi_turn
 from evalbench.bfcl.records import TurnStepRecord
-from evalbench.bfcl.schema import MultiTurnItem
 from evalbench.bfcl.scoring import PYTHON_HINT
 from evalbench.bfcl.study import run_live_multi_turn
 from evalbench.records import read_jsonl
@@ -30,24 +30,6 @@ from evalbench.studies import open_run
 pytestmark = pytest.mark.skipif(
     not backends.available(), reason=f"needs the official BFCL backends: {backends.INSTALL_HINT}"
 )
-
-
-def doc(name: str, **params: str) -> dict:
-    props = {p: {"type": t, "description": p} for p, t in params.items()}
-    return {"name": name, "description": f"{name} things.",
-            "parameters": {"type": "dict", "properties": props, "required": list(params)}}  # fmt: skip
-
-
-CONFIG = {"GorillaFileSystem": {"root": {"alex": {"type": "directory", "contents": {
-    "notes.txt": {"type": "file", "content": "b line\na line"}}}}}}  # fmt: skip
-# turn 0: make a folder; turn 1: 'cat' comes back (held out until then) and reads the notes
-ITEM = MultiTurnItem(
-    "multi_turn_miss_func_990", "multi_turn_miss_func",
-    [[{"role": "user", "content": "Make a folder out."}], []],
-    [doc("mkdir", dir_name="string"), doc("cat", file_name="string"), doc("ls", a="boolean")],
-    CONFIG, ["GorillaFileSystem"],
-    [["mkdir(dir_name='out')"], ["cat(file_name='notes.txt')"]], {1: ["cat"]},
-)  # fmt: skip
 
 
 def call(name: str, **args) -> ToolCallReply:
