@@ -100,7 +100,8 @@ class RayExecutor:
         self.requested = requested
         self._ray = ray
         self._remotes: dict[tuple[Any, ...], Any] = {}
-        self._lost = _lost_errors(ray)
+        self.lost_errors = _lost_errors(ray)
+        """Ray's errors for a worker, node or object lost under a task (worth a retry)."""
 
     @property
     def address(self) -> str | None:
@@ -155,12 +156,11 @@ class RayExecutor:
             RemoteSetupError: the worker could not run ``fn`` (the remote error named).
             Stopped: ``stop`` was set while the call was in flight.
         """
-        remote = self._remote(hints)
         lost: list[str] = []
         for attempt in range(1, RETRIES + 2):
             try:
-                node, value = await self._wait(remote.remote(fn, args), stop)
-            except self._lost as exc:
+                node, value = await self._wait(self.submit(fn, *args, hints=hints), stop)
+            except self.lost_errors as exc:
                 lost.append(_first_line(exc))
                 continue
             except self._ray.exceptions.TaskCancelledError:
@@ -172,6 +172,11 @@ class RayExecutor:
             f"the Ray worker running it died on all {len(lost)} attempts (last: {lost[-1]})",
             len(lost),
         )
+
+    def submit(self, fn: Callable[..., Any], *args: Any, hints: RayHints) -> Any:
+        """Start ``fn(*args)`` as a task of the cluster; its ``ObjectRef`` resolves to
+        ``(node, value)`` (no retries: see :meth:`call`)."""
+        return self._remote(hints).remote(fn, args)
 
     def _remote(self, hints: RayHints) -> Any:
         options = hints.options()

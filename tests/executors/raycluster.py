@@ -36,8 +36,10 @@ class LocalCluster:
     """``ray start --head`` on 127.0.0.1 with ``num_cpus`` logical CPUs; :meth:`stop` ends
     every process of it (they all carry its temp folder on their command line)."""
 
-    def __init__(self, num_cpus: int = 2):
+    def __init__(self, num_cpus: int = 2, env: dict[str, str] | None = None):
         self.num_cpus = num_cpus
+        self.env = {**os.environ, **RAY_ENV, **(env or {})}
+        """The environment of the cluster's processes (its workers inherit it)."""
         self.temp = Path(tempfile.mkdtemp(prefix="ebray-", dir="/tmp"))  # short: socket paths
         self.proc: subprocess.Popen[bytes] | None = None
         self.address = ""
@@ -55,7 +57,7 @@ class LocalCluster:
                 f"--num-cpus={self.num_cpus}", "--include-dashboard=false",
                 "--disable-usage-stats", f"--temp-dir={self.temp}"]  # fmt: skip
         with open(self.temp / "start.log", "wb") as log:
-            self.proc = subprocess.Popen(argv, env={**os.environ, **RAY_ENV}, stdout=log,
+            self.proc = subprocess.Popen(argv, env=self.env, stdout=log,
                                          stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
         self.address = self._wait_for_address()
         return self

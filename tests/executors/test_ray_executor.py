@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 from executors.raycluster import RAY_ENV, LocalCluster, RayUnavailable, driver_env
+from loopback import Reply
+from studyfiles import CANARY_KEY, KEY_ENV
 
 from evalbench import gaia
 from evalbench.agents import AgentConfigError
@@ -57,12 +59,13 @@ def ray_cluster():
 def _start_cluster() -> LocalCluster:
     """A started cluster; a second try when the first timed out (Ray gives its raylet 30 s
     to register, which a loaded 2-core machine can miss)."""
+    env = {KEY_ENV: CANARY_KEY}  # the reference agent's key, in its workers' environment
     try:
-        return LocalCluster(num_cpus=2).start()
+        return LocalCluster(num_cpus=2, env=env).start()
     except RayUnavailable as exc:
         if "timed out" not in str(exc):
             raise
-        return LocalCluster(num_cpus=2).start()
+        return LocalCluster(num_cpus=2, env=env).start()
 
 
 @pytest.fixture
@@ -302,3 +305,82 @@ def test_resource_hints_no_node_has_are_refused_at_once(on_ray):
     executor.check_feasible(RayHints(num_cpus=0.5, memory_mb=64))
     with pytest.raises(ExecutorError, match=r"no node of the Ray cluster has CPU 1, browser 1"):
         executor.check_feasible(RayHints(resources={"browser": 1}))
+
+
+def test_the_reference_agent_runs_on_a_worker_through_the_drivers_cache(
+    on_ray, tmp_path, loopback, monkeypatch
+):
+    """Its model calls leave the worker (the key is in the workers' environment, never in
+    the task), its steps come back in order, the driver counts its usage, and the answers
+    land in the driver's response cache: the same study again asks the server nothing."""
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.enqueue(
+        Reply(tool_calls=[{"name": "read_file", "arguments": '{"name": "notes.txt"}'}],
+              prompt_tokens=30, completion_tokens=4),
+        Reply(tool_calls=[{"name": "final_answer", "arguments": '{"answer": "ok"}'}]),
+    )  # fmt: skip
+    data = _dataset(tmp_path / "data", ["What do the notes say?"])
+    (data / "notes.txt").write_text("the answer is ok")
+    rows = [json.loads(line) for line in (data / "metadata.jsonl").read_text().splitlines()]
+    rows[0]["file_name"] = "notes.txt"
+    (data / "metadata.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    systems = [{"name": "react", "provider": "agent", "model": "m", "base_url": loopback.base_url,
+                "api_key_env": KEY_ENV, "tools": ["read_file"]}]  # fmt: skip
+    path = tmp_path / "ray_test.yaml"
+    path.write_text(yaml.safe_dump({"study": "gaia", "title": "ref", "dataset": str(data),
+                                    "systems": systems, "bootstrap_rounds": 20}))  # fmt: skip
+    run, _ = _study(path)
+    record = _records(run, "agent_runs")[0]
+    assert (record["state"], record["answer"], record["prompt_tokens"]) == ("answered", "ok", 40)
+    steps = _records(run, "steps")
+    assert [(s["kind"], s["tool"]) for s in steps] == [
+        ("model", "read_file"), ("tool", "read_file"), ("model", "final_answer"),
+        ("tool", "final_answer"),
+    ]  # fmt: skip
+    assert "the answer is ok" in steps[1]["result"]  # the worker read its copy of the file
+    manifest = _manifest(run)
+    assert manifest["usage_this_session"]["react"]["calls"] == 2
+    assert manifest["executor"]["systems"]["react"]["tasks"] == 1
+    assert loopback.count == 2
+    for name in ("agent_runs", "steps"):
+        (run.dir / "records" / f"{name}.jsonl").unlink()
+    _study(path)
+    assert loopback.count == 2  # the second run found both answers in the driver's cache
+
+
+def test_sweep_cells_on_ray_give_the_cells_of_a_local_sweep(on_ray, tmp_path, monkeypatch):
+    """The sweep's own cell function and plan, through the Ray cell executor: every cell's
+    folder holds what computing it here gives (timing aside), written by this process only
+    (no lock left behind)."""
+    from evalbench import executors
+    from evalbench.executors.ray_cells import RayCells
+    from evalbench.sweeps.executor import Finished
+    from evalbench.sweeps.study import cell_jobs, compute_cell, plan
+
+    def jobs(where: str) -> list:
+        monkeypatch.setenv(ENV_OUTPUTS, str(tmp_path / where))
+        return cell_jobs(open_run(ROOT / "params" / "sweep_demo.yaml", ["sweep.seeds=[0]"]))
+
+    here = {job.cell.id: compute_cell(job) for job in jobs("local")}
+    remote = jobs("ray")
+    cells = RayCells(executors.current(), 2, Finished)
+    done = list(cells.run(plan(remote, False), compute_cell, timeout_s=300))
+    assert sorted(d.cell for d in done) == sorted(here) and len(here) == 4
+    assert all(d.error is None and d.value.status == "ok" for d in done), done
+    for d in done:
+        assert d.value.headlines == here[d.cell].headlines
+    for job in remote:
+        local = tmp_path / "local" / job.folder.relative_to(tmp_path / "ray")
+        names = sorted(p.name for p in (job.folder / "records").glob("*.jsonl"))
+        assert names == sorted(p.name for p in (local / "records").glob("*.jsonl"))
+        for name in names:
+            rows = [_without_timing(read_jsonl(f / "records" / name)) for f in (local, job.folder)]
+            assert rows[0] == rows[1], (job.folder, name)
+        assert not _locked(job.folder)  # released by this process once written
+    assert cells.nodes and all(n.startswith("127.0.0.1/") for n in cells.nodes)
+
+
+def _locked(folder: Path) -> bool:
+    from evalbench.runs import run_is_active
+
+    return run_is_active(folder)
