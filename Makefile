@@ -58,6 +58,7 @@ bench: $(STAMP)        ## performance benchmarks, side by side with peers -> out
 	$(PY) tests/bench_arena.py
 	$(PY) tests/bench_agents.py
 	$(PY) tests/agents/bench_sandbox.py
+	$(PY) tests/bench_sweep.py       # a 64-cell sweep of the GAIA demo, report included
 
 clean:                 ## remove the virtualenv and generated outputs (keeps the caches)
 	rm -rf $(VENV) outputs/*/ outputs/index.html

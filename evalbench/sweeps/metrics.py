@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,6 @@ from scipy import stats as sps
 from evalbench.history import (
     compare_runs,
     holm,
-    pair_outcomes,
     paired_tests,
     rng_for,
     summarize_outcomes,
@@ -101,52 +100,62 @@ def usage_frame(summaries: dict[int, CellSummary]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=USAGE_COLUMNS)
 
 
-def vs_baseline(
-    cells: Sequence[Cell],
-    outcomes: dict[int, Any],
-    *,
-    seed: int,
-    rounds: int,
-    level: float,
-    alpha: float,
-    power: float,
-) -> tuple[pd.DataFrame, list[str]]:
-    """Each cell against the baseline cell of its seed: ``evalbench compare BASE CELL``'s
-    tests (every system, metric and slice), then Holm and BH over all cells' tests.
+class Comparing(NamedTuple):
+    """One cell against the baseline cell of its seed, to be tested (picklable: a worker
+    process may test it)."""
 
-    Returns:
-        The tests (``p_holm_pair``/``p_bh_pair``: within one cell's comparison, as compare
-        prints them; ``p_holm``/``p_bh``: over the whole sweep) and notes on cells not compared.
-    """
+    cell: int
+    baseline_cell: int
+    baseline: Any
+    """The baseline cell's :class:`~evalbench.importers.RunOutcomes`."""
+    candidate: Any
+    seed: int
+    rounds: int
+    level: float
+    alpha: float
+    power: float
+
+
+def baseline_pairs(
+    cells: Sequence[Cell], outcomes: dict[int, Any], **tests: Any
+) -> tuple[list[Comparing], list[str]]:
+    """Every cell (but the baseline's own) with the baseline cell of its seed, and notes on the
+    cells that cannot be compared (``tests``: the seed, rounds, level, alpha and power)."""
     base_of = {c.seed: c.id for c in cells if c.baseline}
-    frames, notes = [], []
+    found, notes = [], []
     for cell in cells:
         base = base_of.get(cell.seed)
         if cell.baseline or cell.id not in outcomes:
             continue
-        if base not in outcomes:
-            notes.append(
-                f"cell {cell.id}: its baseline cell {base} did not finish ok: not compared"
-            )
+        if base is None or base not in outcomes:
+            notes.append(f"cell {cell.id}: its baseline cell {base} did not end ok: not compared")
             continue
-        try:
-            found = compare_runs(
-                [outcomes[base], outcomes[cell.id]],
-                seed=seed,
-                rounds=rounds,
-                level=level,
-                alpha=alpha,
-                power=power,
-            )
-        except OutcomeError as exc:
-            notes.append(f"cell {cell.id}: not compared ({exc})")
-            continue
-        tests = found.tests.rename(columns={"p_holm": "p_holm_pair", "p_bh": "p_bh_pair"})
-        frames.append(tests.assign(cell=cell.id, baseline_cell=base))
-        notes += [f"cell {cell.id}: {note}" for note in found.notes]
+        found.append(Comparing(cell.id, base, outcomes[base], outcomes[cell.id], **tests))
+    return found, notes
+
+
+def compare_cell(job: Comparing) -> tuple[pd.DataFrame, list[str]]:
+    """``evalbench compare BASELINE_CELL CELL``'s tests (every system, metric and slice; its
+    Holm and BH within this one comparison as ``p_holm_pair`` / ``p_bh_pair``) and notes."""
+    try:
+        found = compare_runs([job.baseline, job.candidate], seed=job.seed, rounds=job.rounds,
+                             level=job.level, alpha=job.alpha, power=job.power)  # fmt: skip
+    except OutcomeError as exc:
+        return pd.DataFrame(), [f"cell {job.cell}: not compared ({exc})"]
+    tests = found.tests.rename(columns={"p_holm": "p_holm_pair", "p_bh": "p_bh_pair"})
+    notes = [f"cell {job.cell}: {note}" for note in found.notes]
+    return tests.assign(cell=job.cell, baseline_cell=job.baseline_cell), notes
+
+
+def vs_baseline(parts: Sequence[tuple[pd.DataFrame, list[str]]]) -> tuple[pd.DataFrame, list[str]]:
+    """The cells' tests (:func:`compare_cell`) together, Holm and BH over all of them
+    (``p_holm`` / ``p_bh``: the whole sweep is one family), and their notes."""
+    frames = [tests for tests, _ in parts if len(tests)]
+    notes = [note for _, more in parts for note in more]
     if not frames:
         return pd.DataFrame(), notes
-    return scoring.adjust(pd.concat(frames, ignore_index=True)), notes
+    tests = pd.concat(frames, ignore_index=True).sort_values(["cell"], kind="stable")
+    return scoring.adjust(tests.reset_index(drop=True)), notes
 
 
 def config_frame(
@@ -225,6 +234,8 @@ def best_vs_others(
     best = order.iloc[0]
     best_config = int(best["config"])
     by = {(c.config, c.seed): c.id for c in cells if c.id in outcomes}
+    values = _values(outcomes, metric)
+    kind = _kind(outcomes, metric)
     rows = []
     for other in order.iloc[1:].itertuples():
         frames = []
@@ -232,12 +243,13 @@ def best_vs_others(
             a, b = by.get((best_config, cell_seed)), by.get((int(other.config), cell_seed))
             if a is None or b is None:
                 continue
-            made = pair_outcomes(
-                outcomes[a].outcomes, outcomes[b].outcomes, best["system"], other.system
-            )
-            paired = made.paired[made.paired["metric"] == metric]
-            frames.append(paired.assign(item_id=f"{cell_seed}:" + paired["item_id"].astype(str)))
+            empty = pd.DataFrame(columns=["value", "state"])
+            left = values[a].get(best["system"], empty)
+            right = values[b].get(other.system, empty)
+            both = left.merge(right, left_index=True, right_index=True, suffixes=("_a", "_b"))
+            frames.append(both.reset_index(names="item_id").assign(seed=cell_seed))
         paired = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        paired = paired.assign(metric=metric, kind=kind, higher_is_better=higher_is_better)
         tests = (
             paired_tests(
                 paired,
@@ -254,6 +266,26 @@ def best_vs_others(
     table = pd.DataFrame(rows)
     table["p_holm"] = holm(table["p"].to_numpy(float))
     return table
+
+
+def _values(outcomes: dict[int, Any], metric: str) -> dict[int, dict[str, pd.DataFrame]]:
+    """Cell -> system -> its ``value`` and ``state`` on ``metric`` by item id (items without a
+    value left out, as :func:`evalbench.history.pair_outcomes` leaves them out)."""
+    out: dict[int, dict[str, pd.DataFrame]] = {}
+    for cell, run in outcomes.items():
+        rows = run.outcomes[(run.outcomes["metric"] == metric) & run.outcomes["value"].notna()]
+        out[cell] = {str(system): part.set_index("item_id")[["value", "state"]]
+                     for system, part in rows.groupby("system", sort=False)}  # fmt: skip
+    return out
+
+
+def _kind(outcomes: dict[int, Any], metric: str) -> str:
+    """``binary`` or ``score``: the kind of ``metric`` in the cells' outcomes."""
+    for run in outcomes.values():
+        rows = run.outcomes[run.outcomes["metric"] == metric]
+        if len(rows):
+            return str(rows["kind"].iloc[0])
+    return "binary"
 
 
 def _best_row(best: pd.Series, other: Any, tests: pd.DataFrame | None) -> dict[str, Any]:

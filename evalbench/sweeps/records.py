@@ -122,8 +122,7 @@ class CellSummary(NamedTuple):
     data: CellData | None
     """Its outcomes, usage and latency (``None`` when it never finished)."""
     timing: dict[str, float]
-    """Seconds: ``wait`` (for another sweep computing it), ``study`` (the study's run),
-    ``total``."""
+    """Seconds (see :attr:`CellRecord.timing`)."""
     data_files: dict[str, Any]
     """The data files the cell read (name or path -> sha256), from its manifest."""
 
@@ -163,6 +162,10 @@ class CellRecord(Record):
     """Finished earlier with the same code, params and data: read, not run again."""
     wall_s: float | None
     """Seconds the cell took (null when reused)."""
+    timing: dict[str, float]
+    """Seconds in its worker: ``wait`` (for another sweep computing it), ``start`` (opening
+    its run), ``study`` (the study's run and finish), ``end`` (its verdict), ``total`` (with
+    reading it back), ``cpu`` (the worker's CPU seconds of all that)."""
     headlines: dict[str, JsonValue]
     """The swept study's own index headlines of the cell."""
     metrics: list[Estimate]

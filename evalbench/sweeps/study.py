@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import time
 from contextlib import redirect_stderr
 from functools import partial
@@ -32,6 +31,7 @@ from evalbench.params import ParamsError, StudyParams, params_hash, validate_par
 from evalbench.publish import classify_failure, error_verdict
 from evalbench.records import read_jsonl
 from evalbench.runs import (
+    USAGE_COLUMNS,
     Run,
     RunInUse,
     die_with_parent,
@@ -47,7 +47,7 @@ from evalbench.studies import SWEEP, Study, UnknownStudyKind, get_study, summari
 
 from . import metrics, report
 from .data import read_cell
-from .executor import Finished, LocalExecutor, Task
+from .executor import CellExecutor, Finished, LocalExecutor, Task
 from .expand import check_spec, expand, factors, level_label, validated_cells, value_text
 from .records import (
     Cell,
@@ -147,15 +147,16 @@ def compute_cell(job: CellJob) -> CellSummary:
     The folder is locked first; while another sweep holds it, this waits (up to the cell's
     timeout), then finds the cell finished and reads it.
     """
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     _lock(job.folder, started + job.timeout_s)
-    waited = time.perf_counter() - started
+    timing = {"wait": time.perf_counter() - started}
     try:
-        manifest = read_manifest(job.folder)
-        reused = _is_current(job, manifest)
-        study_s = 0.0 if reused else _logged(job)
-        timing = {"wait": waited, "study": study_s, "total": time.perf_counter() - started}
-        return _summary(job, read_manifest(job.folder), reused, timing)
+        reused = _is_current(job, read_manifest(job.folder))
+        if not reused:
+            _logged(job, timing)
+        summary = _summary(job, read_manifest(job.folder), reused, timing)
+        timing |= {"total": time.perf_counter() - started, "cpu": time.process_time() - cpu}
+        return summary._replace(wall_s=None if reused else round(timing["total"], 3))
     finally:
         release_run(job.folder)
 
@@ -171,36 +172,44 @@ def _lock(folder: Path, deadline: float) -> None:
             time.sleep(BUSY_POLL_S)
 
 
-def _logged(job: CellJob) -> float:
+def _logged(job: CellJob, timing: dict[str, float]) -> None:
     """:func:`_compute` with its stderr (warnings, progress bars) in ``<cell folder>/cell.log``:
     cells in parallel would interleave them on the sweep's terminal."""
     with open(job.folder / "cell.log", "w", encoding="utf-8") as log, redirect_stderr(log):
-        return _compute(job)
+        _compute(job, timing)
 
 
-def _compute(job: CellJob) -> float:
-    """Run the swept study on the cell (no notebook) and record how it ended; seconds taken."""
+def _compute(job: CellJob, timing: dict[str, float]) -> None:
+    """Run the swept study on the cell (no notebook) and record how it ended; ``timing`` gets
+    the seconds of ``start`` (opening the run), ``study`` (its run and finish), ``end``."""
+    clock = time.perf_counter()
     study = get_study(job.kind)
     sources.forget_reads()  # this worker's earlier cells read files too
     run = CellRun(job, study)
     run.start()
-    update_manifest(
-        job.folder,
-        sweep_cell={"cell": job.cell.id, "config": job.cell.config, "seed": job.cell.seed},
-        pid=os.getpid(),
-    )
-    started = time.perf_counter()
+    cell = {"cell": job.cell.id, "config": job.cell.config, "seed": job.cell.seed}
+    update_manifest(job.folder, sweep_cell=cell)
+    timing["start"], clock = time.perf_counter() - clock, time.perf_counter()
     try:
         run.finish(study.run(run))
     except Exception as exc:  # the cell failed: its manifest says why, the sweep shows it
         status, reason = classify_failure(exc)
         update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso())
-        return time.perf_counter() - started
-    study_s = time.perf_counter() - started
+        timing["study"] = time.perf_counter() - clock
+        return
+    timing["study"], clock = time.perf_counter() - clock, time.perf_counter()
+    _end(job, timing["study"])
+    timing["end"] = time.perf_counter() - clock
+
+
+def _end(job: CellJob, study_s: float) -> None:
+    """Record how a finished cell ended (its verdict) and what it depends on."""
     with contextlib.suppress(RunInUse):  # finish() let go of the folder; another sweep may
         lock_run(job.folder)  # have taken it since, and then it ends the cell itself
-        status, reason = error_verdict(recorded_calls(job.folder, _specs(job.params)), job.params)
-        data_files = read_manifest(job.folder).get("data_files") or {}
+        manifest = read_manifest(job.folder)  # finish() wrote the usage of every call
+        status, reason = error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS),
+                                       job.params)  # fmt: skip
+        data_files = manifest.get("data_files") or {}
         update_manifest(
             job.folder,
             status=status,
@@ -209,7 +218,6 @@ def _compute(job: CellJob) -> float:
             wall_time_s=round(study_s, 3),
             cell_inputs=_inputs(job, data_files),
         )
-    return study_s
 
 
 def _specs(params: StudyParams) -> dict[str, Any]:
@@ -232,7 +240,9 @@ def _is_current(job: CellJob, manifest: dict[str, Any]) -> bool:
 def _summary(
     job: CellJob, manifest: dict[str, Any], reused: bool, timing: dict[str, float]
 ) -> CellSummary:
-    usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
+    usage = manifest.get("usage")  # what finish() recorded, else (it failed) from the records
+    if manifest.get("status") not in ("ok", "degraded") or usage is None:
+        usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
     status = manifest.get("status", "failed")
     return CellSummary(
         cell=job.cell.id,
@@ -240,7 +250,7 @@ def _summary(
         reason=manifest.get("reason"),
         run_id=job.folder.name,
         reused=reused,
-        wall_s=None if reused else round(timing["total"], 3),
+        wall_s=None,
         headlines=manifest.get("headlines") or {},
         data=read_cell(job.folder, usage),
         timing=timing,
@@ -285,10 +295,16 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
     )
 
 
-def execute(params: SweepParams, jobs: list[CellJob]) -> dict[int, CellSummary]:
-    """Every cell through the local executor, as they finish (a progress bar over cells)."""
+def executor_for(params: SweepParams) -> LocalExecutor:
+    """The local executor of the sweep's cells (``max_parallel`` worker processes)."""
     setup = partial(prepare_worker, params.swept)
-    executor = LocalExecutor(params.sweep.max_parallel, setup=setup, preload=[__name__])
+    return LocalExecutor(params.sweep.max_parallel, setup=setup, preload=[__name__])
+
+
+def execute(
+    params: SweepParams, jobs: list[CellJob], executor: CellExecutor
+) -> dict[int, CellSummary]:
+    """Every cell through ``executor``, as they finish (a progress bar over cells)."""
     shared = any(spec.calls_endpoint for spec in params.model_specs())
     by_id = {job.cell.id: job for job in jobs}
     summaries: dict[int, CellSummary] = {}
@@ -333,8 +349,11 @@ def run(run: Run[Any]) -> SweepResult:
     """
     params = params_of(run)
     jobs = cell_jobs(run)
-    summaries = execute(params, jobs)
-    result = analyse(params, [job.cell for job in jobs], summaries, jobs[0].folder.parent)
+    executor = executor_for(params)
+    summaries = execute(params, jobs, executor)
+    cells = [job.cell for job in jobs]
+    compared = compare_all(params, cells, summaries, executor)
+    result = analyse(params, cells, summaries, jobs[0].folder.parent, compared)
     run.write_records("cells", cell_records(result))
     run.write_records("comparisons", _plain(result.comparisons, ComparisonRecord))
     for label in sorted({k for s in summaries.values() for k in s.data_files}):
@@ -364,19 +383,50 @@ def ranking_metric(params: SweepParams, estimates: pd.DataFrame) -> tuple[str, b
     return metric, bool(rows["higher_is_better"].iloc[0])
 
 
+def compare_all(
+    params: SweepParams,
+    cells: list[Cell],
+    summaries: dict[int, CellSummary],
+    executor: CellExecutor | None = None,
+) -> tuple[pd.DataFrame, list[str]]:
+    """Every cell against the baseline cell of its seed (:func:`.metrics.compare_cell`, in
+    ``executor``'s workers when given), adjusted over the sweep (:func:`.metrics.vs_baseline`)."""
+    spec = params.sweep
+    jobs, notes = metrics.baseline_pairs(
+        cells, metrics.outcomes_of(summaries), seed=params.seed, rounds=params.bootstrap_rounds,
+        level=params.confidence_level, alpha=spec.alpha, power=spec.power,
+    )  # fmt: skip
+    if executor is None or len(jobs) < 2:
+        parts = [metrics.compare_cell(job) for job in jobs]
+    else:
+        tasks = [[[Task(job.cell, job)] for job in jobs]]
+        done = {f.cell: f for f in executor.run(tasks, metrics.compare_cell,
+                                                timeout_s=spec.cell_timeout_s)}  # fmt: skip
+        parts = [
+            done[job.cell].value if done[job.cell].error is None
+            else (pd.DataFrame(), [f"cell {job.cell}: not compared ({done[job.cell].error})"])
+            for job in jobs
+        ]  # fmt: skip
+    tests, more = metrics.vs_baseline(parts)
+    return tests, notes + more
+
+
 def analyse(
-    params: SweepParams, cells: list[Cell], summaries: dict[int, CellSummary], folder: Path
+    params: SweepParams,
+    cells: list[Cell],
+    summaries: dict[int, CellSummary],
+    folder: Path,
+    compared: tuple[pd.DataFrame, list[str]] | None = None,
 ) -> SweepResult:
-    """Every statistic of the report from the cells' summaries (see :mod:`.metrics`)."""
+    """Every statistic of the report from the cells' summaries (see :mod:`.metrics`);
+    ``compared``: :func:`compare_all`'s result (computed here when not given)."""
     spec, names = params.sweep, factors(params.sweep)
     level, rounds, seed = params.confidence_level, params.bootstrap_rounds, params.seed
     outcomes = metrics.outcomes_of(summaries)
     estimates = metrics.estimate_frame(outcomes, level=level, rounds=rounds, seed=seed)
     usage = metrics.usage_frame(summaries)
     metric, higher = ranking_metric(params, estimates)
-    tests, notes = metrics.vs_baseline(
-        cells, outcomes, seed=seed, rounds=rounds, level=level, alpha=spec.alpha, power=spec.power
-    )
+    tests, notes = compared or compare_all(params, cells, summaries)
     configs = metrics.with_fronts(metrics.config_frame(cells, estimates, usage, metric), higher)
     best = metrics.best_vs_others(
         cells,
