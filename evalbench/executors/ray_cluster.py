@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -100,6 +102,8 @@ class RayExecutor:
         self.requested = requested
         self._ray = ray
         self._remotes: dict[tuple[Any, ...], Any] = {}
+        self._in_flight: set[Any] = set()
+        self._watchers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self.lost_errors = _lost_errors(ray)
         """Ray's errors for a worker, node or object lost under a task (worth a retry)."""
 
@@ -161,6 +165,8 @@ class RayExecutor:
             try:
                 node, value = await self._wait(self.submit(fn, *args, hints=hints), stop)
             except self.lost_errors as exc:
+                if stop.is_set():  # its worker was killed to stop it
+                    raise Stopped from None
                 lost.append(_first_line(exc))
                 continue
             except self._ray.exceptions.TaskCancelledError:
@@ -188,22 +194,36 @@ class RayExecutor:
         return self._remotes[key]
 
     async def _wait(self, ref: Any, stop: threading.Event) -> Any:
-        """The task's result; on ``stop``, cancel it (politely, then by killing its worker)."""
-        future = asyncio.wrap_future(ref.future())
+        """The task's result. One watcher per event loop looks for ``stop`` and cancels
+        every task in flight (each waiting on its own flag would wake 10 times a second:
+        at thousands in flight, more work than the tasks' records)."""
+        self._watch(stop)
+        self._in_flight.add(ref)
         try:
-            while not stop.is_set():
-                done, _ = await asyncio.wait({future}, timeout=POLL_S)
-                if done:
-                    return future.result()
+            return await asyncio.wrap_future(ref.future())
         except asyncio.CancelledError:  # the caller gave up (another task failed): stop it
             self._ray.cancel(ref, force=False, recursive=True)
             raise
-        self._ray.cancel(ref, force=False, recursive=True)
-        done, _ = await asyncio.wait({future}, timeout=CANCEL_GRACE_S)
-        if not done:
+        finally:
+            self._in_flight.discard(ref)
+
+    def _watch(self, stop: threading.Event) -> None:
+        loop = asyncio.get_running_loop()
+        if loop not in self._watchers:
+            self._watchers[loop] = loop.create_task(self._cancel_on(stop))
+
+    async def _cancel_on(self, stop: threading.Event) -> None:
+        """Once ``stop`` is set: cancel the tasks in flight, politely, then by killing the
+        workers of those still running after :data:`CANCEL_GRACE_S`."""
+        while not stop.is_set():
+            await asyncio.sleep(POLL_S)
+        for ref in list(self._in_flight):
+            self._ray.cancel(ref, force=False, recursive=True)
+        deadline = time.monotonic() + CANCEL_GRACE_S
+        while self._in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(POLL_S)
+        for ref in list(self._in_flight):
             self._ray.cancel(ref, force=True)
-        future.cancel()
-        raise Stopped
 
 
 def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:

@@ -47,3 +47,23 @@ def quick(task: dict) -> dict:
 async def quick_async(task: dict) -> str:
     """An async agent that answers at once, in the worker itself (per-task overhead)."""
     return task["id"]
+
+
+def busy(task: dict) -> str:
+    """A sync agent (its own process): 0.5 s waiting (a model call), then 0.05 s of CPU."""
+    time.sleep(0.5)
+    _burn(0.05)
+    return task["id"]
+
+
+async def busy_async(task: dict) -> str:
+    """The same as an async agent: it waits in the event loop, computes in it."""
+    await asyncio.sleep(0.5)
+    _burn(0.05)
+    return task["id"]
+
+
+def _burn(cpu_s: float) -> None:
+    start = time.process_time()
+    while time.process_time() - start < cpu_s:
+        pass

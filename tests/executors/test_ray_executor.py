@@ -384,3 +384,33 @@ def _locked(folder: Path) -> bool:
     from evalbench.runs import run_is_active
 
     return run_is_active(folder)
+
+
+def test_an_interrupt_stops_the_tasks_on_the_cluster_at_once(on_ray, tmp_path):
+    """Ctrl-C / SIGTERM (STOP) while a sync agent hangs on a worker: the task is cancelled
+    there (its process and the process it left in a session of its own are gone), left
+    unrecorded for a rerun, and the study does not wait for max_time_s."""
+    from evalbench.agents import AgentTask, TaskInput, backend_for, run_agents
+    from evalbench.models.client import STOP
+
+    systems = [{"name": "forever", "provider": "python", "limits": {"max_time_s": 120},
+                "entrypoint": "tests.agents.example_agent:forever"}]  # fmt: skip
+    run = open_run(_params(tmp_path, ["a?"], systems))
+    spec = run.params.systems[0]
+    items = [TaskInput(AgentTask(id="stop-ray", question="q", limits=spec.limits), {})]
+    mark = "EVALBENCH_FOREVER_MARK-stop-ray"
+
+    def interrupt_once_started() -> None:
+        if _wait_for(lambda: _marked(mark), 60):
+            STOP.set()
+
+    threading.Thread(target=interrupt_once_started, daemon=True).start()
+    started = time.monotonic()
+    try:
+        records = run_agents(run, spec, items, backend=backend_for(run, spec), progress=False)
+        elapsed = time.monotonic() - started
+        assert _wait_for(lambda: not _marked(mark), 10)
+    finally:
+        STOP.clear()
+    assert records == {} and _records(run, "agent_runs") == []
+    assert elapsed < 60  # not the 120 s of max_time_s
