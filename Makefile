@@ -57,6 +57,7 @@ bench: $(STAMP)        ## performance benchmarks, side by side with peers -> out
 	$(PY) tests/bench_bfcl.py
 	$(PY) tests/bench_arena.py
 	$(PY) tests/bench_agents.py
+	$(PY) tests/bench_ray.py      # needs the ray extra; reported as skipped without it
 	$(PY) tests/agents/bench_sandbox.py
 	$(PY) tests/bench_sweep.py       # a 64-cell sweep of the GAIA demo, report included
 
