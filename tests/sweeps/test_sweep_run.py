@@ -33,6 +33,7 @@ from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
 from evalbench.settings import get_settings
 from evalbench.studies import open_run
+from evalbench.sweeps import report
 from evalbench.sweeps import run as run_sweep
 
 pytestmark = pytest.mark.slow
@@ -90,6 +91,11 @@ def test_the_sweeps_paired_numbers_are_evalbench_compares(tmp_path: Path, capsys
     run, result = sweep_in_process(path)
     cells = result.cells
     assert list(cells["status"]) == ["ok"] * 4 and list(cells["config"]) == [0, 0, 1, 1]
+    # system a at 0.9 is the best entry (a configuration and a system: two systems here)
+    assert report.headlines(result)["best accuracy"].startswith("config 1 · a: ")
+    assert "Best by accuracy: <b>config 1 · a</b> (systems.0.sim.accuracy = 0.9; " in (
+        report.key_result(result)
+    )
     assert len(read_jsonl(run.dir / "records" / "cells.jsonl")) == 4
     tests = result.comparisons
     for cell, base in [(2, 0), (3, 1)]:  # each cell against the baseline cell of its seed
