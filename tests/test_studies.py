@@ -46,6 +46,7 @@ def test_every_study_renders_with_its_promised_records(path):
     assert result.status == "ok", result.reason
     html = (result.run_dir / "report.html").read_text()
     assert "<img" in html and "<table" in html and "<script" not in html
+    assert (result.run_dir / "summary.html").is_file(), "every run writes its one-page summary"
     for key in ("params_hash", "environment", "models", "data_files", "usage", "headlines",
                 "started_at", "ended_at", "wall_time_s", "counts", "seeds"):  # fmt: skip
         assert key in manifest, key
