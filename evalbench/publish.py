@@ -52,6 +52,12 @@ from evalbench.runs import (
 from evalbench.settings import get_settings
 from evalbench.studies import get_study, load_params, notebook_for
 
+# papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
+# (rfc3987_syntax, installed by jupyter-events) builds ~35 Lark parsers at import: 1.1 s CPU
+# in every process that renders, for a format no notebook schema uses. A None entry makes
+# that import fail, which jsonschema expects (it then leaves the "iri" formats unchecked).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
 PROGRESS_ENV = "EVALBENCH_PROGRESS"
 
 Status = Literal["ok", "degraded", "failed", "skipped", "interrupted", "busy", "current", "pending"]

@@ -279,3 +279,14 @@ def test_a_failing_notebook_is_marked_failed_never_ok(tmp_path):
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "failed" and manifest["report"] is None
     assert "failed" in build_index().read_text()
+
+
+def test_rendering_never_builds_jsonschemas_iri_parsers():
+    # papermill/nbconvert -> nbformat -> jsonschema imports rfc3987_syntax when installed,
+    # which builds ~35 Lark parsers at import (1.1 s CPU in every process that renders);
+    # no notebook schema uses the IRI format, so evalbench.publish keeps it out
+    import papermill  # noqa: F401
+
+    import evalbench.publish  # noqa: F401
+
+    assert sys.modules.get("rfc3987_syntax") is None
