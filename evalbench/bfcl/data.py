@@ -29,6 +29,7 @@ from evalbench.records import to_json, write_atomic
 from . import backends
 from .schema import (
     CATEGORIES,
+    FORMAT_SENSITIVITY,
     JAVA_JS,
     JAVA_TYPES,
     JS_TYPES,
@@ -134,7 +135,7 @@ def load(
         BfclDataError: an unknown category, a missing file, or a malformed line (the message
             names the file and line).
     """
-    cats = resolve_categories(categories)
+    cats = [cat for cat in resolve_categories(categories) if cat != FORMAT_SENSITIVITY]
     locate = _locator(source) if any(cat in PYTHON for cat in cats) else _registry_paths
     items: list[AnyItem] = []
     for cat in cats:
@@ -294,6 +295,33 @@ def _check_type(spec: Any, where: str) -> None:
         not isinstance(items, dict) or items.get("type") not in PYTHON_TYPES
     ):
         raise BfclDataError(f"{where}: an {kind} needs 'items' with a known 'type'")
+
+
+def load_format_items(*, source: str | Path = "registry") -> list[Item]:
+    """The items the format-sensitivity category asks (the ids of
+    ``BFCL_v4_format_sensitivity.json``, pinned), in the official order: its categories as
+    listed, each category's items in file order (``source`` as in :func:`load`).
+
+    Raises:
+        BfclDataError: a malformed selection, or an id not in its category's file.
+    """
+    path = sources.fetch("bfcl/format_sensitivity", progress=False)
+    try:
+        selection = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise BfclDataError(f"{path}: not JSON ({exc})") from exc
+    if not isinstance(selection, dict):
+        raise BfclDataError(f"{path}: expected an object of category -> ids")
+    items: list[Item] = []
+    for cat, ids in selection.items():
+        if cat not in PYTHON or not isinstance(ids, list):
+            raise BfclDataError(f"{path}: {cat!r} is not a Python category with a list of ids")
+        found = [it for it in load(cat, source=source) if it.id in set(ids)]
+        missing = sorted(set(ids) - {it.id for it in found})
+        if missing:
+            raise BfclDataError(f"{path}: ids not in the {cat} file: {missing[:3]}")
+        items.extend(it for it in found if isinstance(it, Item))
+    return items
 
 
 # --------------------------------------------------------------------------- other categories
@@ -531,12 +559,14 @@ def registered_source(model: str) -> tuple[str, str]:
 
 
 def result_group(category: str) -> str:
-    """The official result sub-folder of a category: ``non_live``, ``live``, ``multi_turn``
-    or ``agentic`` (official ``get_general_grouping``)."""
+    """The official result sub-folder of a category: ``non_live``, ``live``, ``multi_turn``,
+    ``agentic`` or ``format_sensitivity`` (official ``get_general_grouping``)."""
     if category in LIVE:
         return "live"
     if category in MULTI_TURN:
         return "multi_turn"
+    if category == FORMAT_SENSITIVITY:
+        return FORMAT_SENSITIVITY
     return "agentic" if category in WEB_SEARCH else "non_live"
 
 

@@ -27,7 +27,7 @@ MAX_OUTPUT_CHARS = 100_000  # public outputs are < 4k characters; parse time sta
 MAX_DEPTH = 100  # nesting levels of a decoded value
 DECODER_FAILED = "ast_decoder:decoder_failed"
 WRONG_FORMAT = "ast_decoder:decoder_wrong_output_format"
-_WRONG_FORMAT_MESSAGE = (
+WRONG_FORMAT_MESSAGE = (
     "Did not output in the specified format. Note: the model_result is wrapped in a string "
     "to ensure json serializability."
 )
@@ -88,7 +88,7 @@ def decode(raw: Any, style: str = "auto", *, max_chars: int = MAX_OUTPUT_CHARS) 
         return Decoded(None, DECODER_FAILED, f"{type(exc).__name__}: input too deeply nested")
     for call in calls:
         if type(call.args) is not dict:
-            return Decoded(None, WRONG_FORMAT, _WRONG_FORMAT_MESSAGE)
+            return Decoded(None, WRONG_FORMAT, WRONG_FORMAT_MESSAGE)
     return Decoded(calls)
 
 
@@ -120,6 +120,19 @@ def _decode_prompt(raw: Any) -> tuple[Call, ...]:
     if not text.endswith("]"):
         text = text + "]"
     return _parse_python_calls(text.strip().strip("'"))
+
+
+def parse_python_calls(text: str) -> tuple[Call, ...]:
+    """Python call syntax (``[f(a=1), m.g(b='x')]`` or one call) -> calls, as the official
+    ``ast_parse`` reads it (literals only, never evaluated).
+
+    Raises:
+        ValueError: the text is not a call or a list of calls.
+    """
+    try:
+        return _parse_python_calls(text)
+    except _DecodeError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _parse_python_calls(text: str) -> tuple[Call, ...]:

@@ -6,6 +6,8 @@ Each takes the study's :class:`~.records.BfclResult` and returns the
 
 from __future__ import annotations
 
+from typing import cast
+
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
@@ -78,3 +80,41 @@ def multi_turn_behaviours(result: BfclResult) -> Figure:
     plt.setp(ax.get_xticklabels(), rotation=20, ha="right", rotation_mode="anchor")
     ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     return fig
+
+
+def format_accuracy(result: BfclResult) -> Figure:
+    """Each prompting system's accuracy in every prompt format, with Wilson intervals."""
+    if result.formats is None or not len(result.formats):
+        raise ValueError("format_accuracy: format sensitivity was not studied in this run")
+    level = result.params.confidence_level
+    table = metrics.format_accuracy(result.formats, level=level)
+    fig, ax = plt.subplots(figsize=(12, 4.5))
+    plots.interval_lines(
+        table, x="format", y="accuracy", low="accuracy_low", high="accuracy_high", hue="system",
+        ax=ax, ylabel="accuracy",
+        title=f"Accuracy per prompt format (official order; {level:.0%} Wilson intervals)",
+    )  # fmt: skip
+    ax.set_xlabel("")
+    plt.setp(ax.get_xticklabels(), rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+    ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    return fig
+
+
+def format_spread(result: BfclResult) -> Figure:
+    """Per prompting system, the largest accuracy difference between two formats with its
+    bootstrap interval, beside what shuffling each item's answers across formats gives."""
+    if result.formats is None or not len(result.formats):
+        raise ValueError("format_spread: format sensitivity was not studied in this run")
+    params = result.params
+    spread = metrics.format_spread(result.formats, seed=params.seed, level=params.confidence_level,
+                                   rounds=params.bootstrap_rounds)  # fmt: skip
+    spread = spread.rename(columns={"max_delta": "largest difference",
+                                    "null_max_delta": "no format effect (shuffled)"})  # fmt: skip
+    ax = plots.forest(
+        spread, label="system", estimate="largest difference", low="max_delta_low",
+        high="max_delta_high", truth="no format effect (shuffled)",
+        xlabel="best format's accuracy − worst format's",
+        title=f"Spread across formats ({params.confidence_level:.0%} bootstrap interval, items)",
+    )  # fmt: skip
+    ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    return cast(Figure, ax.figure)

@@ -12,12 +12,14 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 from .checker import ParamOutcome
 from .decode import DECODER_FAILED
+from .format_sensitivity import CONFIGS, label
 from .leaderboard import AGGREGATES, Score, aggregates
 from .schema import CALL_FAILED, CATEGORIES, CATEGORY_SIZES, AnyItem, Item
 from .scoring import question_messages
@@ -511,3 +513,79 @@ def _example(row: pd.Series, item: Item) -> dict[str, Any]:
         else json.dumps(row["raw"], ensure_ascii=False),
         "error": row["error"],
     }
+
+
+# --------------------------------------------------------------------------- format sensitivity
+
+
+def format_accuracy(formats: pd.DataFrame, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """Accuracy per system and prompt format, with Wilson intervals (formats in the official
+    order; a failed call counts as wrong).
+
+    Returns:
+        Columns ``system, config, format`` (:func:`~.format_sensitivity.label`), ``n,
+        correct, accuracy, accuracy_low, accuracy_high``.
+    """
+    order = {config: i for i, config in enumerate(CONFIGS)}
+    rows = []
+    for (system, config), valid in formats.groupby(["system", "config"], sort=False)["valid"]:
+        ci = wilson_interval(int(valid.sum()), len(valid), level)
+        rows.append((system, config, label(config), len(valid), int(valid.sum()), ci.estimate,
+                     ci.low, ci.high))  # fmt: skip
+    columns = ["system", "config", "format", "n", "correct", "accuracy", "accuracy_low",
+               "accuracy_high"]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=columns)
+    systems = list(dict.fromkeys(formats["system"]))
+    keys = pd.DataFrame({"s": frame["system"].map(systems.index), "c": frame["config"].map(order)})
+    return frame.loc[keys.sort_values(["s", "c"]).index].reset_index(drop=True)
+
+
+def format_spread(
+    formats: pd.DataFrame, *, seed: int = 0, level: float = DEFAULT_LEVEL, rounds: int = 1000
+) -> pd.DataFrame:
+    """Per system, how much the prompt format moves accuracy: the official max delta (best
+    minus worst format) and standard deviation across formats (sample), each with a seeded
+    bootstrap interval over the items (an item keeps its answers in every format together),
+    and what no format effect would give: the mean max delta when each item's answers are
+    shuffled across formats, and the permutation p-value of the observed one.
+
+    Both statistics grow with item noise (with few items even a format-blind system shows a
+    spread, and their bootstrap intervals lean high): the permutation columns are the yardstick.
+
+    Returns:
+        Columns ``system, items, formats, worst, worst_accuracy, best, best_accuracy,
+        max_delta, max_delta_low, max_delta_high, std, std_low, std_high,
+        null_max_delta, p_value``.
+    """
+    rows = []
+    for index, (system, group) in enumerate(formats.groupby("system", sort=False)):
+        table = group.pivot_table(index="item_id", columns="config", values="valid",
+                                  aggfunc="first").astype(float)  # fmt: skip
+        table = table[[c for c in CONFIGS if c in table.columns]]
+        rng = np.random.default_rng([seed, index])
+        spread = _spread(table.to_numpy(), list(table.columns), rng, level, rounds)
+        rows.append({"system": system, "items": len(table), "formats": table.shape[1], **spread})
+    return pd.DataFrame(rows)
+
+
+def _spread(
+    answers: np.ndarray, configs: list[str], rng: np.random.Generator, level: float, rounds: int
+) -> dict[str, Any]:
+    """The spread of one system's items × formats matrix of 0/1 verdicts."""
+    acc = answers.mean(axis=0)
+    boot = answers[rng.integers(0, len(answers), (rounds, len(answers)))].mean(axis=1)
+    tail = (1 - level) / 2
+    delta = np.quantile(boot.max(axis=1) - boot.min(axis=1), [tail, 1 - tail])
+    std = np.quantile(boot.std(axis=1, ddof=1), [tail, 1 - tail])
+    shuffled = rng.permuted(np.broadcast_to(answers, (rounds, *answers.shape)), axis=2)
+    null = shuffled.mean(axis=1).max(axis=1) - shuffled.mean(axis=1).min(axis=1)
+    observed = float(acc.max() - acc.min())
+    return {
+        "worst": label(configs[int(acc.argmin())]), "worst_accuracy": float(acc.min()),
+        "best": label(configs[int(acc.argmax())]), "best_accuracy": float(acc.max()),
+        "max_delta": observed, "max_delta_low": float(delta[0]),
+        "max_delta_high": float(delta[1]), "std": float(acc.std(ddof=1)),
+        "std_low": float(std[0]), "std_high": float(std[1]),
+        "null_max_delta": float(null.mean()),
+        "p_value": float((1 + (null >= observed - 1e-12).sum()) / (rounds + 1)),
+    }  # fmt: skip

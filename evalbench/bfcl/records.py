@@ -27,7 +27,14 @@ from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
 from .metrics import Summary
-from .schema import PUBLIC_SYSTEMS, PYTHON, AnyItem, BfclDataError, resolve_categories
+from .schema import (
+    FORMAT_SENSITIVITY,
+    PUBLIC_SYSTEMS,
+    PYTHON,
+    AnyItem,
+    BfclDataError,
+    resolve_categories,
+)
 
 
 class VerdictRecord(Record):
@@ -64,6 +71,18 @@ class VerdictRecord(Record):
     injected: str | None = None
     """Simulated systems only: the mistake the simulator injected (``none`` = answered
     correctly); the checker never sees it."""
+
+
+class FormatVerdictRecord(VerdictRecord):
+    """A format-sensitivity verdict (``records/format_sensitivity.jsonl``): ``id`` is the
+    official case id, ``test_category`` ``format_sensitivity``."""
+
+    config: str
+    """The prompt format (``ret_fmt=...&tool_call_tag=...&func_doc_fmt=...&...``)."""
+    item_id: str
+    """The item asked."""
+    item_category: str
+    """Its category."""
 
 
 class AgentConversationRecord(Record):
@@ -184,6 +203,9 @@ class BfclParams(StudyParams):
     others always come from the pinned files."""
     limit_per_category: int | None = Field(default=None, ge=1)
     """Keep the first N items of each category (demos); ``None`` keeps all."""
+    format_limit_per_category: int | None = Field(default=None, ge=1)
+    """For ``format_sensitivity``: keep the first N of its items of each category (each is
+    asked in 26 formats); ``None``: as ``limit_per_category``."""
     result_sets: list[ResultSet] = Field(default_factory=list)
     """Systems scored from result files (public or local)."""
     systems: list[SystemSpec] = Field(default_factory=list)
@@ -224,6 +246,8 @@ class BfclParams(StudyParams):
                 )
         for spec in self.systems:
             _check_agent(spec, self.system_modes)
+        if self.format_limit_per_category is not None and FORMAT_SENSITIVITY not in self.categories:
+            raise ValueError("format_limit_per_category: 'format_sensitivity' is not in categories")
         for rs in self.result_sets:
             outside = set(rs.categories or ()) - set(self.categories)
             if outside:
@@ -303,6 +327,9 @@ class BfclResult(NamedTuple):
     multi_turn: pd.DataFrame | None = None
     """Per system and multi-turn item, the replay's diagnostics
     (:data:`~.multi_turn_metrics.DETAIL_COLUMNS`); None when no multi-turn item was scored."""
+    formats: pd.DataFrame | None = None
+    """One row per live system and format-sensitivity case (columns of
+    :class:`FormatVerdictRecord`); None when ``format_sensitivity`` is not studied."""
     tables: pd.DataFrame | None = None
     """The official score tables column by column beside the published row
     (:func:`~.leaderboard.comparison`, with a ``system`` column); None without a result set

@@ -17,8 +17,16 @@ from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics, multi_turn_metrics
+from .format_sensitivity import CONFIGS
 from .records import BfclResult
-from .schema import CALL_FAILED, CATEGORY_SIZES, NOT_SCORED, MultiTurnItem
+from .schema import (
+    CALL_FAILED,
+    CATEGORY_SIZES,
+    FORMAT_SENSITIVITY,
+    FORMAT_SENSITIVITY_SIZE,
+    NOT_SCORED,
+    MultiTurnItem,
+)
 
 _HEADLINES = 3
 
@@ -291,6 +299,9 @@ def coverage_v4_table(result: BfclResult) -> pd.DataFrame:
         for cat, size in CATEGORY_SIZES.items()
     ]
     rows += [(cat, None, 0, why) for cat, why in NOT_SCORED.items()]
+    cases = 0 if result.formats is None else result.formats["id"].nunique()
+    why = "" if cases else "not in this study (asked of live systems in prompt mode)"
+    rows.append((FORMAT_SENSITIVITY, FORMAT_SENSITIVITY_SIZE * len(CONFIGS), cases, why))
     frame = pd.DataFrame(rows, columns=["test_category", "in BFCL v4", "studied", "not scored"])
     return frame.astype({"in BFCL v4": "Int64"})
 
@@ -470,3 +481,87 @@ def multi_turn_truth_sentence(result: BfclResult) -> str:
         passed=passed,
         n=int(wrong["items"].sum()),
     )
+
+
+# --------------------------------------------------------------------------- format sensitivity
+
+
+def format_sentence(result: BfclResult) -> str:
+    """Per system asked the formats: its best and worst format, the largest difference and
+    the standard deviation across formats with their bootstrap intervals (or why none)."""
+    if result.formats is None and FORMAT_SENSITIVITY in result.params.categories:
+        return (
+            "<p>Format sensitivity was not asked: no live system is asked in prompt mode (the "
+            "formats are a prompting model's system prompts).</p>"
+        )
+    if result.formats is None:
+        return (
+            "<p>Format sensitivity was not studied: add <code>format_sensitivity</code> to "
+            "<code>categories</code> (asked of live systems in prompt mode; result files of "
+            "it are not read).</p>"
+        )
+    params = result.params
+    spread = metrics.format_spread(result.formats, seed=params.seed, level=params.confidence_level,
+                                   rounds=params.bootstrap_rounds)  # fmt: skip
+    parts = [_spread_sentence(row, result) for row in spread.to_dict("records")]
+    return "<p>" + " ".join(parts) + "</p>"
+
+
+def _spread_sentence(row: dict[str, Any], result: BfclResult) -> str:
+    simulated = row["system"] in result.simulated
+    text = display.fill(
+        "{s} ({kind}, {n} items × {k} formats): from {lo:.1%} ({worst}) to {hi:.1%} ({best}); "
+        "largest difference {d:.1%} [{dl:.1%}, {dh:.1%}], standard deviation {sd:.1%} "
+        "[{sl:.1%}, {sh:.1%}]; with no format effect these items would give a largest "
+        "difference of {null:.1%} on average (permutation p = {p:.3f}).",
+        s=row["system"], kind=system_kind(result, row["system"]), n=row["items"],
+        k=row["formats"], lo=row["worst_accuracy"], worst=row["worst"], hi=row["best_accuracy"],
+        best=row["best"], d=row["max_delta"], dl=row["max_delta_low"], dh=row["max_delta_high"],
+        sd=row["std"], sl=row["std_low"], sh=row["std_high"], null=row["null_max_delta"],
+        p=row["p_value"],
+    )  # fmt: skip
+    if simulated:
+        text += (
+            " A simulated system has no format preference: its spread is what sampling its "
+            "mistakes alone gives."
+        )
+    return text
+
+
+def format_table(result: BfclResult) -> pd.DataFrame:
+    """Formats × systems, cells ``accuracy [low, high]`` (Wilson), in the official order."""
+    if result.formats is None or not len(result.formats):
+        return pd.DataFrame(columns=["format"])
+    table = metrics.format_accuracy(result.formats, level=result.params.confidence_level)
+    table = display.fold_intervals(table, ["accuracy"])
+    wide = table.pivot(index="format", columns="system", values="accuracy")
+    wide = wide.loc[list(dict.fromkeys(table["format"])), list(dict.fromkeys(table["system"]))]
+    return wide.reset_index().rename_axis(columns=None)
+
+
+FORMAT_CAPTION = (
+    "Accuracy per prompt format (return format · tool-call tags · function-doc format; the "
+    "last two: the default in markdown and in the experimental wording) [Wilson interval]"
+)
+"""Caption of :func:`format_table`."""
+
+
+def format_spread_table(result: BfclResult) -> pd.DataFrame:
+    """Per system: worst and best format, largest difference and standard deviation across
+    formats with bootstrap intervals (:func:`~.metrics.format_spread`)."""
+    if result.formats is None or not len(result.formats):
+        return pd.DataFrame()
+    params = result.params
+    spread = metrics.format_spread(result.formats, seed=params.seed, level=params.confidence_level,
+                                   rounds=params.bootstrap_rounds)  # fmt: skip
+    return display.fold_intervals(spread, ["max_delta", "std"])
+
+
+FORMAT_SPREAD_CAPTION = (
+    "How much the format moves accuracy: largest difference between two formats (the "
+    "leaderboard's Max Delta) and standard deviation across formats [seeded bootstrap "
+    "interval over items, an item's answers in every format resampled together]; "
+    "null_max_delta: the mean largest difference with each item's answers shuffled across "
+    "formats (no format effect), p_value: how often that reaches the observed one"
+)
+"""Caption of :func:`format_spread_table`."""

@@ -34,6 +34,10 @@ MULTI_TURN = (
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 CATEGORIES = PYTHON + JAVA_JS + MULTI_TURN + WEB_SEARCH
 """Every category evalbench scores, in the order its tables show them."""
+FORMAT_SENSITIVITY = "format_sensitivity"
+"""The official non-scoring category: 200 Python items asked in 26 prompt formats (live
+systems in prompt mode only; not in ``all``, as officially not in ``all_scoring``)."""
+FORMAT_SENSITIVITY_SIZE = 200
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
 """Categories scored on *whether* a call was made; they have no possible-answer file."""
 GROUPS = {
@@ -72,7 +76,6 @@ NOT_SCORED = {
     "memory_vector": "needs the memory backends (faiss, sentence-transformers) and their "
     "prerequisite conversations",
     "memory_rec_sum": "needs the memory backends and their prerequisite conversations",
-    "format_sensitivity": "its 26 prompt formats are asked live; no public result set has them",
 }
 """BFCL v4 categories evalbench does not score, and why."""
 PUBLIC_SYSTEMS = {
@@ -201,13 +204,13 @@ def resolve_categories(categories: str | Iterable[str] | None) -> tuple[str, ...
     for name in names:
         if name in GROUPS:
             out.extend(GROUPS[name])
-        elif name in CATEGORIES:
+        elif name in CATEGORIES or name == FORMAT_SENSITIVITY:
             out.append(name)
         elif name in NOT_SCORED:
             raise BfclDataError(f"BFCL category {name!r} is not scored by evalbench: "
                                 f"{NOT_SCORED[name]}")  # fmt: skip
         else:
-            known = ", ".join((*GROUPS, *CATEGORIES))
+            known = ", ".join((*GROUPS, *CATEGORIES, FORMAT_SENSITIVITY))
             raise BfclDataError(f"unknown BFCL category {name!r}; known: {known}")
     return tuple(dict.fromkeys(out))
 

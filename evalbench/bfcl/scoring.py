@@ -25,10 +25,12 @@ from evalbench.records import ResponseRecord
 
 from .checker import as_options, check, find_doc
 from .decode import decode
+from .format_sensitivity import Case, decode_output
 from .java_js import check_java_js
 from .multi_turn import Step, check_multi_turn
 from .multi_turn_metrics import DETAIL_COLUMNS, multi_turn_detail
 from .schema import (
+    FORMAT_SENSITIVITY,
     JAVA_JS,
     AnyItem,
     BfclDataError,
@@ -61,8 +63,13 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 """The leaderboard's default prompting system prompt (Apache-2.0): the text of
 ``_DEFAULT_SYSTEM_PROMPT`` in gorilla's ``bfcl_eval/constants/default_prompts.py`` (commit
-bc64944), i.e. the default format ``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&
-prompt_fmt=plaintext&style=classic``."""
+bc64944), the default format ``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&
+prompt_fmt=plaintext&style=classic`` as it was written then. At the pinned data commit 6ea5797
+the official default prompt is built by ``formulate_system_prompt`` and differs in three
+places (no space after "functions.", "json format", "].  You SHOULD NOT" on one line):
+``format_sensitivity.system_prompt(DEFAULT_CONFIG, docs, hints=1)`` gives that text
+(tests/bfcl/test_format_sensitivity.py). Kept unchanged so earlier runs' cached answers stay
+valid."""
 OPENAI_TYPES = {
     "string": "string",
     "integer": "integer",
@@ -243,6 +250,16 @@ def score_item(
         raw=raw,
         params=[p._asdict() for p in result.params],
     )
+
+
+def score_format_case(case: Case, raw: Any, *, system: str) -> Verdict:
+    """Decode one format-sensitivity answer in its case's format and check it
+    (``test_category`` ``format_sensitivity``, the official case id; no per-parameter rows)."""
+    decoded = decode_output(raw, case.config)
+    result = check(case.item, decoded)
+    calls = None if decoded.calls is None else calls_json(decoded.calls)
+    return Verdict(system, FORMAT_SENSITIVITY, case.id, result.valid, result.error_type,
+                   result.error, calls, raw, [])  # fmt: skip
 
 
 def score_multi_turn_item(

@@ -23,6 +23,7 @@ from evalbench.models import ChatRequest, SimReply, SimSpec, ToolCall
 
 from .backends import keyword_arguments
 from .checker import check_param, find_doc
+from .format_sensitivity import render
 from .replay import source_call
 from .schema import Call, Item, MultiTurnItem
 from .scoring import correct_calls, render_calls, tool_name
@@ -108,6 +109,25 @@ def sim_respond(
         )
         return SimReply(None, tool_calls, "tool_calls")
     return SimReply(render_calls(calls))
+
+
+def sim_format_respond(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    item: Item,
+    config: str,
+    mistake: str,
+) -> SimReply:
+    """A simulated prompting model's reply to one format-sensitivity case: the calls of
+    :func:`sim_respond` written in the case's return format (with its ``<TOOLCALL>`` tags);
+    a malformed answer has prose around a clipped rendering. The simulator has no format
+    preference: its mistakes are planned per case with the same knobs in every format."""
+    calls = sim_calls(item, mistake, rng)
+    if mistake == "malformed":
+        return SimReply(f"Sure! {render(calls or [_made_up_call(item)], config)[1:-2]} will do.")
+    return SimReply(render(calls, config) if calls else _PROSE)
 
 
 def sim_calls(item: Item, mistake: str, rng: np.random.Generator) -> list[Call]:

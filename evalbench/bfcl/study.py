@@ -32,6 +32,7 @@ from .conversation import MAX_STEPS, Conversation, Finished, Reply, ToolCallRepl
 from .data import (
     fetch_results,
     load,
+    load_format_items,
     published_aggregates,
     published_row,
     published_scores,
@@ -41,6 +42,8 @@ from .data import (
     result_file_counts,
     write_results,
 )
+from .format_sensitivity import Case, cases
+from .format_sensitivity import messages as format_messages
 from .leaderboard import comparison, leaderboard_tables, scores_from_verdicts
 from .metrics import (
     Summary,
@@ -55,21 +58,38 @@ from .records import (
     AgentConversationRecord,
     BfclParams,
     BfclResult,
+    FormatVerdictRecord,
     ResultSet,
     TurnStepRecord,
     VerdictRecord,
 )
-from .schema import CALL_FAILED, PYTHON, AnyItem, Item, MultiTurnItem, ResultLine
+from .schema import (
+    CALL_FAILED,
+    FORMAT_SENSITIVITY,
+    PYTHON,
+    AnyItem,
+    Item,
+    MultiTurnItem,
+    ResultLine,
+)
 from .scoring import (
     Scores,
     Verdict,
     request_parts,
     response_result,
     score,
+    score_format_case,
     score_results,
     verdict_frame,
 )
-from .sim import MultiTurnPlan, plan_mistake, plan_multi_turn, sim_multi_turn_respond, sim_respond
+from .sim import (
+    MultiTurnPlan,
+    plan_mistake,
+    plan_multi_turn,
+    sim_format_respond,
+    sim_multi_turn_respond,
+    sim_respond,
+)
 
 
 def load_study_items(params: BfclParams) -> list[AnyItem]:
@@ -225,6 +245,79 @@ def _result_line(item: Item, answer: ResponseRecord, mode: str) -> ResultLine:
 
 def _failed_verdict(system: str, item: Item, error: str) -> Verdict:
     return Verdict(system, item.category, item.id, False, CALL_FAILED, error, None, None, [])
+
+
+# --------------------------------------------------------------------------- format sensitivity
+
+
+def load_format_cases(params: BfclParams) -> list[Case]:
+    """The format-sensitivity cases when ``categories`` names ``format_sensitivity``: its
+    items (each category cut to ``format_limit_per_category``, else ``limit_per_category``,
+    then the tier subsample) in the 26 formats; else none. A subset keeps the official case
+    ids (their index counts all 200 items × 26 formats), so ``bfcl evaluate --partial-eval``
+    matches its result file."""
+    if FORMAT_SENSITIVITY not in params.categories:
+        return []
+    every = load_format_items(source=params.data)
+    limit = params.format_limit_per_category or params.limit_per_category
+    chosen = apply_tier(limit_items(every, limit), params, item_id=lambda it: it.id,
+                        stratum=lambda it: it.category)  # fmt: skip
+    kept = {item.id for item in chosen}
+    return [case for case in cases(every) if case.item.id in kept]
+
+
+def run_formats(run: Run[BfclParams], cases_: Sequence[Case]) -> pd.DataFrame | None:
+    """Ask every live system in prompt mode every case (store ``bfcl_format_sensitivity``,
+    resumable), write its official result file, score; None without a case or a prompting
+    system. Systems in tools mode and agents are not asked (the formats are system prompts of
+    prompting models)."""
+    prompting = [s for s in run.params.systems if run.params.mode_of(s.name) == "prompt"]
+    if not cases_ or not prompting:
+        return None
+    frame = pd.concat([_ask_formats(run, spec, cases_) for spec in prompting], ignore_index=True)
+    run.write_records("format_sensitivity", frame)
+    return frame
+
+
+def _ask_formats(run: Run[BfclParams], spec: SystemSpec, cases_: Sequence[Case]) -> pd.DataFrame:
+    jobs = [_format_job(case, spec, run.params.seed) for case in cases_]
+    answers = run.ask(spec, jobs, store="bfcl_format_sensitivity",
+                      desc=f"BFCL {spec.name} (format sensitivity)")  # fmt: skip
+    lines = [ResultLine(c.id, FORMAT_SENSITIVITY, answers[c.id].text or "",
+                        answers[c.id].prompt_tokens, answers[c.id].completion_tokens,
+                        round(answers[c.id].latency_s, 4))
+             for c in cases_ if not answers[c.id].error]  # fmt: skip
+    write_results(lines, run.dir / "bfcl_results", spec.name)
+    rows = [_format_verdict(case, answers[case.id], spec.name) for case in cases_]
+    injected = {job.key: job.sim.truth["mistake"] for job in jobs if job.sim is not None}
+    return verdict_frame(rows).assign(
+        injected=[injected.get(case.id) for case in cases_],
+        config=[case.config for case in cases_],
+        item_id=[case.item.id for case in cases_],
+        item_category=[case.item.category for case in cases_],
+    )
+
+
+def _format_verdict(case: Case, answer: ResponseRecord, system: str) -> Verdict:
+    if answer.error:
+        verdict = Verdict(system, FORMAT_SENSITIVITY, case.id, False, CALL_FAILED,
+                          str(answer.error), None, None, [])  # fmt: skip
+    else:
+        verdict = score_format_case(case, answer.text or "", system=system)
+    return verdict._replace(mode="prompt", latency=answer.latency_s,
+                            input_token_count=answer.prompt_tokens,
+                            output_token_count=answer.completion_tokens)  # fmt: skip
+
+
+def _format_job(case: Case, spec: SystemSpec, seed: int) -> Job:
+    sim = None
+    if spec.simulated:
+        rng = sim_rng(spec.seed if spec.seed is not None else seed, spec.name, f"plan:{case.id}")
+        mistake = plan_mistake(case.item, spec.sim, "prompt", rng)
+        respond = partial(sim_format_respond, item=case.item, config=case.config,
+                          mistake=mistake)  # fmt: skip
+        sim = SimTask(respond, case.id, {"mistake": mistake, "config": case.config})
+    return Job(case.id, ChatRequest(messages=format_messages(case)), sim)
 
 
 # --------------------------------------------------------------------------- live multi-turn
@@ -394,8 +487,8 @@ def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
     conversations = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
     if conversations:
         run.write_records("steps", [step for talk in conversations for step in talk.steps])
-    verdicts = pd.concat([*(s.verdicts for s in scored), *live,
-                          *(c.verdicts for c in conversations)], ignore_index=True)  # fmt: skip
+    frames = [*(s.verdicts for s in scored), *live, *(c.verdicts for c in conversations)]
+    verdicts = pd.concat(frames, ignore_index=True) if frames else verdict_frame([])
     # The frame's columns are exactly VerdictRecord's fields and hold JSON types already;
     # validating ~10k records through pydantic would double the study's scoring time.
     run.write_records("bfcl", verdicts)
@@ -505,7 +598,9 @@ def run(run: Run[BfclParams]) -> BfclResult:
     params = run.params
     with run.timed("load"):
         items = load_study_items(params)
+        format_cases = load_format_cases(params)
     verdicts, multi_turn = run_study(run, items)
+    formats = run_formats(run, format_cases)
     scored = set(verdicts["test_category"])
     summary = summarize(
         verdicts, level=params.confidence_level, extra_categories=published_extras(params, scored)
@@ -531,6 +626,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
         usage=run.recorded_usage(),
         simulated=run.simulated_names,
         multi_turn=multi_turn if len(multi_turn) else None,
+        formats=formats,
         tables=official_tables(params, verdicts),
     )
 
@@ -555,9 +651,10 @@ STUDY = Study(
         "bfcl": VerdictRecord,
         "steps": TurnStepRecord,
         "agent_conversations": AgentConversationRecord,
+        "format_sensitivity": FormatVerdictRecord,
     },
     headlines=report.headlines,
     counts=counts,
     # live multi-turn conversations only; users' Python agents only
-    optional_records=frozenset({"steps", "agent_conversations"}),
+    optional_records=frozenset({"steps", "agent_conversations", "format_sensitivity"}),
 )

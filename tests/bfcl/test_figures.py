@@ -36,3 +36,33 @@ def test_error_shares_colour_bar_is_in_percent(result):
     fig = figures.error_shares(result)
     assert isinstance(fig.axes[-1].yaxis.get_major_formatter(), PercentFormatter)
     plt.close(fig)
+
+
+def _with_formats(result):
+    from evalbench.bfcl.format_sensitivity import CONFIGS
+
+    # system a: item i1 right in the first format only; i2 right everywhere
+    rows = [("a", f"i{i}", config, i == 2 or config == CONFIGS[0])
+            for config in CONFIGS for i in (1, 2)]  # fmt: skip
+    import pandas as pd
+
+    formats = pd.DataFrame(rows, columns=["system", "item_id", "config", "valid"])
+    return result._replace(formats=formats)
+
+
+def test_format_figures_plot_each_format_and_the_spread(result):
+    fig = figures.format_accuracy(_with_formats(result))
+    line = fig.axes[0].get_lines()[0]
+    assert list(line.get_ydata()) == [1.0] + [0.5] * 25  # 2 of 2, then 1 of 2
+    plt.close(fig)
+    fig = figures.format_spread(_with_formats(result))
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a"]
+    assert ax.get_lines()[0].get_xdata()[0] == 0.5  # largest difference: 1.0 - 0.5
+    plt.close(fig)
+
+
+def test_format_figures_refuse_a_run_without_format_sensitivity(result):
+    for draw in (figures.format_accuracy, figures.format_spread):
+        with pytest.raises(ValueError, match="format sensitivity was not studied"):
+            draw(result)
