@@ -27,13 +27,9 @@ from evalbench.models.batch import require_sync, run_batch
 from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
 from evalbench.models.concurrency import make_limit
 from evalbench.models.progress import STOP, progress_bar
-from evalbench.models.providers import (
-    OpenAIProvider,
-    ProviderError,
-    SimProvider,
-    resolve_base_url,
-)
+from evalbench.models.providers import ProviderError, SimProvider, resolve_base_url
 from evalbench.models.shards import run_shards, use_shards
+from evalbench.models.transport import OpenAIProvider
 from evalbench.models.types import CacheMode, ChatRequest, ChatResponse, Job, ModelSpec, SimTask
 from evalbench.models.usage import UsageLedger, call_cost
 
@@ -511,7 +507,9 @@ def run_sync(coro: Any) -> Any:
 
 def shard_worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue: Any) -> None:
     """A worker process of :func:`evalbench.models.shards.run_shards`: answers its shard with
-    its own client and event loop, streaming each response (then its CPU and RSS) to ``queue``."""
+    its own client and event loop, streaming the responses to ``queue`` in groups (every
+    :data:`SHARD_FLUSH_S`; one message per response cost the parent more CPU than the
+    request itself), then its CPU and RSS."""
     spec_json, cache_path, cache_mode, seed, backoff, env, share = settings
     os.environ.update(env)
     spec = ModelSpec.model_validate_json(spec_json)
@@ -519,18 +517,37 @@ def shard_worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue:
     client = ModelClient(spec, cache=cache, cache_mode=cache_mode, seed=seed,
                          backoff_base_s=backoff, budget_share=share)  # fmt: skip
     jobs = [Job(str(i), ChatRequest.model_validate_json(body)) for i, body in shard]
+    done: list[tuple[int, str]] = []
 
     def send(job: Job, response: ChatResponse) -> None:
-        queue.put(("result", int(job.key), response.model_dump_json()))
+        done.append((int(job.key), response.model_dump_json()))
+
+    async def answer() -> None:
+        task = asyncio.ensure_future(agenerate(client, jobs, on_result=send, progress=False))
+        while not task.done():
+            await asyncio.wait({task}, timeout=SHARD_FLUSH_S)
+            _send_results(queue, done)
+        task.result()
 
     try:
-        asyncio.run(agenerate(client, jobs, on_result=send, progress=False))
+        asyncio.run(answer())
     except BaseException as exc:  # reported to the parent, which raises it
         queue.put(("error", -1, f"{type(exc).__name__}: {exc}"))
     finally:
+        _send_results(queue, done)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         stats = {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
         queue.put(("done", -1, json.dumps(stats)))
+
+
+SHARD_FLUSH_S = 0.01
+"""How often a shard worker sends the responses it has (checkpoints lag by at most this)."""
+
+
+def _send_results(queue: Any, done: list[tuple[int, str]]) -> None:
+    if done:
+        queue.put(("results", -1, done[:]))
+        done.clear()
 
 
 __all__ = [

@@ -1,4 +1,6 @@
-"""Providers: the ``openai`` client for any compatible endpoint, and the seeded ``sim``.
+"""Providers: what every provider shares (:class:`ProviderError`, the request body, the
+completion's parsing) and the seeded ``sim``; real endpoints are
+:class:`evalbench.models.transport.OpenAIProvider`.
 
 A provider makes exactly one attempt and either returns a reply or raises
 :class:`ProviderError` saying whether the failure is worth retrying; retries, caching and
@@ -25,7 +27,6 @@ from evalbench.models.types import (
     ToolCall,
     Usage,
 )
-from evalbench.records import parse_json
 from evalbench.settings import secret
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -85,114 +86,6 @@ def payload_for(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     if spec.max_tokens_field != "max_tokens" and "max_tokens" in body:
         body[spec.max_tokens_field] = body.pop("max_tokens")
     return {**body, **(spec.extra_body or {})}
-
-
-class OpenAIProvider:
-    """Any OpenAI-compatible endpoint through the official ``openai`` AsyncOpenAI client."""
-
-    def __init__(self, spec: ModelSpec):
-        self.spec = spec
-
-    def open(self) -> Any:
-        """A new AsyncOpenAI client bound to the running event loop (no SDK retries)."""
-        from openai import AsyncOpenAI
-
-        key = secret(self.spec.api_key_env, purpose=f"system {self.spec.name!r}")
-        return AsyncOpenAI(
-            api_key=key,
-            base_url=resolve_base_url(self.spec),
-            timeout=self.spec.timeout_s,
-            max_retries=0,
-            http_client=_http_client(),
-        )
-
-    async def complete(self, client: Any, request: ChatRequest) -> tuple[SimReply, Usage, Any]:
-        """One attempt: reply, usage and the response headers; raises :class:`ProviderError`.
-
-        The request body is already plain JSON, so it goes through the client's
-        ``post`` (the SDK's documented way to send a raw body) rather than
-        ``chat.completions.create``, whose per-call typed transformation of messages and
-        tools cost more client CPU than everything else here (measured: ``make bench``).
-        The SDK hands back its raw HTTP response (``cast_to`` the response class), whose
-        headers carry the server's rate-limit budget. Transport, authentication and error
-        classes are the SDK's own.
-        """
-        import openai
-
-        try:
-            raw = await client.post(
-                "/chat/completions", body=payload_for(self.spec, request), cast_to=_response_class()
-            )
-            body = parse_json(raw.content)
-        except openai.APIConnectionError as exc:  # APITimeoutError included
-            raise _connection_error(exc, self.spec.timeout_s) from exc
-        except openai.APIStatusError as exc:
-            raise _status_error(exc) from exc
-        except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError) as exc:
-            raise ProviderError(f"malformed_response: {exc}", retryable=True) from exc
-        reply, usage = parse_completion(body)
-        return reply, usage, raw.headers
-
-
-def _response_class() -> Any:
-    """The HTTP response class the SDK returns unparsed (``httpx2`` in openai 3.x, ``httpx``
-    before)."""
-    try:
-        import httpx2
-
-        return httpx2.Response
-    except ImportError:  # openai < 3
-        import httpx
-
-        return httpx.Response
-
-
-def _connection_error(exc: BaseException, timeout_s: float) -> ProviderError:
-    """A timeout only when the root cause is one: the SDK's aiohttp transport reports a
-    server that dropped the connection as ``APITimeoutError`` (``ConnectTimeout('Server
-    disconnected')``), which is a ``connection_error``."""
-    root = root_cause(exc)
-    if isinstance(root, TimeoutError) or "Timeout" in type(root).__name__:
-        return ProviderError(f"timeout: no response within {timeout_s}s", retryable=True)
-    detail = f"{type(root).__name__}: {root}".strip().rstrip(":")
-    return ProviderError(f"connection_error: {detail}", retryable=True)
-
-
-def root_cause(exc: BaseException) -> BaseException:
-    """The innermost exception of ``exc``'s cause/context chain."""
-    seen = {id(exc)}
-    while (nxt := exc.__cause__ or exc.__context__) is not None and id(nxt) not in seen:
-        seen.add(id(nxt))
-        exc = nxt
-    return exc
-
-
-def _http_client() -> Any:
-    """The SDK's aiohttp transport when installed (``openai[aiohttp]``), else its default.
-
-    At 64 requests in flight the default httpx connection pool spends more client CPU per
-    request than the rest of evalbench; aiohttp's is several times cheaper (``make bench``).
-    """
-    try:
-        import aiohttp  # noqa: F401
-        from openai import DefaultAioHttpClient
-    except ImportError:
-        return None
-    return DefaultAioHttpClient()
-
-
-def _status_error(exc: Any) -> ProviderError:
-    status = int(exc.status_code)
-    retryable = status in RETRYABLE_STATUS or status >= 500
-    detail = str(getattr(exc, "message", "") or exc)[:300]
-    headers = exc.response.headers
-    return ProviderError(
-        f"http_{status}: {detail}",
-        retryable=retryable,
-        retry_after=retry_after_seconds(dict(headers)),
-        status=status,
-        headers=headers,
-    )
 
 
 def retry_after_seconds(headers: dict[str, str]) -> float | None:

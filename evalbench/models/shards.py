@@ -145,12 +145,13 @@ def _drain(
     queue: Any, count: int, client: Any, finish: Callable[[int, ChatResponse], None]
 ) -> None:
     while len(client.shard_stats) < count:
-        kind, index, payload = queue.get()
+        kind, _, payload = queue.get()
         if kind == "done":
             client.shard_stats.append(json.loads(payload))
         elif kind == "error":
             raise RuntimeError(f"a worker process of {client.spec.name!r} failed: {payload}")
-        else:
-            response = ChatResponse.model_validate_json(payload)
-            client.ledger.record(client.spec, response)
-            finish(index, response)
+        else:  # "results": [(job index, response JSON), ...]
+            for index, body in payload:
+                response = ChatResponse.model_validate_json(body)
+                client.ledger.record(client.spec, response)
+                finish(index, response)

@@ -1,0 +1,126 @@
+"""The aiohttp transport against the loopback server: errors worded and classified as the
+official SDK words them (the SDK itself is the oracle), proxies from the environment, the
+key in no error, the connection pool closed however a batch ends."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import socket
+
+import openai
+import pytest
+from loopback import Fault
+
+from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, agenerate
+from evalbench.models.transport import Transport, status_error
+
+KEY = "sk-test-transport-secret"
+
+
+def spec_for(base_url: str, **kw) -> ModelSpec:
+    return ModelSpec(name="t", provider="openai", model="m", base_url=base_url,
+                     api_key_env="EVALBENCH_TEST_KEY", max_retries=0, timeout_s=5, **kw)  # fmt: skip
+
+
+async def post_once(base_url: str) -> tuple[object, object]:
+    transport = Transport(spec_for(base_url), KEY, base_url)
+    try:
+        return await transport.post({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+    finally:
+        await transport.close()
+
+
+async def sdk_message(base_url: str) -> str:
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    try:
+        await client.post("/chat/completions", body={"model": "m"}, cast_to=object)
+    except openai.APIStatusError as exc:
+        return f"http_{exc.status_code}: {exc.message}"
+    finally:
+        await client.close()
+    raise AssertionError("the SDK did not raise")
+
+
+@pytest.fixture
+def clean_proxy_env(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
+@pytest.mark.parametrize(("kind", "retryable"), [("429", True), ("500", True), ("401", False)])
+def test_http_errors_are_worded_and_classified_as_the_sdk_does(loopback, kind, retryable):
+    loopback.enqueue(Fault(kind, retry_after=2), Fault(kind, retry_after=2))
+    with pytest.raises(Exception) as caught:
+        asyncio.run(post_once(loopback.base_url))
+    sdk = asyncio.run(sdk_message(loopback.base_url))
+    error = caught.value
+    assert error.reason == sdk == f"http_{kind}: Error code: {kind} - injected {kind}"
+    assert (error.retryable, error.status, error.retry_after) == (retryable, int(kind), 2.0)
+
+
+def test_an_error_body_without_a_message_is_its_status_alone():
+    # The SDK's wording: only the body's error.message joins "Error code: N".
+    html = status_error(502, b"<html>bad gateway</html>", {})
+    no_message = status_error(400, b'{"error": {"code": "invalid"}}', {"Retry-After": "3"})
+    assert (html.reason, html.retryable) == ("http_502: Error code: 502", True)
+    assert (no_message.reason, no_message.retryable) == ("http_400: Error code: 400", False)
+    assert no_message.retry_after == 3.0
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_environment_proxy_is_used_with_its_credentials(loopback, monkeypatch, clean_proxy_env):
+    # The endpoint's port is closed: only the proxy (the loopback server) can answer.
+    proxy = loopback.base_url.removesuffix("/v1").replace("//", "//user:pw%21@")
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    body, _ = asyncio.run(post_once(f"http://127.0.0.1:{closed_port()}/v1"))
+    assert body["choices"][0]["message"]["content"] == "echo: x"
+    headers = loopback.headers[-1]
+    assert headers["authorization"] == f"Bearer {KEY}"
+    assert headers["proxy-authorization"] == "Basic " + base64.b64encode(b"user:pw!").decode()
+
+
+def test_no_proxy_bypasses_it_and_the_key_is_in_no_error(loopback, monkeypatch, clean_proxy_env):
+    monkeypatch.setenv("HTTP_PROXY", loopback.base_url.removesuffix("/v1"))
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with pytest.raises(Exception) as caught:
+        asyncio.run(post_once(f"http://127.0.0.1:{closed_port()}/v1"))
+    assert caught.value.reason.startswith("connection_error: ClientConnectorError")
+    assert caught.value.retryable and loopback.count == 0
+    assert KEY not in caught.value.reason and KEY not in repr(caught.value.__cause__)
+
+
+def test_the_pool_is_closed_when_a_batch_ends_or_is_cancelled(loopback, monkeypatch):
+    monkeypatch.setenv("EVALBENCH_TEST_KEY", KEY)
+    loopback.enqueue(Fault("slow", seconds=1))
+    client = ModelClient(spec_for(loopback.base_url))
+    jobs = [Job("a", ChatRequest(messages=[{"role": "user", "content": "x"}]))]
+
+    async def cancel_in_flight() -> Transport:
+        task = asyncio.ensure_future(agenerate(client, jobs, progress=False))
+        for _ in range(200):  # ≤ 2 s for the request to reach the server
+            if loopback.in_flight:
+                break
+            await asyncio.sleep(0.01)
+        transport = client._runtime.http
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return transport
+
+    cancelled = asyncio.run(cancel_in_flight())
+    assert cancelled.session.closed and client._runtime is None
+
+    async def one_batch() -> Transport:
+        transport = client._runtime_for_loop().http
+        await agenerate(client, jobs, progress=False)
+        return transport
+
+    finished = asyncio.run(one_batch())
+    assert finished.session.closed and client._runtime is None
