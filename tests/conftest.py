@@ -75,6 +75,18 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("EVALBENCH_HOME", str(ROOT))
 
 
+@pytest.fixture
+def warm_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``evalbench.cli.main(["run", ...])`` renders in this process's warm kernel (as
+    ``make report`` does), not a fresh one: for tests about the command, not the kernel
+    (a fresh kernel's start and imports cost ~3 s CPU per render)."""
+    import functools
+
+    from evalbench import publish
+
+    monkeypatch.setattr(publish, "run_study", functools.partial(publish.run_study, warm=True))
+
+
 @pytest.fixture(scope="module")
 def loopback_server():
     """A real OpenAI-compatible HTTP server on 127.0.0.1 (see tests/loopback.py)."""
