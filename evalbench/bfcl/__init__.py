@@ -30,7 +30,8 @@ AST checker), ``java_js`` (Java/JavaScript AST check), ``backends`` (the officia
 API classes of an installed ``bfcl-eval``), ``replay`` and ``multi_turn`` (executing calls,
 the official multi-turn check), ``web_search`` (answer check), ``scoring`` (prompts, tools,
 scoring result lines of any category), ``conversation`` (live multi-turn),
-``python_agents`` (users' Python agents turn by turn), ``metrics``
+``python_agents`` and ``command_agents`` (users' Python functions and programs turn by
+turn), ``format_sensitivity`` (the 26 official prompt formats), ``metrics``
 (tables over verdicts), ``multi_turn_metrics`` (multi-turn diagnostics beyond the official
 score), ``leaderboard`` (every column of the official score tables), ``records`` (params,
 the verdict record, the result), ``study`` (``run``), ``report`` (sentences, tables,

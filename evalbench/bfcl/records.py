@@ -212,7 +212,8 @@ class BfclParams(StudyParams):
     """Systems asked live: chat models (``sim``, ``openai``; through the response cache,
     resumable), evalbench's reference agent (``agent``: its model in tools mode, its
     ``limits.max_steps`` calling steps per turn, ``limits.max_tokens`` per conversation) and
-    users' agents (``python``: the multi-turn items only, see :mod:`~.python_agents`)."""
+    users' agents (the multi-turn items only: ``python``, see :mod:`~.python_agents`;
+    ``command``, see :mod:`~.command_agents`)."""
     mode: Literal["prompt", "tools"] = "prompt"
     """How live systems are asked: ``prompt`` (function docs in the system prompt, Python call
     syntax) or ``tools`` (OpenAI native tools)."""
@@ -262,23 +263,21 @@ class BfclParams(StudyParams):
 
     def mode_of(self, name: str) -> str:
         """How the live system ``name`` is asked: ``prompt`` or ``tools`` (the reference
-        agent always converses with native tools), ``python`` (a user's agent)."""
+        agent always converses with native tools), ``python`` or ``command`` (a user's
+        agent)."""
         provider = next((s.provider for s in self.systems if s.name == name), None)
         if provider in AGENT_MODES:
             return AGENT_MODES[provider]
         return self.system_modes.get(name, self.mode)
 
 
-AGENT_MODES = {"agent": "tools", "python": "python"}
+AGENT_MODES = {"agent": "tools", "python": "python", "command": "command"}
 """How each agent provider converses (a chat model's mode comes from ``mode``)."""
 
 
 def _check_agent(spec: SystemSpec, modes: Collection[str]) -> None:
     """What an agent system can be in a BFCL study (one line naming what to change)."""
     where = f"system {spec.name!r}"
-    if spec.provider == "command":
-        raise ValueError(f"{where}: command agents cannot converse on BFCL items (no "
-                         "per-call protocol); use provider 'python' or 'agent'")  # fmt: skip
     if spec.sim_agent is not None:
         raise ValueError(f"{where}: sim_agent does not apply to BFCL (its simulated systems "
                          "are provider 'sim' with 'sim:' knobs)")  # fmt: skip

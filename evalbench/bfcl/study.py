@@ -12,22 +12,28 @@ system and item; ``records/steps.jsonl`` for conversations) and returns a
 
 from __future__ import annotations
 
+import shlex
+import shutil
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
-from evalbench.agents import load_entrypoint
+from evalbench.agents import AgentConfigError, load_entrypoint
+from evalbench.agents.backends import resolve_argv
 from evalbench.agents.types import SystemSpec
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, sim_rng
 from evalbench.models.client import run_sync
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
+from evalbench.settings import get_settings
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
 from . import report
+from .command_agents import converse_all_commands
 from .conversation import MAX_STEPS, Conversation, Finished, Reply, ToolCallReply
 from .data import (
     fetch_results,
@@ -342,23 +348,24 @@ def run_live_multi_turn(
     asking the next step of every conversation still going (one batch through the response
     cache, so a rerun replays the stored answers and resumes where it stopped); the
     reference agent converses in tools mode with its ``limits.max_steps`` steps per turn and
-    its ``limits.max_tokens`` per conversation. A user's Python agent plays each turn itself
-    (:mod:`~.python_agents`). A conversation that fails for good scores :data:`CALL_FAILED`
-    and is left out of the result files.
+    its ``limits.max_tokens`` per conversation. A user's Python or command agent plays each
+    turn itself (:mod:`~.python_agents`, :mod:`~.command_agents`). A conversation that fails
+    for good scores :data:`CALL_FAILED` and is left out of the result files.
     """
-    if spec.provider == "python":
-        return _score_talks(run, spec, run_python_agent(run, spec, items), {})
+    if spec.provider in ("python", "command"):
+        return _score_talks(run, spec, run_user_agent(run, spec, items), {})
     plans = _sim_plans(spec, items, run.params.seed)
     talks = _chat_conversations(run, spec, items, plans)
     return _score_talks(run, spec, [talk.finished() for talk in talks], plans)
 
 
-def run_python_agent(
+def run_user_agent(
     run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem]
 ) -> list[Finished]:
-    """Converse with a user's Python agent on every item not done yet (each conversation is
-    appended to ``records/agent_conversations.jsonl`` as it ends; a rerun keeps those that
-    did not fail and plays the others again). Returns every item's conversation, in order."""
+    """Converse with a user's Python or command agent on every item not done yet (each
+    conversation is appended to ``records/agent_conversations.jsonl`` as it ends; a rerun
+    keeps those that did not fail and plays the others again). Returns every item's
+    conversation, in order."""
     store = run.store("agent_conversations", ("system", "id"))
     store.drop_where(lambda r: r["system"] == spec.name and r["error"] is not None)
     done = {r["id"] for r in store.rows() if r["system"] == spec.name}
@@ -368,11 +375,25 @@ def run_python_agent(
         store.append(AgentConversationRecord(system=spec.name, id=talk.item.id,
                      result=talk.result, events=talk.events, error=talk.error))  # fmt: skip
 
-    if todo:
+    if todo and spec.provider == "command":
+        run_sync(converse_all_commands(command_argv(spec), spec, todo, record))
+    elif todo:
         run_sync(converse_all(load_entrypoint(spec.entrypoint or ""), spec, todo, record))
     rows = {r["id"]: r for r in store.rows() if r["system"] == spec.name}
     return [Finished(item, rows[item.id]["result"], rows[item.id]["events"],
                      rows[item.id]["error"]) for item in items]  # fmt: skip
+
+
+def command_argv(spec: SystemSpec) -> list[str]:
+    """A command agent's ``argv`` with paths from the project root (as for other studies).
+
+    Raises:
+        AgentConfigError: its program is not found.
+    """
+    argv = resolve_argv(list(spec.argv or []), get_settings().project_root)
+    if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
+        raise AgentConfigError(f"system {spec.name!r}: program {argv[0]!r} not found")
+    return argv
 
 
 def _chat_conversations(
@@ -482,7 +503,7 @@ def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
     python = [it for it in items if isinstance(it, Item) and it.category in PYTHON]
     talked = [it for it in items if isinstance(it, MultiTurnItem)]
     # users' agents converse on the multi-turn items only (single-turn: not submitted)
-    answering = [spec for spec in params.systems if spec.provider != "python"]
+    answering = [spec for spec in params.systems if spec.provider not in ("python", "command")]
     live = [run_live_system(run, spec, python) for spec in answering if python]
     conversations = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
     if conversations:
@@ -581,6 +602,8 @@ def system_sources(params: BfclParams) -> pd.DataFrame:
 def _provider(spec: SystemSpec) -> str:
     if spec.provider == "python":
         return f"python agent: {spec.entrypoint}"
+    if spec.provider == "command":
+        return "command agent: " + shlex.join(spec.argv or [])
     if spec.provider == "agent":
         return f"reference agent over {spec.model}"
     return f"{spec.provider}: {spec.model}" if spec.model else f"{spec.provider} provider"

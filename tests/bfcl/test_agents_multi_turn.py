@@ -107,11 +107,12 @@ def test_an_agent_system_says_what_it_cannot_be(tmp_path):
         study_params(tmp_path, systems=[ref], system_modes={"ref": "prompt"})
     with pytest.raises(ParamsError, match="the reference agent's tools in BFCL are each item's"):
         study_params(tmp_path, systems=[{**ref, "tools": ["python"]}])
-    with pytest.raises(ParamsError, match="command agents cannot converse on BFCL items"):
-        study_params(tmp_path, systems=[{"name": "c", "provider": "command", "argv": ["x"]}])
     params = study_params(tmp_path, systems=[ref, {"name": "p", "provider": "python",
-                                                   "entrypoint": "a.b:c"}])  # fmt: skip
-    assert (params.mode_of("ref"), params.mode_of("p")) == ("tools", "python")
+                                                   "entrypoint": "a.b:c"},
+                                             {"name": "c", "provider": "command",
+                                              "argv": ["x"]}])  # fmt: skip
+    modes = [params.mode_of(name) for name in ("ref", "p", "c")]
+    assert modes == ["tools", "python", "command"]
 
 
 # --------------------------------------------------------------------------- Python agents
