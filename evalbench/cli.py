@@ -108,6 +108,7 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     from evalbench.alerts.cli import add_watch_parser  # light: argparse only
 
     add_watch_parser(sub, _cmd_watch)
+    _executor_arguments(sub.choices["watch"])
 
     command = argv[0] if argv else None
     if command is not None and not command.startswith("-") and command not in _LAZY:
@@ -177,6 +178,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_watch(args: argparse.Namespace) -> int:
     from evalbench.alerts.cli import cmd_watch
 
+    _use_executor(args)
     return cmd_watch(args, check_secrets, exit_status)
 
 

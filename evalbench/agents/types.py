@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from evalbench.executors import RayHints
 from evalbench.models import ModelSpec
 from evalbench.records import Record
 
@@ -111,6 +112,9 @@ class SystemSpec(ModelSpec):
     1024: the task's work dir with its attachments, plus a call's temporary files)."""
     sim_agent: SimAgentKnobs | None = Field(default=None, exclude_if=lambda v: v is None)
     """``sim`` only: simulate an agent (steps, tools, timeouts) instead of a chat model."""
+    ray: RayHints | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Agents on a Ray cluster (``--executor ray``): what one task needs, e.g.
+    ``{num_cpus: 1, memory_mb: 2048, resources: {browser: 1}}`` (ignored locally)."""
 
     @model_validator(mode="after")
     def _check_agent_fields(self) -> SystemSpec:

@@ -13,8 +13,9 @@ from studyfiles import gaia_dataset
 
 from evalbench import cli, executors, gaia
 from evalbench.executors import ExecutorError, RayHints, redact_address
+from evalbench.params import ParamsError
 from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
-from evalbench.studies import open_run
+from evalbench.studies import load_params, open_run
 
 
 @pytest.mark.parametrize(
@@ -72,6 +73,22 @@ def test_executor_flags_set_the_variables_the_study_kernels_inherit(monkeypatch,
         cli.main(["report", "--executor", "slurm"])
 
 
+def test_watch_takes_the_executor_flags_as_run_does(monkeypatch, capsys):
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object()
+    )
+    argv = ["watch", "params/gaia_demo.yaml", "--executor", "ray", "--ray-address", "10.0.0.6:6379"]
+    assert cli.main(argv) == 2  # Ray "missing": one line, nothing run
+    assert capsys.readouterr().err.strip() == (
+        "evalbench: --executor ray needs Ray on this machine: pip install -e '.[ray]'"
+    )
+    assert executors.choice() == ("ray", "10.0.0.6:6379")
+    with pytest.raises(SystemExit):
+        cli.main(["watch", "params/gaia_demo.yaml", "--executor", "slurm"])
+
+
 def test_auto_without_ray_runs_here(monkeypatch):
     monkeypatch.setenv(ENV_EXECUTOR, "auto")
     monkeypatch.setenv(ENV_RAY_ADDRESS, "")
@@ -90,3 +107,36 @@ def test_a_local_run_says_so_in_its_manifest(tmp_path, monkeypatch):
     run.finish(gaia.run(run))
     manifest = json.loads((run.dir / "manifest.json").read_text())
     assert manifest["executor"] == {"requested": "local", "address": None, "name": "local"}
+
+
+def _agents_params(tmp_path, ray: object) -> object:
+    system = {"name": "py", "provider": "python", "entrypoint": "tests.agents.example_agent:answer",
+              "ray": ray}  # fmt: skip
+    data = {"study": "gaia", "title": "t", "dataset": str(gaia_dataset(tmp_path, ["a"])),
+            "systems": [system]}  # fmt: skip
+    path = tmp_path / "hinted.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_systems_ray_hints_load_from_params_as_ray_options(tmp_path):
+    path = _agents_params(tmp_path, {"num_cpus": 1, "memory_mb": 512})
+    [system] = load_params(path).systems
+    assert system.ray.options() == {"num_cpus": 1.0, "memory": 512 * 2**20}  # 536,870,912 B
+    (tmp_path / "plain").mkdir()
+    unhinted = _agents_params(tmp_path / "plain", None)
+    assert "ray" not in load_params(unhinted).systems[0].model_dump()  # hash as before
+
+
+@pytest.mark.parametrize(
+    ("ray", "says"),
+    [
+        ({"num_cpus": -1}, "systems.0.ray.num_cpus: "),
+        ({"gpus": 1}, "systems.0.ray.gpus: unknown key"),
+    ],
+)
+def test_bad_ray_hints_are_one_line_naming_the_field(tmp_path, ray, says):
+    path = _agents_params(tmp_path, ray)
+    with pytest.raises(ParamsError) as caught:
+        load_params(path)
+    assert str(caught.value).startswith(f"{path}: {says}") and "\n" not in str(caught.value)
