@@ -117,4 +117,5 @@ def format_spread(result: BfclResult) -> Figure:
         title=f"Spread across formats ({params.confidence_level:.0%} bootstrap interval, items)",
     )  # fmt: skip
     ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     return cast(Figure, ax.figure)
