@@ -65,8 +65,9 @@ DEFAULT_SYSTEM_PROMPT = (
 ``_DEFAULT_SYSTEM_PROMPT`` in gorilla's ``bfcl_eval/constants/default_prompts.py`` (commit
 bc64944), the default format ``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&
 prompt_fmt=plaintext&style=classic`` as it was written then. At the pinned data commit 6ea5797
-the official default prompt is built by ``formulate_system_prompt`` and differs in three
-places (no space after "functions.", "json format", "].  You SHOULD NOT" on one line):
+the official default prompt is built by ``formulate_system_prompt`` and differs in line
+breaks and spaces (e.g. none after "functions.", "].  You SHOULD NOT" on one line) and in
+"json format":
 ``format_sensitivity.system_prompt(DEFAULT_CONFIG, docs, hints=1)`` gives that text
 (tests/bfcl/test_format_sensitivity.py). Kept unchanged so earlier runs' cached answers stay
 valid."""
