@@ -6,8 +6,9 @@ A cell computes in a run folder. The driver stays the only writer of its folders
 the cell's folder, sends the folder's files with the task, the worker computes in a private
 copy (``work`` gets the job with ``folder`` pointing there) and sends every file back, and
 the driver writes them into the cell's folder. So a cell resumes from what its folder holds
-wherever it ran, and two sweeps never write one folder at once. The job must be a
-``NamedTuple`` with a ``folder`` field (the sweep's ``CellJob``).
+wherever it ran, and two sweeps never write one folder at once. Such a job is a
+``NamedTuple`` with a ``folder`` field (the sweep's ``CellJob``); a job without one (the
+sweep's comparisons of cells) is sent as it is and locks nothing.
 
 Chains run their tasks one after another, chains of a phase in parallel (up to
 ``max_parallel``), phases one after another. A worker that dies is retried (as agent tasks
@@ -77,6 +78,12 @@ class RayCells:
         self.nodes: set[str] = set()
         """The nodes that computed cells (for the manifest)."""
         self.retried = 0
+        self.tasks = 0
+
+    def manifest(self) -> dict[str, Any]:
+        """What the sweep's ``manifest.json`` says of where its tasks ran."""
+        return {**self.executor.manifest(), "tasks": self.tasks, "retried": self.retried,
+                "nodes": sorted(self.nodes)}  # fmt: skip
 
     def run(
         self, phases: Sequence[Any], work: Callable[[Any], Any], *, timeout_s: float
@@ -113,7 +120,7 @@ class RayCells:
         while slot.chain:
             slot.task, slot.lost = slot.chain.popleft(), []
             try:
-                _lock(Path(slot.task.job.folder), time.monotonic() + timeout_s)
+                _lock(_folder(slot.task.job), time.monotonic() + timeout_s)
             except RunInUse as exc:
                 yield self.finished(slot.task.cell, None, f"RunInUse: {exc}", timeout_s)
                 continue
@@ -122,7 +129,7 @@ class RayCells:
 
     def _submit(self, slot: _Slot, work: Callable[[Any], Any]) -> None:
         job = slot.task.job
-        files = _read_folder(Path(job.folder))
+        files = _read_folder(_folder(job))
         settings = {name: os.environ[name] for name in SHIPPED_ENV if name in os.environ}
         slot.ref = self.executor.submit(compute_remotely, work, job, files, settings,
                                         hints=self.hints)  # fmt: skip
@@ -165,28 +172,41 @@ class RayCells:
                    f"(last: {slot.lost[-1]})")  # fmt: skip
             return self._end(slot, None, why, time.monotonic() - slot.submitted)
         except ray.exceptions.RayError as exc:
-            release_run(Path(slot.task.job.folder))
+            _release(_folder(slot.task.job))
             raise RemoteSetupError(
                 f"a Ray worker cannot compute sweep cells: {_remote_error(exc)}"
             ) from None
         self.nodes.add(node)
-        _write_folder(Path(slot.task.job.folder), files)
+        self.tasks += 1
+        if (folder := _folder(slot.task.job)) is not None:
+            _write_folder(folder, files)
         return self._end(slot, value, error, wall)
 
     def _end(self, slot: _Slot, value: Any, error: str | None, wall: float) -> Any:
-        release_run(Path(slot.task.job.folder))
+        _release(_folder(slot.task.job))
         return self.finished(slot.task.cell, value, error, wall)
 
     def _cancel(self, slot: _Slot) -> None:
         if slot.ref is not None:
             self.executor._ray.cancel(slot.ref, force=True)
-            release_run(Path(slot.task.job.folder))
+            _release(_folder(slot.task.job))
             slot.ref = None
 
 
-def _lock(folder: Path, deadline: float) -> None:
+def _folder(job: Any) -> Path | None:
+    """The run folder a job computes in (``None``: it has none)."""
+    folder = getattr(job, "folder", None)
+    return None if folder is None else Path(folder)
+
+
+def _release(folder: Path | None) -> None:
+    if folder is not None:
+        release_run(folder)
+
+
+def _lock(folder: Path | None, deadline: float) -> None:
     """The cell folder's lock for this process (waiting while another sweep holds it)."""
-    while True:
+    while folder is not None:
         try:
             lock_run(folder)
             return
@@ -196,9 +216,9 @@ def _lock(folder: Path, deadline: float) -> None:
             time.sleep(LOCK_POLL_S)
 
 
-def _read_folder(folder: Path) -> dict[str, bytes]:
+def _read_folder(folder: Path | None) -> dict[str, bytes]:
     """Every file of a run folder by relative path (the driver's lock files left out)."""
-    if not folder.is_dir():
+    if folder is None or not folder.is_dir():
         return {}
     return {
         str(path.relative_to(folder)): path.read_bytes()
@@ -231,12 +251,14 @@ def compute_remotely(
     if root and root not in sys.path:
         sys.path.insert(0, root)
     base = Path(tempfile.mkdtemp(prefix="evalbench-cell-"))
-    folder = base / Path(job.folder).name
+    folder = None if _folder(job) is None else base / Path(job.folder).name
     try:
-        _write_folder(folder, files)
+        if folder is not None:
+            _write_folder(folder, files)
+            job = job._replace(folder=folder)
         started = time.perf_counter()
         try:
-            value, error = work(job._replace(folder=folder)), None
+            value, error = work(job), None
         except Exception as exc:  # the cell failed: its error is the result
             value, error = None, f"{type(exc).__name__}: {_first_line(exc)}"
         return value, error, time.perf_counter() - started, _read_folder(folder)

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from evalbench import sources
+from evalbench import executors, sources
 from evalbench.freshness import run_inputs
 from evalbench.importers import READERS
 from evalbench.models.progress import progress_bar
@@ -295,10 +295,16 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
     )
 
 
-def executor_for(params: SweepParams) -> LocalExecutor:
-    """The local executor of the sweep's cells (``max_parallel`` worker processes)."""
-    setup = partial(prepare_worker, params.swept)
-    return LocalExecutor(params.sweep.max_parallel, setup=setup, preload=[__name__])
+def executor_for(params: SweepParams) -> CellExecutor:
+    """The executor of the sweep's cells: the Ray cluster's when one is chosen (``--executor``,
+    :func:`evalbench.executors.current`), else ``max_parallel`` local worker processes."""
+    remote = executors.current()
+    if remote is None:
+        setup = partial(prepare_worker, params.swept)
+        return LocalExecutor(params.sweep.max_parallel, setup=setup, preload=[__name__])
+    from evalbench.executors.ray_cells import RayCells
+
+    return RayCells(remote, params.sweep.max_parallel, Finished)
 
 
 def execute(
@@ -353,6 +359,8 @@ def run(run: Run[Any]) -> SweepResult:
     summaries = execute(params, jobs, executor)
     cells = [job.cell for job in jobs]
     compared = compare_all(params, cells, summaries, executor)
+    manifest = getattr(executor, "manifest", None)  # a cluster's: its nodes, tasks, retries
+    run.executor.update(manifest() if manifest is not None else {"name": "local"})
     result = analyse(params, cells, summaries, jobs[0].folder.parent, compared)
     run.write_records("cells", cell_records(result))
     run.write_records("comparisons", _plain(result.comparisons, ComparisonRecord))

@@ -35,7 +35,7 @@ from evalbench.studies import open_run
 pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = "tests.executors.ray_agents"
-TIMING = {"latency_s", "wall_s"}  # the only fields allowed to differ between executors
+TIMING = {"latency_s", "wall_s", "timing", "cpu_s"}  # the only fields that may differ by executor
 
 
 @pytest.fixture(scope="session")
@@ -348,36 +348,55 @@ def test_the_reference_agent_runs_on_a_worker_through_the_drivers_cache(
     assert loopback.count == 2  # the second run found both answers in the driver's cache
 
 
-def test_sweep_cells_on_ray_give_the_cells_of_a_local_sweep(on_ray, tmp_path, monkeypatch):
-    """The sweep's own cell function and plan, through the Ray cell executor: every cell's
-    folder holds what computing it here gives (timing aside), written by this process only
-    (no lock left behind)."""
-    from evalbench import executors
-    from evalbench.executors.ray_cells import RayCells
-    from evalbench.sweeps.executor import Finished
-    from evalbench.sweeps.study import cell_jobs, compute_cell, plan
+def test_a_sweep_on_ray_gives_the_cells_and_comparisons_of_a_local_sweep(
+    on_ray, tmp_path, monkeypatch
+):
+    """sweep_demo with one seed (4 cells), as ``evalbench run --executor ray`` runs it: its
+    cells and their comparisons are Ray tasks (sweeps.study.executor_for), and
+    cells.jsonl, comparisons.jsonl and every cell's records equal a local sweep's (timing
+    aside); the driver wrote the cell folders (no lock left); the manifest names the
+    cluster and its nodes."""
+    from evalbench.sweeps import study as sweep
 
-    def jobs(where: str) -> list:
+    def run_sweep(where: str, executor: str):
         monkeypatch.setenv(ENV_OUTPUTS, str(tmp_path / where))
-        return cell_jobs(open_run(ROOT / "params" / "sweep_demo.yaml", ["sweep.seeds=[0]"]))
+        monkeypatch.setenv(ENV_EXECUTOR, executor)
+        run = open_run(ROOT / "params" / "sweep_demo.yaml", ["sweep.seeds=[0]"])
+        run.finish(sweep.run(run))
+        return run
 
-    here = {job.cell.id: compute_cell(job) for job in jobs("local")}
-    remote = jobs("ray")
-    cells = RayCells(executors.current(), 2, Finished)
-    done = list(cells.run(plan(remote, False), compute_cell, timeout_s=300))
-    assert sorted(d.cell for d in done) == sorted(here) and len(here) == 4
-    assert all(d.error is None and d.value.status == "ok" for d in done), done
-    for d in done:
-        assert d.value.headlines == here[d.cell].headlines
-    for job in remote:
-        local = tmp_path / "local" / job.folder.relative_to(tmp_path / "ray")
-        names = sorted(p.name for p in (job.folder / "records").glob("*.jsonl"))
-        assert names == sorted(p.name for p in (local / "records").glob("*.jsonl"))
+    local, remote = run_sweep("local", "local"), run_sweep("ray", "ray")
+    cells = _records(remote, "cells")
+    assert len(cells) == 4 and all(c["status"] == "ok" and not c["reused"] for c in cells)
+    for name in ("cells", "comparisons"):
+        rows = [_without_timing(_cost_to_9(_records(r, name))) for r in (local, remote)]
+        assert rows[0] == rows[1], _differences(*rows)
+    for row in cells:
+        folders = [r.dir.parent / "cells" / row["run_id"] for r in (local, remote)]
+        names = sorted(p.name for p in (folders[1] / "records").glob("*.jsonl"))
+        assert names == sorted(p.name for p in (folders[0] / "records").glob("*.jsonl"))
         for name in names:
-            rows = [_without_timing(read_jsonl(f / "records" / name)) for f in (local, job.folder)]
-            assert rows[0] == rows[1], (job.folder, name)
-        assert not _locked(job.folder)  # released by this process once written
-    assert cells.nodes and all(n.startswith("127.0.0.1/") for n in cells.nodes)
+            rows = [_without_timing(read_jsonl(f / "records" / name)) for f in folders]
+            assert rows[0] == rows[1], (folders[1], name)
+        assert not _locked(folders[1])  # released by this process once written
+    executor = _manifest(remote)["executor"]
+    assert executor["requested"] == "ray" and executor["name"] == "ray"
+    assert executor["tasks"] == 4 + 3  # the cells, then 3 comparisons with the baseline cell
+    assert executor["nodes"] and all(n.startswith("127.0.0.1/") for n in executor["nodes"])
+    assert _manifest(local)["executor"] == {"requested": "local", "address": None, "name": "local"}
+
+
+def _cost_to_9(rows: list[dict]) -> list[dict]:
+    """Costs to 1e-9 USD: a run's cost is summed over its records in the order they were
+    written, which differs in the last bit when tasks end in another order (notes: T2)."""
+    return [{**r, "cost_usd": round(r["cost_usd"], 9)} if r.get("cost_usd") else r for r in rows]
+
+
+def _differences(rows: list[str], others: list[str]) -> list[str]:
+    """The fields in which two lists of rows (JSON texts) differ, row by row."""
+    pairs = [(json.loads(a), json.loads(b)) for a, b in zip(rows, others, strict=False)]
+    return [f"{k}: {a.get(k)!r} != {b.get(k)!r}" for a, b in pairs for k in a | b
+            if a.get(k) != b.get(k)]  # fmt: skip
 
 
 def _locked(folder: Path) -> bool:
