@@ -25,7 +25,8 @@ from evalbench.records import ResponseRecord
 
 from .checker import as_options, check, find_doc
 from .decode import decode
-from .format_sensitivity import Case, decode_output
+from .format_sensitivity import DEFAULT_CONFIG, Case, decode_output
+from .format_sensitivity import system_prompt as format_system_prompt
 from .java_js import check_java_js
 from .multi_turn import Step, check_multi_turn
 from .multi_turn_metrics import DETAIL_COLUMNS, multi_turn_detail
@@ -45,32 +46,6 @@ from .web_search import check_web_search
 PYTHON_HINT = " Note that the provided function is in Python 3 syntax."
 """Appended to every function description for Python categories, in both modes (official
 ``func_doc_language_specific_pre_processing``)."""
-DEFAULT_SYSTEM_PROMPT = (
-    "You are an expert in composing functions. You are given a question and a set of possible "
-    "functions. Based on the question, you will need to make one or more function/tool calls "
-    "to achieve the purpose.\n"
-    "If none of the functions can be used, point it out. If the given question lacks the "
-    "parameters required by the function, also point it out.\n"
-    "You should only return the function calls in your response.\n\n"
-    "If you decide to invoke any of the function(s), you MUST put it in the format of "
-    "[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]"
-    "\nYou SHOULD NOT include any other text in the response.\n\n"
-    "At each turn, you should try your best to complete the tasks requested by the user within "
-    "the current turn. Continue to output functions to call until you have fulfilled the "
-    "user's request to the best of your ability. Once you have no more functions to call, the "
-    "system will consider the current turn complete and proceed to the next turn or task.\n\n"
-    "Here is a list of functions in JSON format that you can invoke.\n{functions}\n"
-)
-"""The leaderboard's default prompting system prompt (Apache-2.0): the text of
-``_DEFAULT_SYSTEM_PROMPT`` in gorilla's ``bfcl_eval/constants/default_prompts.py`` (commit
-bc64944), the default format ``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&
-prompt_fmt=plaintext&style=classic`` as it was written then. At the pinned data commit 6ea5797
-the official default prompt is built by ``formulate_system_prompt`` and differs in line
-breaks and spaces (e.g. none after "functions.", "].  You SHOULD NOT" on one line) and in
-"json format":
-``format_sensitivity.system_prompt(DEFAULT_CONFIG, docs, hints=1)`` gives that text
-(tests/bfcl/test_format_sensitivity.py). Kept unchanged so earlier runs' cached answers stay
-valid."""
 OPENAI_TYPES = {
     "string": "string",
     "integer": "integer",
@@ -94,8 +69,12 @@ def hinted(functions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def system_prompt(functions: Sequence[dict[str, Any]]) -> str:
-    """The prompt-mode system prompt: instructions plus the function docs as JSON."""
-    return DEFAULT_SYSTEM_PROMPT.format(functions=json.dumps(hinted(functions), indent=4))
+    """The prompt-mode system prompt: the leaderboard's default format
+    (``ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=classic``)
+    built as the pinned bfcl-eval builds it (``formulate_system_prompt``), the function docs
+    as JSON, each description with :data:`PYTHON_HINT` once. Until this commit evalbench sent
+    the older text of gorilla bc64944, which differs in line breaks, spaces and "JSON"."""
+    return format_system_prompt(DEFAULT_CONFIG, functions, hints=1)
 
 
 def question_messages(item: Item) -> list[dict[str, str]]:

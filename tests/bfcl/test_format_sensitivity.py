@@ -239,25 +239,16 @@ def test_a_format_limit_without_the_category_is_refused():
         _params(categories=["simple_python"], format_limit_per_category=2)
 
 
-def test_the_default_format_with_one_hint_is_the_official_prompt_mode(all_cases, official):
+def test_prompt_mode_sends_the_official_default_prompt(all_cases, official):
+    """evalbench's prompt mode (scoring.prompt_messages) = the official chat prompt-mode
+    messages (system_prompt_pre_processing_chat_model, bfcl-eval 2026.3.23) of the first 5
+    items of each of the 8 categories. It failed on the older text of gorilla bc64944."""
     from evalbench.bfcl.data import load
-    from evalbench.bfcl.format_sensitivity import system_prompt
-    from evalbench.bfcl.scoring import question_messages
+    from evalbench.bfcl.scoring import prompt_messages
 
     categories = dict.fromkeys(case.item.category for case in all_cases)
     items = [item for cat in categories for item in load(cat)[:5]]
-    ours = []
-    for item in items:
-        asked = question_messages(item)
-        prompt = system_prompt(DEFAULT_CONFIG, item.functions, hints=1)
-        if asked[0]["role"] == "system":
-            asked[0] = {"role": "system", "content": f"{prompt}\n\n{asked[0]['content']}"}
-        else:
-            asked.insert(0, {"role": "system", "content": prompt})
-        ours.append(asked)
-    # official: system_prompt_pre_processing_chat_model on the first 5 items of each category
-    # (bfcl-eval 2026.3.23). evalbench's prompt mode (scoring.DEFAULT_SYSTEM_PROMPT) still
-    # has the older text of gorilla bc64944, which differs in spacing and "JSON"/"json".
+    ours = [prompt_messages(item) for item in items]
     assert len(ours) == 8 * 5 and _digest(ours) == official["prompt_mode"]
 
 
