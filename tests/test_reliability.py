@@ -436,25 +436,29 @@ def test_chaos_every_item_ends_with_exactly_one_record(tmp_path, loopback):
           f"{failed} items still failed after 2 retries")  # fmt: skip
 
 
-_RUN_IN_PROCESS = (
-    "import sys; from evalbench import gaia; from evalbench.studies import open_run; "
-    "sys.stdin.readline(); gaia.run(open_run(sys.argv[1]))"
-)
-
-
-def _waiting_study(path: Path) -> subprocess.Popen:
-    """The study process, imported and waiting for a line on stdin before it opens the run
-    (the next one imports while the one before it asks: the test waits for neither)."""
-    return subprocess.Popen([sys.executable, "-c", _RUN_IN_PROCESS, str(path)],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ, KEY_ENV: CANARY_KEY})  # fmt: skip
+# imports once, then for each line on stdin forks a study process (the study's run(), as the
+# notebook's kernel runs it), prints its pid, reaps it when it dies and prints "ended"
+_STUDIES = """
+import os, sys
+from evalbench import gaia
+from evalbench.studies import open_run
+for _ in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        gaia.run(open_run(sys.argv[1]))
+        os._exit(0)
+    print(pid, flush=True)
+    os.waitpid(pid, 0)
+    print("ended", flush=True)
+"""
 
 
 @pytest.mark.slow
 def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
-    """The study process (the study's run() without the notebook: the same Run, records and
+    """A study process (the study's run() without the notebook: the same Run, records and
     client) is killed with SIGKILL at 5 random moments while it asks; each time the server
-    may have seen at most the requests in flight then. The final rerun completes."""
+    may have seen at most the requests in flight then. The final rerun completes. The five
+    are forked from one process that imported evalbench once (~1.5 s CPU each otherwise)."""
     import random
 
     rng = random.Random(11)
@@ -462,21 +466,21 @@ def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
     loopback.latency = 0.2  # 15 answers/s: five kills cannot finish the study
     path = _study(tmp_path, loopback, n=n, max_concurrency=concurrency)
     recorded, bound = 0, 0
-    proc = _waiting_study(path)
+    studies = subprocess.Popen([sys.executable, "-c", _STUDIES, str(path)], text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True, env={**os.environ, KEY_ENV: CANARY_KEY})  # fmt: skip
     try:
         for _ in range(5):
             before = loopback.count
-            proc.stdin.write(b"go\n")
-            proc.stdin.flush()
-            after = _waiting_study(path)
+            studies.stdin.write("go\n")
+            studies.stdin.flush()
+            pid = int(studies.stdout.readline())
             deadline = time.monotonic() + 60
             while loopback.count == before and time.monotonic() < deadline:
                 time.sleep(0.01)  # it is asking
             time.sleep(rng.uniform(0.25, 0.8))  # at least one answer back
-            proc.kill()
-            proc.wait(30)
-            proc.stdin.close()
-            proc = after
+            os.kill(pid, signal.SIGKILL)
+            assert studies.stdout.readline() == "ended\n"  # dead and reaped
             bound += concurrency  # at most this many were in flight at the kill
             run_dir = _run_dir("gaia_test")
             now = len(_responses(run_dir))
@@ -484,9 +488,10 @@ def test_kill_9_at_five_random_moments_then_rerun(tmp_path, loopback):
             assert loopback.count <= now + bound  # only what was in flight was paid twice
             recorded = now
     finally:
-        proc.kill()  # the one still waiting (or the one asking, after a failure)
-        proc.wait(30)
-        proc.stdin.close()
+        os.killpg(studies.pid, signal.SIGKILL)  # and a study still asking, after a failure
+        studies.wait(30)
+        studies.stdin.close()
+        studies.stdout.close()
     loopback.latency = 0.0  # the rerun only has to finish
     result = run_study(path, warm=True)
     assert result.status == "ok", result.reason
