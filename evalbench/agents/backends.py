@@ -343,6 +343,17 @@ def _contained(argv: list[str]) -> list[str]:
     return argv
 
 
+def pid_namespaces() -> bool:
+    """Whether a command can run in a PID namespace of its own (root and util-linux unshare)."""
+    return _pid_namespaces()
+
+
+def contained(argv: list[str]) -> list[str]:
+    """``argv`` wrapped so that killing its process group kills every descendant, daemons
+    that called setsid() included, where PID namespaces are available (else ``argv``)."""
+    return _contained(argv)
+
+
 async def _communicate(proc: Any, payload: bytes) -> tuple[bytes, bytes, bool]:
     """Send the task, read stdout (bounded) and stderr together until the process ends."""
 

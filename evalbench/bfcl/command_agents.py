@@ -1,7 +1,8 @@
 """Users' command agents on BFCL's multi-turn items: one process per conversation, JSON lines.
 
 A system ``provider: command`` with ``argv: [program, args...]`` is started once per
-multi-turn item (no shell, in a private temporary folder, in a process group of its own) and
+multi-turn item (no shell, in a private temporary folder, in a process group of its own and,
+where PID namespaces are available, a PID namespace of its own, as GAIA's command agents) and
 converses over stdin/stdout, one JSON object per line:
 
 - evalbench writes ``{"turn": {...}}`` at the start of each turn (the same dict a Python
@@ -10,7 +11,7 @@ converses over stdin/stdout, one JSON object per line:
   backends (evalbench's, kept across turns); evalbench answers ``{"result": "<string>"}``;
 - the agent writes ``{"answer": text}`` (a string or null) to end the turn;
 - after the last turn, or when the conversation is stopped, evalbench closes stdin and
-  kills the process group.
+  kills the process group (and with it the namespace: descendants that called setsid() too).
 
 Limits (the system's ``limits:``) are the Python agents': a call past ``max_steps`` in one
 turn force-quits the conversation (evalbench writes ``{"over": reason}`` first), and past
@@ -29,12 +30,14 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalbench.agents.backends import contained
 from evalbench.agents.types import AgentLimits, SystemSpec
 
 from .conversation import Conversation, Reply, ToolCallReply
@@ -138,10 +141,13 @@ async def converse_command(argv: list[str], talk: Conversation, limits: AgentLim
     """Play ``talk`` with one process of ``argv`` under ``limits`` (see the module
     docstring); ``talk`` ends done, force-quit, stopped or failed, and nothing the agent
     started in its process group is left running."""
+    if shutil.which(argv[0]) is None:  # in a namespace, exec fails inside unshare instead
+        talk.fail(f"cannot start {argv[0]!r}: not an executable program")
+        return
     with tempfile.TemporaryDirectory(prefix="bfcl-command-agent-") as workdir:
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                *contained(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=workdir, start_new_session=True,
                 limit=MAX_LINE_BYTES,
             )  # fmt: skip

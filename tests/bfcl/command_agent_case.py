@@ -4,7 +4,8 @@
 
 ``scripted`` makes the calls of python_agent_cases.SCRIPT for its item and turn, then
 answers (with the last result it got; each turn's item id appended to PID_FILE, when given); ``busy`` lists the folder until stopped; ``hang`` starts a child that sleeps, writes
-both process ids to PID_FILE and waits forever; ``malformed`` prints a line that is not JSON; ``long`` a line of 1.1 MB;
+both process ids to PID_FILE and waits forever; ``daemon MARK`` starts a child in a session of
+its own (setsid) sleeping with MARK on its command line, then waits forever; ``malformed`` prints a line that is not JSON; ``long`` a line of 1.1 MB;
 ``exit`` exits with status 3 before answering.
 """
 
@@ -41,8 +42,13 @@ def play(mode: str, turn: dict) -> None:
         for _ in range(100):
             if "result" not in send({"call": "ls", "arguments": {}}):
                 return
+    if mode == "daemon":  # a descendant that leaves the agent's process group
+        code = "import sys, time; time.sleep(60)"
+        subprocess.Popen([sys.executable, "-c", code, sys.argv[2]], start_new_session=True)
+        time.sleep(60)
     if mode == "hang":
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        code = "import sys, time; time.sleep(60)"  # PID_FILE on its command line: findable
+        child = subprocess.Popen([sys.executable, "-c", code, sys.argv[2]])
         Path(sys.argv[2]).write_text(f"{child.pid} {os.getpid()}")
         time.sleep(60)
     if len(sys.argv) > 2:

@@ -14,6 +14,7 @@ import pytest
 from bfcl.category_cases import ITEM
 
 from evalbench import bfcl
+from evalbench.agents import backends as agent_backends
 from evalbench.agents.types import AgentLimits
 from evalbench.bfcl import backends
 from evalbench.bfcl.command_agents import converse_command
@@ -70,8 +71,45 @@ def test_a_hanging_command_agent_is_killed_with_everything_it_started(tmp_path):
     assert time.monotonic() - started < 3
     assert talk.force_quit and talk.error is None and talk.result == [[]]
     assert talk.events[-1]["result"] == "(stopped: no answer within max_time_s=1)"
-    child, agent = (int(pid) for pid in pids.read_text().split())
-    assert not _alive(child) and not _alive(agent)
+    assert len(pids.read_text().split()) == 2  # it had started its child
+    # (process ids inside the agent's PID namespace mean nothing here: find them by the
+    # PID_FILE path on both command lines)
+    deadline = time.monotonic() + 2
+    while _marked(str(pids)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _marked(str(pids)), "the agent or its child is still running"
+
+
+def _marked(mark: str) -> bool:
+    """Whether a live (not zombie) process has ``mark`` on its command line."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if (
+                proc.name.isdigit()
+                and mark in (proc / "cmdline").read_text()
+                and _alive(int(proc.name))
+            ):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_a_descendant_that_called_setsid_is_killed_too():
+    """The agent runs in a PID namespace of its own (as GAIA's command agents do): killing
+    it kills a daemon that left its process group."""
+    if not agent_backends.pid_namespaces():
+        pytest.skip("needs root and util-linux unshare (PID namespaces)")
+    mark = f"evalbench-bfcl-daemon-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        talk = _talk("daemon", mark, max_time_s=1.0)
+        assert talk.force_quit and talk.error is None
+        deadline = time.monotonic() + 2
+        while _marked(mark) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _marked(mark), "the daemon the agent started is still running"
+    finally:
+        os.system(f"pkill -9 -f {mark} >/dev/null 2>&1")
 
 
 def test_a_malformed_line_is_an_error_record_naming_it():
