@@ -24,11 +24,31 @@ def _mirror() -> Path | None:
     return Path(value) if value and Path(value).is_dir() else None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (it runs in each worker)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Slow tests first (otherwise in file order): in two pytest-xdist processes the long
     ones start early and the many short ones fill in at the end, so neither process is left
     finishing a long test alone while the other has nothing to do."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if getattr(config.option, "loadgroup", False):  # a worker of `--dist loadgroup`
+        _mark_xdist_groups(items)
+
+
+def _mark_xdist_groups(items: list[pytest.Item]) -> None:
+    """Give each ``xdist_group`` test the ``@group`` node id suffix the scheduler groups by.
+
+    pytest-xdist 3.8 appends it to ``item._nodeid``, which pytest 9.2 no longer reads (node
+    ids are ``item._id``, a ``NodeId``), so grouped tests ran on any worker: the agent tests
+    killing each other's processes, a Ray cluster per worker (pytest-xdist#1386).
+    """
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})  # fmt: skip
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)  # type: ignore[attr-defined]
 
 
 @pytest.fixture

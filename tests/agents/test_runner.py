@@ -46,6 +46,13 @@ ENTRY = "tests.agents.example_agent"
 example_agent = sys.modules[load_entrypoint(f"{ENTRY}:answer").__module__]  # as agents see it
 
 
+def test_under_dist_loadgroup_this_file_is_one_xdist_group(request):
+    # `make test` (pytest-xdist --dist loadgroup) schedules by the node id's "@group" suffix
+    # (tests/conftest.py: pytest-xdist 3.8 no longer sets it under pytest 9.2)
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@agent_marks")
+
+
 def _dataset(tmp_path: Path, answers: list[str], with_csv: bool = False) -> Path:
     folder = gaia_dataset(tmp_path, answers)
     if with_csv:
