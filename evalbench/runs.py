@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import platform
 import subprocess
@@ -566,7 +567,7 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         cached=("cached", "sum"),
         prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"),
-        cost_usd=("cost_usd", "sum"),
+        cost_usd=("cost_usd", math.fsum),  # exactly rounded: the same in any order
     )
     counts = ["cached", "prompt_tokens", "completion_tokens"]  # float only for their gaps
     out[counts] = out[counts].astype("int64")
