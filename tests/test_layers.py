@@ -226,6 +226,7 @@ def test_every_benchmark_has_the_package_shape(bench: str) -> None:
     assert not missing, f"evalbench/{bench}/ lacks {missing}"
 
 
+@pytest.mark.slow  # over ~1 s
 def test_no_module_breaks_a_layer_rule() -> None:
     problems = [p for path in _modules() for p in layer_violations(path)]
     assert not problems, "\n".join(problems)

@@ -3,6 +3,8 @@ it: on the GAIA demo suite, every task answered, none an error."""
 
 from __future__ import annotations
 
+import pytest
+
 from evalbench import gaia
 from evalbench.studies import open_run
 
@@ -19,6 +21,7 @@ systems:
 """
 
 
+@pytest.mark.slow  # over ~1 s
 def test_the_readme_example_agent_answers_every_demo_task(tmp_path):
     path = tmp_path / "my_agent.yaml"
     path.write_text(README_PARAMS)

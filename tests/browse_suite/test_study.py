@@ -37,6 +37,7 @@ def _validate(run):
                 record_type.model_validate(row)
 
 
+@pytest.mark.slow  # over ~1 s
 def test_the_demo_suite_runs_offline_and_counts_every_state(tmp_path):
     run, result = _run("params/browse_suite_demo.yaml")
     assert len(result.site) == 30 and set(result.site["status"]) == {200}

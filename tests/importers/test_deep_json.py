@@ -63,6 +63,7 @@ def gaia_run_folder(tmp_path) -> Path:
     return run
 
 
+@pytest.mark.slow  # over ~1 s
 def test_deep_inspect_logs_are_one_line_too(inspect_ai, tmp_path):
     """Already so (inspect's reader raises, its error becomes one line): kept that way."""
     import zipfile

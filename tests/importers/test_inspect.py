@@ -75,6 +75,7 @@ def test_two_inspect_runs_compare_item_by_item(inspect_ai, tmp_path):
     assert set(tests["slice_value"]) == {"all", "arith", "math"}
 
 
+@pytest.mark.slow  # over ~1 s
 def test_several_epochs_use_the_reductions_inspect_wrote(inspect_ai, tmp_path):
     path = run_eval(tmp_path / "e", RIGHT_A, epochs=2)
     run = read_outcomes(path)

@@ -191,6 +191,7 @@ class _Errors(logging.Handler):
         self.records.append(record)
 
 
+@pytest.mark.slow  # over ~1 s
 def test_bodies_in_flight_are_capped_and_a_dropped_upload_frees_its_place(tmp_path):
     """max_uploads 2: two half-sent bodies hold both places (a third submit gets 503); the
     client dropping one frees it (no traceback logged), and the other times out (408) and
