@@ -111,7 +111,10 @@ class LocalWeb:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="browse-suite-web")
+        # shutdown() waits for serve_forever's next poll (every 0.5 s by default)
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.05,), name="browse-suite-web"
+        )
         self._thread.daemon = True
         self._thread.start()
         return self

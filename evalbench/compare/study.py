@@ -46,7 +46,7 @@ def _ensure(inputs: list[InputRun]) -> tuple[list[InputRun], list[str]]:
     for item in inputs:
         file = item.params_file
         if item.path is None and file is not None:
-            result = run_study(file, item.overrides)
+            result = run_study(file, item.overrides, warm=True)  # one nested kernel for all
             if result.status not in PUBLISHED or result.run_dir is None:
                 raise OutcomeError(
                     f"runs.{item.position}: rendering {file.name} "
