@@ -2,7 +2,7 @@
 
 Tests that render a study in-process pass ``warm=True`` to ``run_study`` (as ``make report``
 renders): the kernel and its imports are paid once per test process, not once per study
-(``make test`` runs two processes, pytest-xdist). Tests about a fresh kernel, and every
+(``make test`` runs three processes, pytest-xdist). Tests about a fresh kernel, and every
 ``evalbench run`` a test starts as a process, still start their own.
 """
 
@@ -26,9 +26,9 @@ def _mirror() -> Path | None:
 
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (it runs in each worker)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Slow tests first (otherwise in file order): in two pytest-xdist processes the long
-    ones start early and the many short ones fill in at the end, so neither process is left
-    finishing a long test alone while the other has nothing to do."""
+    """Slow tests first (otherwise in file order): in pytest-xdist processes the long ones
+    start early and the many short ones fill in at the end, so no process is left finishing
+    a long test alone while the others have nothing to do."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     if getattr(config.option, "loadgroup", False):  # a worker of `--dist loadgroup`
         _mark_xdist_groups(items)
