@@ -44,7 +44,7 @@ class _DeepReply(BaseHTTPRequestHandler):
 
 def test_a_deep_reply_from_an_endpoint_is_a_malformed_response(monkeypatch):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _DeepReply)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")

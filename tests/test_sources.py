@@ -88,7 +88,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def file_server():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield server
     server.shutdown()
