@@ -101,20 +101,20 @@ def format_accuracy(result: BfclResult) -> Figure:
 
 
 def format_spread(result: BfclResult) -> Figure:
-    """Per prompting system, the largest accuracy difference between two formats with its
-    bootstrap interval, beside what shuffling each item's answers across formats gives."""
+    """Per prompting system, the largest accuracy difference between two formats (a diamond)
+    beside what shuffling each item's answers across formats gives (mean and central range):
+    a diamond inside the range is what a format-blind system would show."""
     if result.formats is None or not len(result.formats):
         raise ValueError("format_spread: format sensitivity was not studied in this run")
     params = result.params
     spread = metrics.format_spread(result.formats, seed=params.seed, level=params.confidence_level,
                                    rounds=params.bootstrap_rounds)  # fmt: skip
-    spread = spread.rename(columns={"max_delta": "largest difference",
-                                    "null_max_delta": "no format effect (shuffled)"})  # fmt: skip
+    shuffled = f"no format effect: shuffled mean, {params.confidence_level:.0%} range"
+    spread = spread.rename(columns={"max_delta": "observed", "null_max_delta": shuffled})
     ax = plots.forest(
-        spread, label="system", estimate="largest difference", low="max_delta_low",
-        high="max_delta_high", truth="no format effect (shuffled)",
-        xlabel="best format's accuracy − worst format's",
-        title=f"Spread across formats ({params.confidence_level:.0%} bootstrap interval, items)",
+        spread, label="system", estimate=shuffled, low="null_low", high="null_high",
+        truth="observed", xlabel="best format's accuracy − worst format's",
+        title="Largest difference between formats vs what item noise alone gives",
     )  # fmt: skip
     ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")

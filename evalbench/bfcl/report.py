@@ -488,7 +488,7 @@ def multi_turn_truth_sentence(result: BfclResult) -> str:
 
 def format_sentence(result: BfclResult) -> str:
     """Per system asked the formats: its best and worst format, the largest difference and
-    the standard deviation across formats with their bootstrap intervals (or why none)."""
+    the standard deviation across formats beside what shuffling gives (or why none)."""
     if result.formats is None and FORMAT_SENSITIVITY in result.params.categories:
         return (
             "<p>Format sensitivity was not asked: no live system is asked in prompt mode (the "
@@ -511,14 +511,13 @@ def _spread_sentence(row: dict[str, Any], result: BfclResult) -> str:
     simulated = row["system"] in result.simulated
     text = display.fill(
         "{s} ({kind}, {n} items × {k} formats): from {lo:.1%} ({worst}) to {hi:.1%} ({best}); "
-        "largest difference {d:.1%} [{dl:.1%}, {dh:.1%}], standard deviation {sd:.1%} "
-        "[{sl:.1%}, {sh:.1%}]; with no format effect these items would give a largest "
-        "difference of {null:.1%} on average (permutation p = {p:.3f}).",
+        "largest difference {d:.1%}, standard deviation {sd:.1%}; with no format effect these "
+        "items would give a largest difference of {null:.1%} and a standard deviation of "
+        "{nsd:.1%} on average (permutation p = {p:.3f} for the largest difference).",
         s=row["system"], kind=system_kind(result, row["system"]), n=row["items"],
         k=row["formats"], lo=row["worst_accuracy"], worst=row["worst"], hi=row["best_accuracy"],
-        best=row["best"], d=row["max_delta"], dl=row["max_delta_low"], dh=row["max_delta_high"],
-        sd=row["std"], sl=row["std_low"], sh=row["std_high"], null=row["null_max_delta"],
-        p=row["p_value"],
+        best=row["best"], d=row["max_delta"], sd=row["std"], null=row["null_max_delta"],
+        nsd=row["null_std"], p=row["p_value"],
     )  # fmt: skip
     if simulated:
         text += (
@@ -548,20 +547,23 @@ FORMAT_CAPTION = (
 
 def format_spread_table(result: BfclResult) -> pd.DataFrame:
     """Per system: worst and best format, largest difference and standard deviation across
-    formats with bootstrap intervals (:func:`~.metrics.format_spread`)."""
+    formats beside what shuffling gives (:func:`~.metrics.format_spread`)."""
     if result.formats is None or not len(result.formats):
         return pd.DataFrame()
     params = result.params
     spread = metrics.format_spread(result.formats, seed=params.seed, level=params.confidence_level,
                                    rounds=params.bootstrap_rounds)  # fmt: skip
-    return display.fold_intervals(spread, ["max_delta", "std"])
+    return spread
 
 
 FORMAT_SPREAD_CAPTION = (
     "How much the format moves accuracy: largest difference between two formats (the "
-    "leaderboard's Max Delta) and standard deviation across formats [seeded bootstrap "
-    "interval over items, an item's answers in every format resampled together]; "
-    "null_max_delta: the mean largest difference with each item's answers shuffled across "
-    "formats (no format effect), p_value: how often that reaches the observed one"
+    "leaderboard's Max Delta) and standard deviation across formats (its Std); null_max_delta "
+    "and null_std: their means with each item's answers shuffled across formats (no format "
+    "effect: what item noise alone gives on these items), null_low-null_high: the central "
+    "range of the shuffled largest differences (the confidence level), p_value: how often the "
+    "shuffled "
+    "largest difference reaches the observed one. No bootstrap interval: resampling items "
+    "inflates a largest difference further, so its interval would not cover the truth"
 )
 """Caption of :func:`format_spread_table`."""
