@@ -131,8 +131,7 @@ def test_generation_sentences_by_hand() -> None:
     assert info["mean attempts per valid problem"] == pytest.approx((1 + 2 + 1) / 3)
     assert info["declared topic differs from the requested one"] == 1  # p3
     assert report.validity_note(result) == (
-        "<p>1 slot had no valid output after 2 attempts and is missing from the "
-        "dataset: p4.</p>"
+        "<p>1 slot had no valid output after 2 attempts and is missing from the dataset: p4.</p>"
     )
     all_valid = result._replace(generation=result.generation._replace(invalid=INVALID.iloc[:0]))
     assert report.validity_note(all_valid) == "<p>Every generator output was valid.</p>"
