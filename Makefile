@@ -54,7 +54,7 @@ check: $(STAMP)        ## lint, format check, types
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)        ## performance benchmarks, side by side with peers -> outputs/bench/*.json
-	-$(PY) tests/bench_peers.py   # FastChat + Arena-Hard files, a bfcl-eval venv (outputs/bench/peers)
+	-$(PY) tests/bench_peers.py   # FastChat + Arena-Hard files, a bfcl-eval venv (~/.cache/evalbench/bench-peers)
 	$(PY) tests/bench_models.py
 	$(PY) tests/bench_bfcl.py
 	$(PY) tests/bench_arena.py

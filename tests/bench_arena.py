@@ -20,7 +20,7 @@ Rows:
   rest extrapolated and labelled so.
 
 Each peer runs in a process of its own (its memory apart from ours) from the files
-``tests/bench_peers.py arena`` puts in ``outputs/bench/peers/``; without them the row says
+``tests/bench_peers.py arena`` puts in its ``PEERS`` folder; without them the row says
 how to get them and is skipped. Every method fits the same battles; the point ratings are
 compared with ours.
 """
@@ -45,11 +45,12 @@ import scipy
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_peers import PEERS  # noqa: E402
+
 from evalbench import ratings  # noqa: E402
 from evalbench.records import to_json, write_atomic  # noqa: E402
 
 OUTPUTS = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs")
-PEERS = OUTPUTS / "bench" / "peers"
 PEER_FILES = {"fastchat": "fastchat_rating_systems.py", "arena_hard": "arena_hard_utils_math.py"}
 
 

@@ -40,12 +40,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_peers import PEERS
+
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = int(os.environ.get("BENCH_REPEATS", 5))
 TARGET_ITEMS_PER_S = 25_000
 PEER_ENV = "EVALBENCH_BFCL_PEER_PYTHON"
 OUTPUTS = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs")
-DEFAULT_PEER = OUTPUTS / "bench" / "peers" / "bfcl-venv" / "bin" / "python"
+DEFAULT_PEER = PEERS / "bfcl-venv" / "bin" / "python"
 
 # Runs in the peer virtualenv: the official per-entry evaluation, timed on the same entries.
 OFFICIAL = r"""

@@ -1,7 +1,8 @@
 """Set up the peers ``make bench`` times evalbench against (never committed, never in .venv).
 
 ``python tests/bench_peers.py [arena] [bfcl]`` (default: both) puts them under
-``$EVALBENCH_OUTPUTS/bench/peers/`` (default ``outputs/bench/peers/``, git-ignored):
+:data:`PEERS`, ``bench-peers/`` in evalbench's cache folder (``EVALBENCH_CACHE``, default
+``~/.cache/evalbench``): third-party code and a virtualenv, not evalbench's outputs:
 
 * ``arena``: the rating code of FastChat (``fastchat/serve/monitor/rating_systems.py``:
   ``compute_bt``, ``compute_bootstrap_bt``) and of Arena-Hard v0.1 (``utils_math.py``:
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import subprocess
 import sys
 import urllib.request
@@ -32,7 +32,11 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PEERS = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs") / "bench" / "peers"
+sys.path.insert(0, str(ROOT))
+from evalbench.settings import get_settings  # noqa: E402
+
+PEERS = get_settings().cache_dir / "bench-peers"
+"""Where the peers live; bench_arena.py and bench_bfcl.py read them here."""
 
 ARENA_FILES = {
     "fastchat_rating_systems.py": (

@@ -5,7 +5,7 @@ Two steps, two Python environments (bfcl-eval's model handlers need tree-sitter,
 evalbench's environment does not install):
 
     EVALBENCH_DATA_MIRROR=... .venv/bin/python tests/bfcl/make_format_oracle.py answers /tmp/fs.json
-    outputs/bench/peers/bfcl-venv/bin/python tests/bfcl/make_format_oracle.py official /tmp/fs.json
+    ~/.cache/evalbench/bench-peers/bfcl-venv/bin/python tests/bfcl/make_format_oracle.py official /tmp/fs.json
 
 ``answers`` writes model answers in every format (simulated answers to every 7th case, with
 planned mistakes, and hand-written tricky ones); ``official`` adds, from the installed
