@@ -274,6 +274,24 @@ def convert_name(name: str, underscore_to_dot: bool) -> str:
     return name.replace(".", "_") if underscore_to_dot and "." in name else name
 
 
+def name_and_required(doc: dict[str, Any], call: Call, underscore_to_dot: bool) -> Failure | None:
+    """The first two checks of the official ``simple_function_checker`` (any language): the
+    function's name (official ``convert_func_name``), then every required parameter given."""
+    name = convert_name(doc["name"], underscore_to_dot)
+    if call.name != name:
+        return Failure(
+            "simple_function_checker:wrong_func_name",
+            f"Function name {name!r} not found in model output.",
+        )
+    for param in doc["parameters"].get("required", []):
+        if param not in call.args:
+            return Failure(
+                "simple_function_checker:missing_required",
+                f"Missing required parameter: {param!r}.",
+            )
+    return None
+
+
 def _matches(
     doc: dict[str, Any],
     call: Call,
@@ -298,21 +316,10 @@ def _simple(
     memo: _Memo,
 ) -> Failure | None:
     accepted = next(iter(answer.values()))
-    name = doc["name"]
-    if underscore_to_dot and "." in name:  # convert_name, inline: this runs per call
-        name = name.replace(".", "_")
-    if call.name != name:
-        return Failure(
-            "simple_function_checker:wrong_func_name",
-            f"Function name {name!r} not found in model output.",
-        )
+    fail = name_and_required(doc, call, underscore_to_dot)
+    if fail is not None:
+        return fail
     props = doc["parameters"]["properties"]
-    for param in doc["parameters"].get("required", []):
-        if param not in call.args:
-            return Failure(
-                "simple_function_checker:missing_required",
-                f"Missing required parameter: {param!r}.",
-            )
     for param, value in call.args.items():
         if param not in props or param not in accepted:
             return Failure(

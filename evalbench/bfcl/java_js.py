@@ -27,8 +27,8 @@ from typing import Any
 from .checker import (
     Check,
     Failure,
-    convert_name,
     missing_optional,
+    name_and_required,
     type_check,
     value_check,
 )
@@ -273,19 +273,10 @@ def _simple(item: Item, call: Call, underscore_to_dot: bool) -> Failure | bool:
     """The official check of one call: a Failure, or whether a special value check ran."""
     doc = item.functions[0]
     _, accepted = next(iter((item.possible_answer or [])[0].items()))
-    expected_name = convert_name(doc["name"], underscore_to_dot)
-    if call.name != expected_name:
-        return Failure(
-            "simple_function_checker:wrong_func_name",
-            f"Function name {expected_name!r} not found in model output.",
-        )
+    failure = name_and_required(doc, call, underscore_to_dot)
+    if failure is not None:
+        return failure
     props = doc["parameters"]["properties"]
-    for param in doc["parameters"].get("required", []):
-        if param not in call.args:
-            return Failure(
-                "simple_function_checker:missing_required",
-                f"Missing required parameter: {param!r}.",
-            )
     special = False
     for param, value in call.args.items():
         if param not in props or param not in accepted:
