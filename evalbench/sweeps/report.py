@@ -239,10 +239,7 @@ def baseline_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
             "n": rows["n"],
             "baseline": rows["mean_a"],
             "cell mean": rows["mean_b"],
-            "change [interval]": [
-                f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-                for d, lo, hi in zip(rows["difference"], rows["low"], rows["high"], strict=True)
-            ],
+            "change [interval]": _changes(rows),
             "test": [t.split(" (")[0] for t in rows["test"]],
             "p": [_p(p) for p in rows["p"]],
             "Holm": [_p(p) for p in rows["p_holm"]],
@@ -353,6 +350,14 @@ def cost_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
     return frame, caption
 
 
+def _changes(rows: pd.DataFrame) -> list[str]:
+    """Each row's ``difference [low, high]`` signed to 3 decimals; "—" where not computed."""
+    return [
+        f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]" if d is not None and math.isfinite(d) else "—"
+        for d, lo, hi in zip(rows["difference"], rows["low"], rows["high"], strict=True)
+    ]
+
+
 def best_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
     """The best configuration against every other, pooled over seeds."""
     best = result.best
@@ -363,10 +368,7 @@ def best_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
             "config": best["config"],
             "system": best["system"],
             "items × seeds": best["n"],
-            "change vs best [interval]": [
-                "—" if not math.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-                for d, lo, hi in zip(best["difference"], best["low"], best["high"], strict=True)
-            ],
+            "change vs best [interval]": _changes(best),
             "test": [t.split(" (")[0] for t in best["test"]],
             "p": [_p(p) for p in best["p"]],
             "Holm": [_p(p) for p in best["p_holm"]],
