@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+HOLD_S = 10.0
+"""The longest :attr:`LoopbackServer.hold` keeps an answer back."""
+
 
 @dataclass
 class Reply:
@@ -135,6 +138,10 @@ class LoopbackServer:
         """When set, chat requests are rate-limited (see :class:`RateLimit`)."""
         self.rejected = 0
         """Chat requests refused with 429 by :attr:`rate_limit`."""
+        self.on_request: Callable[[int], None] | None = None
+        """Called (in the server's thread) with the number of requests so far as each arrives."""
+        self.hold: threading.Event | None = None
+        """When set to an Event, answers wait until it is set (at most :data:`HOLD_S`)."""
         self._levels: dict[str, float] = {}
         self._stamp = 0.0
         self.files: dict[str, bytes] = {}
@@ -168,7 +175,7 @@ class LoopbackServer:
             self._script.extend(steps)
 
     def reset(self) -> None:
-        """Forget requests, script and the in-flight maximum."""
+        """Forget requests, script, hooks and the in-flight maximum."""
         with self._lock:
             self.requests.clear()
             self.arrivals.clear()
@@ -184,6 +191,8 @@ class LoopbackServer:
             self.batch_plans.clear()
             self.batch_reply = None
             self.batch_creates = self.batch_polls = self.uploads = 0
+            self.on_request = None
+            self.hold = None
 
     def release_batches(self) -> None:
         """Let held batches (``BatchPlan(hold=True)``) go on."""
@@ -262,7 +271,10 @@ class LoopbackServer:
                 step = self.chaos.draw()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.on_request is not None:
+                self.on_request(len(self.requests))
         try:
+            await self._held()
             if limited is not None and limited[0]:  # refused at once, as a real limiter does
                 _write(writer, 429, _error_body("rate limit reached"), limited[1])
                 await writer.drain()
@@ -308,6 +320,11 @@ class LoopbackServer:
             wait = max(short)
             headers |= {"retry-after-ms": f"{1000 * wait:.0f}", "retry-after": f"{wait:.3f}"}
         return bool(short), headers
+
+    async def _held(self) -> None:
+        hold, deadline = self.hold, time.monotonic() + HOLD_S
+        while hold is not None and not hold.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
     async def _respond(
         self, step: Reply | Fault | None, payload: dict[str, Any], writer: Any,

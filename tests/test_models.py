@@ -479,20 +479,19 @@ def test_stop_starts_no_new_request_and_keeps_those_in_flight(loopback):
     # is sent (what run_sync does on Ctrl-C).
     from evalbench.models.client import STOP
 
-    loopback.latency = 0.3
+    # The server holds every answer until STOP is set, and sets it when the 4th request
+    # arrives: whatever the machine's load, no answer returns before the stop.
+    loopback.hold = STOP
+    loopback.on_request = lambda n: STOP.set() if n == 4 else None
     client = client_for(loopback, max_concurrency=4)
     done = []
     jobs = [Job(f"k{i}", ChatRequest(messages=[{"role": "user", "content": f"{i}"}]))
             for i in range(20)]  # fmt: skip
 
     async def go():
-        task = asyncio.ensure_future(
-            agenerate(client, jobs, on_result=lambda j, r: done.append(j.key), progress=False)
+        return await agenerate(
+            client, jobs, on_result=lambda j, r: done.append(j.key), progress=False
         )
-        while loopback.count < 4:
-            await asyncio.sleep(0.01)
-        STOP.set()
-        return await task
 
     try:
         results = asyncio.run(go())
