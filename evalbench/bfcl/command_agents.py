@@ -34,11 +34,11 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from evalbench.agents.backends import contained
 from evalbench.agents.types import AgentLimits, SystemSpec
+from evalbench.processes import group_running
 
 from .conversation import Conversation, Reply, ToolCallReply
 from .python_agents import turn_input
@@ -197,21 +197,9 @@ async def _group_gone(group: int) -> None:
             os.killpg(group, 0)
         except (ProcessLookupError, PermissionError):
             return
-        if not _running_in(group):
+        if not group_running(group):
             return
         await asyncio.sleep(0.01)
-
-
-def _running_in(group: int) -> bool:
-    """Whether a process of ``group`` is alive and not a zombie (one scan of /proc)."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, _, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
-        except (OSError, ValueError):
-            continue  # gone meanwhile
-        if pgrp == str(group) and state != "Z":
-            return True
-    return False
 
 
 async def _tail(stream: asyncio.StreamReader) -> bytes:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple, Protocol
 
+from evalbench.processes import wait_group_gone
+
 
 class Task(NamedTuple):
     """One unit of work: a cell id and the (picklable) input of the work function."""
@@ -245,7 +247,8 @@ def _wait(busy: list[_Slot], timeout_s: float) -> list[tuple[_Slot, Finished]]:
 
 
 def _kill(slot: _Slot) -> None:
-    """Kill a worker and its process group (what its cell started), then reap it."""
+    """Kill a worker and its process group (what its cell started), reap it and wait (briefly:
+    SIGKILL lands asynchronously) until nothing of the group runs."""
     pid = slot.process.pid
     if pid is not None and slot.process.is_alive():
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -253,6 +256,8 @@ def _kill(slot: _Slot) -> None:
         with contextlib.suppress(ProcessLookupError):
             slot.process.kill()
     slot.process.join(5.0)
+    if pid is not None:
+        wait_group_gone(pid)
     slot.conn.close()
 
 

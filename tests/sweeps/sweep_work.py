@@ -20,6 +20,7 @@ def task(job: tuple[str, Any]) -> int:
         os._exit(3)
     if kind == "hang":
         child = subprocess.Popen(["sleep", "60"])
-        Path(arg).write_text(str(child.pid))
+        Path(arg + ".tmp").write_text(str(child.pid))
+        os.replace(arg + ".tmp", arg)  # the test reads it as soon as it exists: never empty
         time.sleep(60)
     return os.getpid()
