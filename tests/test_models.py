@@ -53,7 +53,14 @@ def client_for(server, tmp_path=None, mode="use", **kw) -> ModelClient:
 
 def ask(client, text="hi", **kw):
     req = ChatRequest(messages=[{"role": "user", "content": text}], **kw)
-    return run_sync(client.chat(req))
+
+    async def once():
+        try:
+            return await client.chat(req)
+        finally:  # this loop's connection pool, which a new loop cannot close
+            await client.aclose()
+
+    return run_sync(once())
 
 
 def test_plain_completion_has_text_usage_latency_and_key(loopback):
@@ -255,6 +262,73 @@ def test_two_kernels_write_the_same_cache_at_once(loopback, tmp_path):
     assert ResponseCache(path).stats()["entries"] == {"a": 150, "b": 150}
 
 
+def _reply(text: str):
+    from evalbench.models.types import ChatResponse, Usage
+
+    return ChatResponse(system="s", text=text, usage=Usage(prompt_tokens=1, completion_tokens=1))
+
+
+def test_a_cache_write_never_waits_for_the_database(tmp_path):
+    # Another kernel holds the database's write lock. Storing a response used to commit on
+    # the caller's thread, the event loop's, and wait up to busy_timeout (60 s) there: every
+    # request in flight stalled. Now a writer thread commits; put() only queues.
+    import sqlite3
+    import threading
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path, batch=2)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # holds the write lock
+    stored = threading.Event()
+
+    def store() -> None:
+        for i in range(5):
+            cache.put(f"k{i}", _reply(f"r{i}"))
+        stored.set()
+
+    threading.Thread(target=store, daemon=True).start()
+    try:
+        assert stored.wait(2), "put() waited for the database's write lock"
+        assert [cache.get(f"k{i}").text for i in range(5)] == [f"r{i}" for i in range(5)]
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    cache.flush()  # durable once flush returns
+    assert [ResponseCache(path).get(f"k{i}").text for i in range(5)] == [f"r{i}" for i in range(5)]
+    cache.close()
+
+
+def test_the_cache_commits_within_max_delay_without_another_write(tmp_path):
+    # One response, then silence: it used to wait for the next put() to be committed.
+    import sqlite3
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path, batch=64, max_delay_s=0.05)
+    cache.put("k", _reply("r"))
+    deadline, rows = time.monotonic() + 5, 0
+    while time.monotonic() < deadline and not rows:
+        time.sleep(0.02)
+        with sqlite3.connect(path) as conn:
+            rows = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    assert rows == 1
+    cache.close()
+
+
+def test_closing_the_cache_stops_its_writer_thread(tmp_path):
+    import threading
+
+    cache = ResponseCache(tmp_path / "c.sqlite", batch=1)
+    cache.put("k", _reply("r"))
+
+    def writers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == f"evalbench-cache {cache.path}"]
+
+    assert len(writers()) == 1
+    cache.close()
+    assert not writers()
+    assert ResponseCache(tmp_path / "c.sqlite").get("k").text == "r"
+
+
 def test_concurrency_never_exceeds_the_limit(loopback):
     loopback.latency = 0.05
     client = client_for(loopback, max_concurrency=4)
@@ -403,6 +477,38 @@ def test_a_batch_sharded_over_processes_streams_every_result_back(loopback, tmp_
     assert all(r.cached for r in again) and loopback.count == 160  # workers wrote the cache
 
 
+def test_a_sharded_replay_raises_its_cache_miss_before_any_worker_starts(loopback, tmp_path):
+    client = client_for(loopback, tmp_path, mode="replay", processes=2)
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(128)
+    ]
+    with pytest.raises(CacheMiss, match="replay mode: no cached response"):
+        generate(client, jobs, progress=False)
+    assert loopback.count == 0 and not getattr(client, "shard_stats", None)
+
+
+def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback):
+    # A full collection walked the whole heap with the loop stopped (~75 ms in a worker
+    # process) while every response in flight waited; a batch now freezes what it found.
+    import gc
+
+    from evalbench.models.client import frozen_heap
+
+    assert gc.get_freeze_count() == 0
+    frozen: list[int] = []
+    jobs = [
+        Job(str(i), ChatRequest(messages=[{"role": "user", "content": str(i)}])) for i in range(3)
+    ]
+    on_result = lambda job, r: frozen.append(gc.get_freeze_count())  # noqa: E731
+    generate(client_for(loopback), jobs, on_result=on_result, progress=False)
+    assert len(frozen) == 3 and min(frozen) > 1000 and gc.get_freeze_count() == 0
+    with frozen_heap():  # batches at once (two threads): the first to end unfreezes nothing
+        with frozen_heap():
+            pass
+        assert gc.get_freeze_count() > 1000
+    assert gc.get_freeze_count() == 0
+
+
 def test_pacer_spaces_request_starts_by_its_interval():
     from evalbench.models.client import Pacer
 
@@ -420,6 +526,35 @@ def test_pacer_spaces_request_starts_by_its_interval():
     # Slots at 0, 20, ..., 100 ms after the first: a timer may fire late, never early, so
     # start k is at least k * 20 ms after start 0 (1 ms for the loop's clock resolution).
     assert len(stamps) == 6 and np.all(stamps - stamps[0] >= 0.020 * np.arange(6) - 0.001)
+
+
+def test_waiting_starts_follow_the_pacers_interval_as_it_changes():
+    # The first wave of a batch: 256 starts queue at once while the interval is still the
+    # 1 ms guess. They used to get their slots then, 1 ms apart, however fast the measured
+    # interval fell once answers came back (256 ms for a wave the loop sends in ~80).
+    from evalbench.models.client import Pacer
+
+    async def starts() -> list[float]:
+        pacer, loop, stamps = Pacer(0.2), asyncio.get_running_loop(), []
+
+        async def one() -> None:
+            await pacer.wait()
+            stamps.append(loop.time())
+
+        async def measured() -> None:  # all six are waiting by now, the first has started
+            await asyncio.sleep(0.1)
+            pacer.interval = 0.005  # far less than the guess
+
+        await asyncio.gather(measured(), *(one() for _ in range(6)))
+        return stamps
+
+    stamps = np.array(asyncio.run(starts()))
+    # the second start keeps its slot (0.2 s: it was next when the interval changed), the
+    # rest follow 5 ms apart (a late timer may fire late, never early): 0.22 s in all, where
+    # slots handed out up front took 1 s
+    assert len(stamps) == 6 and stamps[1] - stamps[0] >= 0.2 - 0.001
+    assert np.all(stamps[2:] - stamps[1] >= 0.005 * np.arange(1, 5) - 0.001)
+    assert stamps[-1] - stamps[0] < 0.6
 
 
 def test_pacer_auto_interval_is_a_moving_average_of_loop_cpu_per_request(monkeypatch):

@@ -80,11 +80,14 @@ def cache_key(
 class ResponseCache:
     """A SQLite file of successful responses.
 
-    Writes are grouped: a response is visible to :meth:`get` at once, and committed with
-    the next ones (every ``batch`` responses or ``max_delay_s`` seconds, at the end of
-    every batch of calls, on :meth:`flush` and at exit), so a busy batch does not pay a
-    commit per response. A crash loses at most the uncommitted group; a study's own
-    records are written per response, so a resumed study re-pays nothing it recorded.
+    Writes are grouped and made by a writer thread: :meth:`put` only queues (a response is
+    visible to :meth:`get` at once), and the thread commits every ``batch`` responses or
+    ``max_delay_s`` seconds; :meth:`flush` (at the end of every batch of calls, and at exit)
+    commits what is left before it returns. So the event loop never waits for SQLite: a
+    commit, a WAL checkpoint, or another kernel holding the write lock (up to
+    ``busy_timeout``) stalled every request in flight (``make bench``: 78% → 83% of ideal at
+    256 in flight). A crash loses at most the uncommitted group; a study's own records are
+    written per response, so a resumed study re-pays nothing it recorded.
 
     Args:
         path: the database file (created with its folder).
@@ -92,12 +95,21 @@ class ResponseCache:
         max_delay_s: longest time a response waits for its commit.
     """
 
+    IDLE_S = 5.0
+    """The writer thread ends after this long with nothing to write (started again by the
+    next write)."""
+
     def __init__(self, path: Path | str, *, batch: int = 64, max_delay_s: float = 1.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the queue and the writer's state
+        self._write_lock = threading.Lock()  # one commit at a time, on the write connection
+        self._read_lock = threading.Lock()  # the read connection
         self._pending: dict[str, tuple[str, str, str, float]] = {}
         self._batch, self._max_delay, self._last_commit = batch, max_delay_s, time.monotonic()
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._closed = False
         self.broken: str | None = None
         """Why the cache stopped working mid-run (then it is bypassed), else ``None``."""
         try:
@@ -107,35 +119,61 @@ class ResponseCache:
             _warn(f"the response cache {self.path} is unreadable ({exc}); moved it to "
                   f"{aside.name} and started a fresh one")  # fmt: skip
             self._conn = _connect(self.path)
+        # reads get their own connection: a read never queues behind a commit
+        self._read = _connect(self.path)
         _OPEN.add(self)
 
     def get(self, key: str) -> ChatResponse | None:
         """The cached response for ``key``, or ``None`` (also when the cache is broken)."""
         with self._lock:
             pending = self._pending.get(key)
-            if pending:
-                return ChatResponse.model_validate_json(pending[2])
-            if self.broken:
-                return None
-            try:
-                row = self._conn.execute(
+        if pending:
+            return ChatResponse.model_validate_json(pending[2])
+        if self.broken:
+            return None
+        try:
+            with self._read_lock:
+                row = self._read.execute(
                     "SELECT value FROM responses WHERE key=?", (key,)
                 ).fetchone()
-            except sqlite3.DatabaseError as exc:
-                self._break(exc)
-                return None
+        except sqlite3.DatabaseError as exc:
+            self._break(exc)
+            return None
         return ChatResponse.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, response: ChatResponse) -> None:
-        """Store a successful response (errors are never cached)."""
+        """Queue a successful response for storing (errors are never cached)."""
         if not response.ok or self.broken:
             return
         value = response.model_dump_json(exclude={"cached", "attempts"})
         with self._lock:
             self._pending[key] = (key, response.system, value, time.time())
-            due = time.monotonic() - self._last_commit >= self._max_delay
-            if len(self._pending) >= self._batch or due:
-                self._commit_locked()
+            if self._writer is None and not self._closed:
+                self._writer = threading.Thread(
+                    target=self._write_loop, name=f"evalbench-cache {self.path}", daemon=True
+                )
+                self._writer.start()
+            if len(self._pending) >= self._batch:
+                self._wake.set()
+
+    def _write_loop(self) -> None:
+        """The writer thread: commit when a group is full or ``max_delay_s`` has passed."""
+        idle_since = time.monotonic()
+        while True:
+            woken = self._wake.wait(self._max_delay)
+            self._wake.clear()
+            with self._lock:
+                if self._closed:
+                    self._writer = None
+                    return
+                waiting = len(self._pending)
+                due = time.monotonic() - self._last_commit >= self._max_delay
+                if not waiting and time.monotonic() - idle_since >= self.IDLE_S:
+                    self._writer = None  # the next put() starts another
+                    return
+            if waiting and (woken or due):
+                self._commit()
+                idle_since = time.monotonic()
 
     def _break(self, exc: sqlite3.DatabaseError) -> None:
         """Stop using the cache for this process: the study goes on (its records hold every
@@ -146,28 +184,33 @@ class ResponseCache:
                   "without it")  # fmt: skip
 
     def flush(self) -> None:
-        """Commit every pending response now."""
-        with self._lock:
-            self._commit_locked()
+        """Commit every queued response now (on the caller's thread)."""
+        self._commit()
 
-    def _commit_locked(self) -> None:
-        if self._pending and not self.broken:
-            try:
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO responses(key, system, value, created) "
-                    "VALUES (?,?,?,?)",
-                    list(self._pending.values()),
-                )
-                self._conn.commit()
-            except sqlite3.DatabaseError as exc:
-                self._break(exc)
-        self._pending.clear()
-        self._last_commit = time.monotonic()
+    def _commit(self) -> None:
+        with self._write_lock:
+            with self._lock:
+                group = dict(self._pending)
+            if group and not self.broken:
+                try:
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO responses(key, system, value, created) "
+                        "VALUES (?,?,?,?)",
+                        list(group.values()),
+                    )
+                    self._conn.commit()
+                except sqlite3.DatabaseError as exc:
+                    self._break(exc)
+            with self._lock:  # drop what was written (not a newer answer to the same key)
+                for key, row in group.items():
+                    if self._pending.get(key) is row:
+                        del self._pending[key]
+                self._last_commit = time.monotonic()
 
     def stats(self) -> dict[str, Any]:
         """Entries per system and the file size."""
         self.flush()
-        with self._lock:
+        with self._write_lock:
             rows = self._conn.execute(
                 "SELECT system, COUNT(*) FROM responses GROUP BY system ORDER BY system"
             ).fetchall()
@@ -177,7 +220,7 @@ class ResponseCache:
     def clear(self, system: str | None = None) -> int:
         """Delete all entries (or one system's); returns how many were deleted."""
         self.flush()
-        with self._lock:
+        with self._write_lock:
             if system is None:
                 cur = self._conn.execute("DELETE FROM responses")
             else:
@@ -186,10 +229,17 @@ class ResponseCache:
         return cur.rowcount
 
     def close(self) -> None:
-        """Commit what is pending and close the connection."""
-        self.flush()
+        """Commit what is queued, stop the writer thread and close the connections."""
         with self._lock:
+            self._closed = True
+            writer = self._writer
+        self._wake.set()
+        if writer is not None and writer is not threading.current_thread():
+            writer.join()
+        self.flush()
+        with self._write_lock, self._read_lock:
             self._conn.close()
+            self._read.close()
         _OPEN.discard(self)
 
 
