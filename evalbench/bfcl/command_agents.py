@@ -33,16 +33,14 @@ import re
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
 from typing import Any
 
 from evalbench.agents.backends import contained
-from evalbench.agents.types import AgentLimits, SystemSpec
+from evalbench.agents.types import AgentLimits
 from evalbench.processes import group_running
 
 from .conversation import Conversation, Reply, ToolCallReply
 from .python_agents import turn_input
-from .schema import MultiTurnItem
 
 MAX_LINE_BYTES = 1_000_000
 """The longest line an agent may write (a call's arguments, an answer)."""
@@ -220,23 +218,3 @@ async def _stderr(reading: asyncio.Future[bytes]) -> str:
         return "(no stderr)"
     text = data.decode(errors="replace").strip()[-STDERR_TAIL:]
     return text or "(no stderr)"
-
-
-async def converse_all_commands(
-    argv: list[str],
-    spec: SystemSpec,
-    items: list[MultiTurnItem],
-    done: Callable[[Conversation], None],
-) -> None:
-    """Converse with a process of ``argv`` on every item, ``spec.max_concurrency``
-    conversations at once; ``done(talk)`` as each one ends (the study records it there)."""
-    slots = asyncio.Semaphore(spec.concurrency_limit)
-
-    async def one(item: MultiTurnItem) -> None:
-        async with slots:
-            talk = Conversation(item, "tools", model_name=spec.name,
-                                max_steps=spec.limits.max_steps)  # fmt: skip
-            await converse_command(argv, talk, spec.limits)
-            done(talk)
-
-    await asyncio.gather(*(one(item) for item in items))

@@ -20,7 +20,8 @@ same way. Either way the turns played so far are its result (officially
 ``multi_turn:force_terminated``). An exception the agent raises makes the conversation an
 error record (``evalbench:call_failed``, left out of the result files), like a failed model
 call. An ``async def`` agent is cancelled at its deadline; a plain function runs in a thread
-of evalbench's process (its calls execute there), so it is stopped at its next ``call``.
+of the process playing the conversation (evalbench's, or a Ray worker's: :mod:`~.remote`;
+its calls execute there), so it is stopped at its next ``call``.
 """
 
 from __future__ import annotations
@@ -35,10 +36,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from evalbench.agents.types import AgentLimits, SystemSpec
+from evalbench.agents.types import AgentLimits
 
 from .conversation import Conversation, Reply, ToolCallReply
-from .schema import MultiTurnItem
 
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 
@@ -142,23 +142,3 @@ async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
     threading.Thread(target=work, daemon=True, name="bfcl-python-agent").start()
     return await future
-
-
-async def converse_all(
-    fn: Callable[..., Any],
-    spec: SystemSpec,
-    items: list[MultiTurnItem],
-    done: Callable[[Conversation], None],
-) -> None:
-    """Converse with ``fn`` on every item, ``spec.max_concurrency`` conversations at once;
-    ``done(talk)`` as each one ends (the study records it there)."""
-    slots = asyncio.Semaphore(spec.concurrency_limit)
-
-    async def one(item: MultiTurnItem) -> None:
-        async with slots:
-            talk = Conversation(item, "tools", model_name=spec.name,
-                                max_steps=spec.limits.max_steps)  # fmt: skip
-            await converse(fn, talk, spec.limits)
-            done(talk)
-
-    await asyncio.gather(*(one(item) for item in items))

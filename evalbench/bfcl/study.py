@@ -32,8 +32,7 @@ from evalbench.settings import get_settings
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
 
-from . import report
-from .command_agents import converse_all_commands
+from . import remote, report
 from .conversation import MAX_STEPS, Conversation, Finished, Reply, ToolCallReply
 from .data import (
     fetch_results,
@@ -59,7 +58,6 @@ from .metrics import (
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
-from .python_agents import converse_all
 from .records import (
     AgentConversationRecord,
     BfclParams,
@@ -364,24 +362,35 @@ def run_user_agent(
 ) -> list[Finished]:
     """Converse with a user's Python or command agent on every item not done yet (each
     conversation is appended to ``records/agent_conversations.jsonl`` as it ends; a rerun
-    keeps those that did not fail and plays the others again). Returns every item's
-    conversation, in order."""
+    keeps those that did not fail and plays the others again). Each conversation is played
+    here or, with the Ray executor, on a worker of the cluster (:mod:`~.remote`). Returns
+    every item's conversation, in order."""
     store = run.store("agent_conversations", ("system", "id"))
     store.drop_where(lambda r: r["system"] == spec.name and r["error"] is not None)
     done = {r["id"] for r in store.rows() if r["system"] == spec.name}
     todo = [item for item in items if item.id not in done]
 
-    def record(talk: Conversation) -> None:
+    def record(talk: Finished) -> None:
         store.append(AgentConversationRecord(system=spec.name, id=talk.item.id,
                      result=talk.result, events=talk.events, error=talk.error))  # fmt: skip
 
-    if todo and spec.provider == "command":
-        run_sync(converse_all_commands(command_argv(spec), spec, todo, record))
-    elif todo:
-        run_sync(converse_all(load_entrypoint(spec.entrypoint or ""), spec, todo, record))
+    if todo:
+        play = remote.player(run, spec, user_agent(spec))
+        run_sync(remote.play_all(play, spec, todo, record))
     rows = {r["id"]: r for r in store.rows() if r["system"] == spec.name}
     return [Finished(item, rows[item.id]["result"], rows[item.id]["events"],
                      rows[item.id]["error"]) for item in items]  # fmt: skip
+
+
+def user_agent(spec: SystemSpec) -> remote.Agent:
+    """A command agent's ``argv`` (:func:`command_argv`) or a Python agent's function.
+
+    Raises:
+        AgentConfigError: its program is not found, or its entrypoint does not import.
+    """
+    if spec.provider == "command":
+        return command_argv(spec)
+    return load_entrypoint(spec.entrypoint or "")
 
 
 def command_argv(spec: SystemSpec) -> list[str]:

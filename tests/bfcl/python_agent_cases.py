@@ -77,3 +77,26 @@ async def slow_async(turn: dict[str, Any], call: Any) -> str:
 
 def broken(turn: dict[str, Any], call: Any) -> str:
     raise KeyError("my agent's own bug")
+
+
+async def kills_its_worker(turn: dict[str, Any], call: Any) -> str:
+    """Kills the process running it (on Ray: its worker), every time."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "unreachable"
+
+
+class _Locked:
+    """A plain-function agent that cannot be sent to a Ray worker: it holds a lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def __call__(self, turn: dict[str, Any], call: Any) -> str:
+        with self.lock:
+            return scripted_sync(turn, call)
+
+
+locked = _Locked()
