@@ -424,7 +424,7 @@ def run_remote(job: RemoteJob) -> RemoteResult:
     """On a worker: run one task as :func:`run_one` does here, in a private folder with
     copies of its attachments, under its limits. A backend that cannot be loaded there (a
     module missing on the worker) is a ``setup_error``, not a record."""
-    _enter_project(job.root)
+    enter_project(job.root)
     try:
         backend = _load_backend(job.backend)
     except Exception as exc:  # the worker lacks what the agent needs: the caller stops
@@ -457,7 +457,7 @@ async def _run_closing(
             await close()
 
 
-def _enter_project(root: str) -> None:
+def enter_project(root: str) -> None:
     """The driver's project root as this process's (its agents import from it)."""
     os.environ[ENV_HOME] = root
     if root not in sys.path:

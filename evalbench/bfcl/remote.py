@@ -21,6 +21,7 @@ import asyncio
 import pickle
 import shutil
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -28,10 +29,8 @@ from typing import Any, NamedTuple
 
 from evalbench import executors
 from evalbench.agents import AgentConfigError
-from evalbench.agents.runner import _enter_project
+from evalbench.agents.runner import enter_project
 from evalbench.agents.types import SystemSpec
-from evalbench.models.progress import STOP
-from evalbench.runs import Run
 from evalbench.settings import get_settings
 
 from . import backends
@@ -58,15 +57,20 @@ async def converse_here(agent: Agent, spec: SystemSpec, item: MultiTurnItem) -> 
 
 
 async def play_all(
-    play: Play, spec: SystemSpec, items: Sequence[MultiTurnItem], done: Callable[[Finished], None]
+    play: Play,
+    spec: SystemSpec,
+    items: Sequence[MultiTurnItem],
+    done: Callable[[Finished], None],
+    stop: threading.Event,
 ) -> None:
     """Play every item, ``spec.max_concurrency`` conversations at once; ``done(finished)``
-    as each one ends (the study records it there). After an interrupt none starts."""
+    as each one ends (the study records it there). After an interrupt (``stop`` set) none
+    starts."""
     slots = asyncio.Semaphore(spec.concurrency_limit)
 
     async def one(item: MultiTurnItem) -> None:
         async with slots:
-            if STOP.is_set():
+            if stop.is_set():
                 return
             finished = await play(item)
             if finished is not None:
@@ -75,19 +79,20 @@ async def play_all(
     await asyncio.gather(*(one(item) for item in items))
 
 
-def player(run: Run[Any], spec: SystemSpec, agent: Agent) -> Play:
+def player(manifest: dict[str, Any], spec: SystemSpec, agent: Agent, stop: threading.Event) -> Play:
     """How ``spec``'s conversations are played: here, or on the cluster the run was asked
-    to use (recorded in ``run.executor`` as the agents runner records it)."""
+    to use (recorded in ``manifest``, the run's ``executor`` entry, as the agents runner
+    records it); ``stop`` set cancels remote ones in flight."""
     executor = executors.current()
     if executor is None:
-        run.executor.setdefault("name", "local")
+        manifest.setdefault("name", "local")
         return partial(converse_here, agent, spec)
-    run.executor.update(executor.manifest())
+    manifest.update(executor.manifest())
     try:
-        return RemoteConversations(executor, run, spec, agent)
+        return RemoteConversations(executor, manifest, spec, agent, stop)
     except TypeError as exc:
         reason = f"its agent cannot be sent to a worker ({exc})"
-        run.executor.setdefault("ran_here", {})[spec.name] = reason
+        manifest.setdefault("ran_here", {})[spec.name] = reason
         print(f"evalbench: system {spec.name!r} converses in this process, not on Ray: "
               f"{reason}", file=sys.stderr)  # fmt: skip
         return partial(converse_here, agent, spec)
@@ -120,20 +125,27 @@ class RemoteConversations:
         ExecutorError: no node could run a conversation with the system's ``ray:`` hints.
     """
 
-    def __init__(self, executor: Any, run: Run[Any], spec: SystemSpec, agent: Agent):
-        self.executor, self.run, self.spec = executor, run, spec
+    def __init__(
+        self,
+        executor: Any,
+        manifest: dict[str, Any],
+        spec: SystemSpec,
+        agent: Agent,
+        stop: threading.Event,
+    ):
+        self.executor, self.manifest, self.spec, self.stop = executor, manifest, spec, stop
         self.hints = spec.ray or executors.RayHints()
         executor.check_feasible(self.hints)
         self.agent = agent if isinstance(agent, list) else executor.pack(agent)
         self.root = str(get_settings().project_root)
-        self.stats = run.executor.setdefault("systems", {}).setdefault(
+        self.stats = manifest.setdefault("systems", {}).setdefault(
             spec.name, {"tasks": 0, "retried": 0, "nodes": []}
         )
 
     async def __call__(self, item: MultiTurnItem) -> Finished | None:
         job = ConversationJob(self.root, self.spec, self.agent, item)
         try:
-            done = await self.executor.call(play_remote, job, hints=self.hints, stop=STOP)
+            done = await self.executor.call(play_remote, job, hints=self.hints, stop=self.stop)
         except executors.Stopped:
             return None
         except executors.RemoteLost as exc:
@@ -152,7 +164,7 @@ class RemoteConversations:
     def _count(self, done: Any) -> None:
         self.stats["tasks"] += 1
         self.stats["retried"] += done.attempts - 1
-        for nodes in (self.stats["nodes"], self.run.executor.setdefault("nodes", [])):
+        for nodes in (self.stats["nodes"], self.manifest.setdefault("nodes", [])):
             if done.node not in nodes:
                 nodes.append(done.node)
 
@@ -164,7 +176,7 @@ def play_remote(job: ConversationJob) -> Played:
         Exception: the worker cannot run the agent (its module, its program or the
             official backends missing there); the driver stops the study on it.
     """
-    _enter_project(job.root)
+    enter_project(job.root)
     agent = _load_agent(job.agent)
     finished = asyncio.run(_ticking(converse_here(agent, job.spec, job.item)))
     return Played(finished.result, finished.events, finished.error)

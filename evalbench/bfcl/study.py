@@ -26,6 +26,7 @@ from evalbench.agents.backends import resolve_argv
 from evalbench.agents.types import SystemSpec
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, sim_rng
 from evalbench.models.client import run_sync
+from evalbench.models.progress import STOP
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
 from evalbench.settings import get_settings
@@ -375,8 +376,8 @@ def run_user_agent(
                      result=talk.result, events=talk.events, error=talk.error))  # fmt: skip
 
     if todo:
-        play = remote.player(run, spec, user_agent(spec))
-        run_sync(remote.play_all(play, spec, todo, record))
+        play = remote.player(run.executor, spec, user_agent(spec), STOP)
+        run_sync(remote.play_all(play, spec, todo, record, STOP))
     rows = {r["id"]: r for r in store.rows() if r["system"] == spec.name}
     return [Finished(item, rows[item.id]["result"], rows[item.id]["events"],
                      rows[item.id]["error"]) for item in items]  # fmt: skip

@@ -10,7 +10,6 @@ the same pytest-xdist process.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 import threading
@@ -30,11 +29,6 @@ from evalbench.records import read_jsonl
 from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS
 from evalbench.studies import open_run
 
-# The session's cluster fixtures: to be moved to tests/executors/conftest.py (notes R2),
-# after which this import finds nothing. Imported here, pytest registers them twice and a
-# session running both files starts a second cluster.
-with contextlib.suppress(ImportError):
-    from executors.test_ray_executor import on_ray, ray_cluster  # noqa: F401
 pytestmark = [
     pytest.mark.xdist_group("ray"),
     pytest.mark.slow,
@@ -160,7 +154,7 @@ def test_an_interrupt_stops_a_conversation_on_the_cluster(on_ray, tmp_path):
     run = _open(tmp_path, [{"name": "hangs", "provider": "command", "limits": {"max_time_s": 60},
                             "argv": [sys.executable, AGENT, "hang", str(pids)]}])  # fmt: skip
     spec = run.params.systems[0]
-    play = remote.player(run, spec, user_agent(spec))
+    play = remote.player(run.executor, spec, user_agent(spec), STOP)
     stopped_at: list[float] = []
 
     def interrupt_once_started() -> None:
@@ -171,7 +165,7 @@ def test_an_interrupt_stops_a_conversation_on_the_cluster(on_ray, tmp_path):
     threading.Thread(target=interrupt_once_started, daemon=True).start()
     finished: list = []
     try:
-        run_sync(remote.play_all(play, spec, [ITEM], finished.append))
+        run_sync(remote.play_all(play, spec, [ITEM], finished.append, STOP))
         ended = time.monotonic()
     finally:
         STOP.clear()

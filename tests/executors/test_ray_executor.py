@@ -2,8 +2,8 @@
 headlines as the local executor, limits enforced on the workers, a killed worker retried
 with one record, a killed driver resumed, a dependency missing on the workers one error.
 
-One cluster (a head on 127.0.0.1, 2 CPUs) serves every test of this file, in one
-pytest-xdist process; it is stopped at the end with everything it started. The tests skip
+One cluster (a head on 127.0.0.1, 2 CPUs; ``conftest.py``) serves every Ray test of this
+folder, in one pytest-xdist process; it is stopped at the end with everything it started. The tests skip
 only when Ray is not installed or the cluster cannot start.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from executors.raycluster import RAY_ENV, LocalCluster, RayUnavailable, driver_env
+from executors.raycluster import RAY_ENV
 from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV
 
@@ -29,51 +29,13 @@ from evalbench import gaia
 from evalbench.agents import AgentConfigError
 from evalbench.executors import ExecutorError, RayHints
 from evalbench.records import read_jsonl
-from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS, ENV_RAY_ADDRESS
+from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS
 from evalbench.studies import open_run
 
 pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = "tests.executors.ray_agents"
 TIMING = {"latency_s", "wall_s", "timing", "cpu_s"}  # the only fields that may differ by executor
-
-
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """A local Ray cluster for this session, and this process connected to it."""
-    driver_env()
-    try:
-        import ray
-    except ImportError:
-        pytest.skip("Ray is not installed: pip install -e '.[ray]' (.ci/run does)")
-    try:
-        cluster = _start_cluster()
-    except RayUnavailable as exc:
-        pytest.skip(f"a local Ray cluster cannot start here: {exc}")
-    yield cluster
-    ray.shutdown()
-    cluster.stop()
-    assert cluster.processes() == set()
-
-
-def _start_cluster() -> LocalCluster:
-    """A started cluster; a second try when the first timed out (Ray gives its raylet 30 s
-    to register, which a loaded 2-core machine can miss)."""
-    env = {KEY_ENV: CANARY_KEY}  # the reference agent's key, in its workers' environment
-    try:
-        return LocalCluster(num_cpus=2, env=env).start()
-    except RayUnavailable as exc:
-        if "timed out" not in str(exc):
-            raise
-        return LocalCluster(num_cpus=2, env=env).start()
-
-
-@pytest.fixture
-def on_ray(ray_cluster, monkeypatch):
-    """This test's runs use the cluster (as ``--executor ray --ray-address ADDR`` does)."""
-    monkeypatch.setenv(ENV_EXECUTOR, "ray")
-    monkeypatch.setenv(ENV_RAY_ADDRESS, ray_cluster.address)
-    return ray_cluster
 
 
 def _dataset(folder: Path, questions: list[str]) -> Path:
