@@ -550,10 +550,11 @@ def test_waiting_starts_follow_the_pacers_interval_as_it_changes():
 
     stamps = np.array(asyncio.run(starts()))
     # the second start keeps its slot (0.2 s: it was next when the interval changed), the
-    # rest follow 5 ms apart (a late timer may fire late, never early): 0.22 s in all, where
-    # slots handed out up front took 1 s
-    assert len(stamps) == 6 and stamps[1] - stamps[0] >= 0.2 - 0.001
-    assert np.all(stamps[2:] - stamps[1] >= 0.005 * np.arange(1, 5) - 0.001)
+    # rest have slots 5 ms apart after it: 0.22 s in all, where slots handed out up front
+    # took 1 s. A timer may fire late, never early (1 ms for the loop's clock resolution);
+    # a late one does not push the later slots back.
+    assert len(stamps) == 6
+    assert np.all(stamps[1:] - stamps[0] >= 0.2 + 0.005 * np.arange(5) - 0.001)
     assert stamps[-1] - stamps[0] < 0.6
 
 

@@ -1,5 +1,10 @@
-"""The session's local Ray cluster for the Ray tests of this folder: one per pytest
-process, whichever of its files run (:mod:`executors.raycluster`)."""
+"""The local Ray cluster the Ray tests of this folder share (:mod:`executors.raycluster`).
+
+The first of them starts it; it is stopped right after the last of a run of them (the
+``ray`` xdist group runs them one after another in one process), not at the end of the
+session: idle, the cluster and this process's connection to it use ≈ 7% of a core, which
+the rest of the suite needs. A Ray test that comes later starts it again.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +14,23 @@ from studyfiles import CANARY_KEY, KEY_ENV
 
 from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
 
+_SHARED: dict[str, LocalCluster] = {}
 
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """A local Ray cluster for this session, and this process connected to it."""
+
+@pytest.fixture
+def ray_cluster() -> LocalCluster:
+    """The shared local Ray cluster, started if it is not running."""
     driver_env()
     try:
-        import ray
+        import ray  # noqa: F401
     except ImportError:
         pytest.skip("Ray is not installed: pip install -e '.[ray]' (.ci/run does)")
-    try:
-        cluster = _start_cluster()
-    except RayUnavailable as exc:
-        pytest.skip(f"a local Ray cluster cannot start here: {exc}")
-    yield cluster
-    ray.shutdown()
-    cluster.stop()
-    assert cluster.processes() == set()
+    if "cluster" not in _SHARED:
+        try:
+            _SHARED["cluster"] = _start_cluster()
+        except RayUnavailable as exc:
+            pytest.skip(f"a local Ray cluster cannot start here: {exc}")
+    return _SHARED["cluster"]
 
 
 def _start_cluster() -> LocalCluster:
@@ -38,6 +43,27 @@ def _start_cluster() -> LocalCluster:
         if "timed out" not in str(exc):
             raise
         return LocalCluster(num_cpus=2, env=env).start()
+
+
+def _stop_cluster() -> None:
+    cluster = _SHARED.pop("cluster", None)
+    if cluster is None:
+        return
+    import ray
+
+    ray.shutdown()  # this process's connection (the studies' ray.init)
+    cluster.stop()
+    assert cluster.processes() == set(), "a process of the Ray cluster outlived it"
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a test of this folder: stop the cluster unless the next test uses it."""
+    if nextitem is None or "ray_cluster" not in getattr(nextitem, "fixturenames", ()):
+        _stop_cluster()
+
+
+def pytest_sessionfinish() -> None:
+    _stop_cluster()
 
 
 @pytest.fixture
