@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -107,3 +109,16 @@ def redact_address(address: str | None) -> str | None:
         return None
     bare = re.split(r"[?#]", address, maxsplit=1)[0]
     return _USERINFO.sub(lambda m: m["scheme"] or "", bare)
+
+
+def auth_hint(environ: Mapping[str, str], home: Path) -> str:
+    """What to try when a cluster refuses this driver: Ray's ``ray start`` turns token
+    authentication on by itself when ``~/.ray/auth_token`` exists, and a driver without
+    ``RAY_AUTH_MODE=token`` is then refused with only "Failed to connect" ("" when that
+    cannot be the reason)."""
+    if environ.get("RAY_AUTH_MODE") == "token" or not (home / ".ray" / "auth_token").is_file():
+        return ""
+    return (
+        "; if the cluster uses token authentication (ray start turns it on when "
+        "~/.ray/auth_token exists), set RAY_AUTH_MODE=token"
+    )

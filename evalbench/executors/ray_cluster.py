@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from evalbench.executors.base import (
@@ -26,6 +28,7 @@ from evalbench.executors.base import (
     RemoteLost,
     RemoteSetupError,
     Stopped,
+    auth_hint,
     redact_address,
 )
 
@@ -71,7 +74,8 @@ def connect(address: str | None, *, auto: bool) -> RayExecutor | None:
         if auto and address is None:
             return None
         where = redact_address(address) or "auto"
-        raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {exc}") from None
+        hint = auth_hint(os.environ, Path.home())
+        raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {exc}{hint}") from None
     _STATE["address"] = address
     return _executor(address)
 

@@ -140,3 +140,16 @@ def test_bad_ray_hints_are_one_line_naming_the_field(tmp_path, ray, says):
     with pytest.raises(ParamsError) as caught:
         load_params(path)
     assert str(caught.value).startswith(f"{path}: {says}") and "\n" not in str(caught.value)
+
+
+def test_a_refused_connection_says_when_the_cluster_likely_wants_a_token(tmp_path):
+    # Ray 2.60's `ray start` turns token authentication on when ~/.ray/auth_token exists;
+    # a driver then needs RAY_AUTH_MODE=token, and Ray only says "Failed to connect".
+    from evalbench.executors.base import auth_hint
+
+    assert auth_hint({}, tmp_path) == ""  # no token file: nothing to suggest
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("secret")
+    hint = auth_hint({}, tmp_path)
+    assert "RAY_AUTH_MODE=token" in hint and "secret" not in hint
+    assert auth_hint({"RAY_AUTH_MODE": "token"}, tmp_path) == ""  # already on
