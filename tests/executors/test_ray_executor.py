@@ -395,3 +395,38 @@ def test_an_interrupt_stops_the_tasks_on_the_cluster_at_once(on_ray, tmp_path):
         STOP.clear()
     assert records == {} and _records(run, "agent_runs") == []
     assert elapsed < 60  # not the 120 s of max_time_s
+
+
+def test_an_interrupt_cancels_a_command_agent_on_the_cluster_before_its_worker_is_killed(
+    on_ray, tmp_path
+):
+    """STOP while a command agent hangs on a worker: its task is cancelled politely (Ray
+    interrupts the worker, whose event loop must notice it) well before the executor's
+    kill after CANCEL_GRACE_S, and the agent and the orphan it left are gone."""
+    from evalbench.agents import AgentTask, TaskInput, backend_for, run_agents
+    from evalbench.executors.ray_cluster import CANCEL_GRACE_S
+    from evalbench.models.client import STOP
+
+    script = tmp_path / "agent.py"
+    script.write_text(COMMAND_AGENT)
+    systems = [{"name": "cli", "provider": "command", "argv": [sys.executable, str(script)],
+                "limits": {"max_time_s": 120}}]  # fmt: skip
+    run = open_run(_params(tmp_path, ["hang"], systems))
+    spec = run.params.systems[0]
+    items = [TaskInput(AgentTask(id="stop-cli", question="hang", limits=spec.limits), {})]
+    stopped_at: list[float] = []
+
+    def interrupt_once_started() -> None:
+        if _wait_for(lambda: _marked("EVALBENCH_RAY_ORPHAN"), 60):
+            stopped_at.append(time.monotonic())
+            STOP.set()
+
+    threading.Thread(target=interrupt_once_started, daemon=True).start()
+    try:
+        records = run_agents(run, spec, items, backend=backend_for(run, spec), progress=False)
+        ended = time.monotonic()
+    finally:
+        STOP.clear()
+    assert stopped_at and records == {}
+    assert ended - stopped_at[0] < CANCEL_GRACE_S  # cancelled, not killed after the grace
+    assert _wait_for(lambda: not _marked("EVALBENCH_RAY_ORPHAN"), 5)
