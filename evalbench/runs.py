@@ -320,6 +320,10 @@ class Run(Generic[P]):
         ``address``), used (``name``, the cluster's address without credentials) and, per
         system run remotely, tasks, retries and the nodes that ran them."""
 
+    releases_on_finish = True
+    """Whether :meth:`finish` lets go of the folder's lock (a sweep cell keeps it until its
+    worker has written the cell's verdict: :class:`evalbench.sweeps.study.CellRun`)."""
+
     @property
     def run_id(self) -> str:
         """The params hash naming the run folder."""
@@ -507,7 +511,8 @@ class Run(Generic[P]):
             executed_at=now_iso(),
             status="executed",
         )
-        release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
+        if self.releases_on_finish:
+            release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
 
     def recorded_this_session(self, store: str | None = None) -> Counter[str]:
         """Records appended by this session (all stores, or ``store``'s) by system: what a

@@ -12,7 +12,6 @@ reads runs and compared, summarized and ranked (:mod:`.metrics`). It writes
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import time
@@ -125,7 +124,15 @@ class CellJob(NamedTuple):
 
 
 class CellRun(Run[StudyParams]):
-    """A run of the swept study in a cell's own folder."""
+    """A run of the swept study in a cell's own folder.
+
+    Its :meth:`finish` keeps the folder locked: the worker writes the cell's verdict
+    (:func:`_end`) and :func:`compute_cell` lets go. Let go in between, a second sweep
+    waiting for the folder took it, found the cell unfinished and computed it again, while
+    the first read the folder mid-way and called the cell failed.
+    """
+
+    releases_on_finish = False
 
     def __init__(self, job: CellJob, study: Study):
         super().__init__(
@@ -203,21 +210,20 @@ def _compute(job: CellJob, timing: dict[str, float]) -> None:
 
 
 def _end(job: CellJob, study_s: float) -> None:
-    """Record how a finished cell ended (its verdict) and what it depends on."""
-    with contextlib.suppress(RunInUse):  # finish() let go of the folder; another sweep may
-        lock_run(job.folder)  # have taken it since, and then it ends the cell itself
-        manifest = read_manifest(job.folder)  # finish() wrote the usage of every call
-        status, reason = error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS),
-                                       job.params)  # fmt: skip
-        data_files = manifest.get("data_files") or {}
-        update_manifest(
-            job.folder,
-            status=status,
-            reason=reason or None,
-            ended_at=now_iso(),
-            wall_time_s=round(study_s, 3),
-            cell_inputs=_inputs(job, data_files),
-        )
+    """Record how a finished cell ended (its verdict) and what it depends on (the folder is
+    still locked: :class:`CellRun`)."""
+    manifest = read_manifest(job.folder)  # finish() wrote the usage of every call
+    status, reason = error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS),
+                                   job.params)  # fmt: skip
+    data_files = manifest.get("data_files") or {}
+    update_manifest(
+        job.folder,
+        status=status,
+        reason=reason or None,
+        ended_at=now_iso(),
+        wall_time_s=round(study_s, 3),
+        cell_inputs=_inputs(job, data_files),
+    )
 
 
 def _specs(params: StudyParams) -> dict[str, Any]:
