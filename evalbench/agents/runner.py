@@ -356,9 +356,7 @@ class RemoteTasks:
         executor.check_feasible(self.hints)
         self.backend = executor.pack(backend)
         self.root = str(get_settings().project_root)
-        self.stats = run.executor.setdefault("systems", {}).setdefault(
-            spec.name, {"tasks": 0, "retried": 0, "nodes": []}
-        )
+        self.tally = executors.Tally(run.executor, spec.name)
 
     async def __call__(self, item: TaskInput) -> AgentRunRecord | None:
         attachments = {name: Path(path).read_bytes() for name, path in item.files.items()}
@@ -370,7 +368,7 @@ class RemoteTasks:
         except executors.Stopped:
             return None
         except executors.RemoteLost as exc:
-            self.stats["retried"] += exc.attempts - 1
+            self.tally.lost(exc.attempts)
             outcome = Outcome("error", error=f"worker_lost: {exc}")
             recorder = Recorder([], self.spec.name, item)
             return _record(self.spec, item, outcome, recorder, time.perf_counter() - started)
@@ -379,20 +377,13 @@ class RemoteTasks:
         result: RemoteResult = done.value
         if result.setup_error is not None:
             raise self._setup_error(f"{result.setup_error} (on node {done.node})")
-        self._count(done)
+        self.tally.done(done.attempts, done.node)
         if result.record is None:  # interrupted on the worker: not recorded
             return None
         self.steps.extend(result.steps)
         if self.spec.provider == "agent":
             _count_model_calls(self.run, self.spec, result.steps)
         return AgentRunRecord.model_validate(result.record)
-
-    def _count(self, done: Any) -> None:
-        self.stats["tasks"] += 1
-        self.stats["retried"] += done.attempts - 1
-        for nodes in (self.stats["nodes"], self.run.executor.setdefault("nodes", [])):
-            if done.node not in nodes:
-                nodes.append(done.node)
 
     def _setup_error(self, reason: str) -> AgentConfigError:
         return AgentConfigError(

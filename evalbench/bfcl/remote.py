@@ -133,14 +133,12 @@ class RemoteConversations:
         agent: Agent,
         stop: threading.Event,
     ):
-        self.executor, self.manifest, self.spec, self.stop = executor, manifest, spec, stop
+        self.executor, self.spec, self.stop = executor, spec, stop
         self.hints = spec.ray or executors.RayHints()
         executor.check_feasible(self.hints)
         self.agent = agent if isinstance(agent, list) else executor.pack(agent)
         self.root = str(get_settings().project_root)
-        self.stats = manifest.setdefault("systems", {}).setdefault(
-            spec.name, {"tasks": 0, "retried": 0, "nodes": []}
-        )
+        self.tally = executors.Tally(manifest, spec.name)
 
     async def __call__(self, item: MultiTurnItem) -> Finished | None:
         job = ConversationJob(self.root, self.spec, self.agent, item)
@@ -149,7 +147,7 @@ class RemoteConversations:
         except executors.Stopped:
             return None
         except executors.RemoteLost as exc:
-            self.stats["retried"] += exc.attempts - 1
+            self.tally.lost(exc.attempts)
             return Finished(item, [], [], f"worker_lost: {exc}")
         except executors.RemoteSetupError as exc:
             raise AgentConfigError(
@@ -157,16 +155,9 @@ class RemoteConversations:
                 "The workers need the agent's code and packages (see the README, 'Run on a "
                 "cluster')"
             ) from None
-        self._count(done)
+        self.tally.done(done.attempts, done.node)
         played: Played = done.value
         return Finished(item, played.result, played.events, played.error)
-
-    def _count(self, done: Any) -> None:
-        self.stats["tasks"] += 1
-        self.stats["retried"] += done.attempts - 1
-        for nodes in (self.stats["nodes"], self.manifest.setdefault("nodes", [])):
-            if done.node not in nodes:
-                nodes.append(done.node)
 
 
 def play_remote(job: ConversationJob) -> Played:

@@ -27,6 +27,7 @@ from .base import (
     RemoteLost,
     RemoteSetupError,
     Stopped,
+    Tally,
     check,
     choice,
     redact_address,
@@ -35,8 +36,8 @@ from .base import (
 
 __all__ = [
     "EXECUTORS", "RAY_EXTRA", "Choice", "ExecutorError", "ExecutorName", "RayHints",
-    "RemoteLost", "RemoteSetupError", "Stopped", "check", "choice", "current", "redact_address",
-    "requested_manifest",
+    "RemoteLost", "RemoteSetupError", "Stopped", "Tally", "check", "choice", "current",
+    "redact_address", "requested_manifest",
 ]  # fmt: skip
 
 

@@ -122,3 +122,26 @@ def auth_hint(environ: Mapping[str, str], home: Path) -> str:
         "; if the cluster uses token authentication (ray start turns it on when "
         "~/.ray/auth_token exists), set RAY_AUTH_MODE=token"
     )
+
+
+class Tally:
+    """One system's remote work in a run's manifest ``executor`` entry: the tasks done, the
+    retries they took and the nodes that ran them (also listed for the whole run)."""
+
+    def __init__(self, manifest: dict[str, Any], system: str):
+        self.manifest = manifest
+        self.stats = manifest.setdefault("systems", {}).setdefault(
+            system, {"tasks": 0, "retried": 0, "nodes": []}
+        )
+
+    def done(self, attempts: int, node: str) -> None:
+        """A task came back, after ``attempts`` tries, from ``node``."""
+        self.stats["tasks"] += 1
+        self.lost(attempts)
+        for nodes in (self.stats["nodes"], self.manifest.setdefault("nodes", [])):
+            if node not in nodes:
+                nodes.append(node)
+
+    def lost(self, attempts: int) -> None:
+        """``attempts`` tries of a task (all but the first are retries)."""
+        self.stats["retried"] += attempts - 1
