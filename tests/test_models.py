@@ -509,20 +509,31 @@ def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback):
     assert gc.get_freeze_count() == 0
 
 
-def test_pacer_spaces_request_starts_by_its_interval():
+def _pacer_starts(interval: float, count: int, then: float | None = None) -> np.ndarray:
+    """When each of ``count`` starts queued at once leaves a pacer of ``interval``
+    (``then``: the interval becomes that 0.1 s in, all of them waiting by then)."""
     from evalbench.models.client import Pacer
 
     async def starts() -> list[float]:
-        pacer, loop, stamps = Pacer(0.02), asyncio.get_running_loop(), []
+        pacer, loop, stamps = Pacer(interval), asyncio.get_running_loop(), []
 
         async def one() -> None:
             await pacer.wait()
             stamps.append(loop.time())
 
-        await asyncio.gather(*(one() for _ in range(6)))
+        async def measured() -> None:
+            if then is not None:
+                await asyncio.sleep(0.1)
+                pacer.interval = then
+
+        await asyncio.gather(measured(), *(one() for _ in range(count)))
         return stamps
 
-    stamps = np.array(asyncio.run(starts()))
+    return np.array(asyncio.run(starts()))
+
+
+def test_pacer_spaces_request_starts_by_its_interval():
+    stamps = _pacer_starts(0.02, 6)
     # Slots at 0, 20, ..., 100 ms after the first: a timer may fire late, never early, so
     # start k is at least k * 20 ms after start 0 (1 ms for the loop's clock resolution).
     assert len(stamps) == 6 and np.all(stamps - stamps[0] >= 0.020 * np.arange(6) - 0.001)
@@ -532,23 +543,7 @@ def test_waiting_starts_follow_the_pacers_interval_as_it_changes():
     # The first wave of a batch: 256 starts queue at once while the interval is still the
     # 1 ms guess. They used to get their slots then, 1 ms apart, however fast the measured
     # interval fell once answers came back (256 ms for a wave the loop sends in ~80).
-    from evalbench.models.client import Pacer
-
-    async def starts() -> list[float]:
-        pacer, loop, stamps = Pacer(0.2), asyncio.get_running_loop(), []
-
-        async def one() -> None:
-            await pacer.wait()
-            stamps.append(loop.time())
-
-        async def measured() -> None:  # all six are waiting by now, the first has started
-            await asyncio.sleep(0.1)
-            pacer.interval = 0.005  # far less than the guess
-
-        await asyncio.gather(measured(), *(one() for _ in range(6)))
-        return stamps
-
-    stamps = np.array(asyncio.run(starts()))
+    stamps = _pacer_starts(0.2, 6, then=0.005)  # far less than the guess
     # the second start keeps its slot (0.2 s: it was next when the interval changed), the
     # rest have slots 5 ms apart after it: 0.22 s in all, where slots handed out up front
     # took 1 s. A timer may fire late, never early (1 ms for the loop's clock resolution);

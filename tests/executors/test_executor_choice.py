@@ -57,36 +57,23 @@ def test_a_bad_executor_variable_is_one_line_and_exit_2(monkeypatch, capsys):
     assert err == ["evalbench: EVALBENCH_EXECUTOR='slurm': expected one of local, ray, auto"]
 
 
-def test_executor_flags_set_the_variables_the_study_kernels_inherit(monkeypatch, capsys):
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_executor_flags_set_the_variables_the_study_kernels_inherit(command, monkeypatch, capsys):
     monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
     monkeypatch.setenv(ENV_RAY_ADDRESS, "")
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object()
     )
-    argv = ["run", "params/gaia_demo.yaml", "--executor", "ray", "--ray-address", "10.0.0.5:6379"]
+    argv = [command, "params/gaia_demo.yaml", "--executor", "ray", "--ray-address", "10.0.0.5:6379"]
     assert cli.main(argv) == 2  # Ray "missing": one line, nothing run
     assert capsys.readouterr().err.strip() == (
         "evalbench: --executor ray needs Ray on this machine: pip install -e '.[ray]'"
     )
     assert executors.choice() == ("ray", "10.0.0.5:6379")
-    with pytest.raises(SystemExit):
-        cli.main(["report", "--executor", "slurm"])
-
-
-def test_watch_takes_the_executor_flags_as_run_does(monkeypatch, capsys):
-    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
-    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object()
-    )
-    argv = ["watch", "params/gaia_demo.yaml", "--executor", "ray", "--ray-address", "10.0.0.6:6379"]
-    assert cli.main(argv) == 2  # Ray "missing": one line, nothing run
-    assert capsys.readouterr().err.strip() == (
-        "evalbench: --executor ray needs Ray on this machine: pip install -e '.[ray]'"
-    )
-    assert executors.choice() == ("ray", "10.0.0.6:6379")
-    with pytest.raises(SystemExit):
-        cli.main(["watch", "params/gaia_demo.yaml", "--executor", "slurm"])
+    for bad in (["report", "--executor", "slurm"],
+                [command, "params/gaia_demo.yaml", "--executor", "slurm"]):  # fmt: skip
+        with pytest.raises(SystemExit):
+            cli.main(bad)
 
 
 def test_auto_without_ray_runs_here(monkeypatch):
