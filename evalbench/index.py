@@ -365,7 +365,8 @@ _INDEX_PAGE = (
 .st.skipped, .st.running, .st.executed, .st.degraded, .st.pending {{ color: #8a6100;
   font-weight: 600; }}
 .warn {{ color: #b00020; }}
-.reason {{ color: #555; font-weight: normal; font-size: 0.85em; max-width: 40em; }}
+.reason {{ color: #555; font-weight: normal; font-size: 0.85em; max-width: 40em;
+  overflow-wrap: anywhere; }}
 .good {{ color: #17692b; }}
 .pin {{ color: #1f4e99; font-weight: 600; }}
 </style></head><body>
