@@ -1,15 +1,4 @@
-"""``evalbench`` command line: run | report | fetch | sources | cache.
-
-    evalbench run params/bfcl_public.yaml -p seed=7     one study
-    evalbench report                                    every params/*.yaml, then the index
-    evalbench fetch bfcl/question/simple_python         one pinned data file (or --all)
-    evalbench sources                                   name, size, license, cached?
-    evalbench cache [stats|clear [--system NAME]]       the response cache
-    evalbench label serve tasks.yaml                    human labels in the browser
-    evalbench compare RUN_A RUN_B                       paired tests of B vs A (+ report)
-    evalbench compare --baseline A --fail-on-regression B   exit 1 on a significant drop
-    evalbench history params/gaia_demo.yaml             every run of a study
-    evalbench watch params/x.yaml --tier quick          a scheduled run: alerts, exit 1 if fired
+"""The ``evalbench`` command line (its help texts are :data:`OVERVIEW` and :data:`EXAMPLES`).
 
 Exit status: 0 when every study asked for is ok (or skipped for missing public data),
 1 when one failed, was degraded (too many failed calls) or its run folder was busy, 2 for
@@ -53,14 +42,139 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+OVERVIEW = """\
+Evaluate LLM agents and judges: run studies described by params files, render their reports,
+compare runs, and alert on regressions.
+
+commands:
+  run PARAMS            run one study and render its report
+  report [PARAMS ...]   run every study in params/ (or those named) and build outputs/index.html
+  compare RUN RUN ...   paired tests of each run against the first; the regression gate; pin
+  history STUDY         every run of a study, from its manifests
+  watch PARAMS          one scheduled run (cron or CI): run, check the alert rules, exit 1 on one
+  label ACTION          collect human labels in the browser (init, serve, status, export)
+  fetch NAME ...        download (or verify) pinned public data files (--all: every one)
+  sources [PREFIX]      list the registered public data files
+  cache [stats|clear]   the response cache: entries per system, or clear it
+
+Run `evalbench COMMAND --help` for a command's options, defaults and an example.
+"""
+
+EPILOG = """\
+examples:
+  evalbench report                                   every study; then open outputs/index.html
+  evalbench run params/gaia_demo.yaml -p seed=7      one study, one field changed
+  evalbench compare gaia_demo/RUN_A gaia_demo/RUN_B  is B better than A, where, how sure?
+
+exit status: 0 ok (skipped studies included), 1 a study failed or degraded, an alert fired
+with --fail-on-alert, or the gate found a regression; 2 bad input (one line on stderr,
+nothing run); 130 interrupted (rerun the same command to resume).
+"""
+
+RUN_IS = """\
+a RUN can be:
+  outputs/gaia_demo/4a993754949d    a run folder
+  gaia_demo/4a993754949d            <study>/<run id> under the outputs folder
+  gaia_demo                         a study name: its latest published run
+  params/gaia_demo.yaml             a params file: the run of its current content, else the
+                                    study's latest published run
+  logs/x.eval, logs/x.json          an inspect_ai log (needs the importers extra)
+  results_*.json, samples_*.jsonl   lm-evaluation-harness output (or their folder)
+"""
+
+EXAMPLES = {
+    "run": """\
+examples:
+  evalbench run params/gaia_demo.yaml
+  evalbench run params/gaia_demo.yaml -p seed=7 -p systems.0.sim.accuracy=0.9
+  evalbench run params/my_study.yaml -p cache=replay      re-render from the response cache
+""",
+    "report": """\
+examples:
+  evalbench report                                  every params/*.yaml, then outputs/index.html
+  evalbench report params/a.yaml params/b.yaml      these two, then the index
+  evalbench report --audience summary --open        print (and open) each study's summary page
+""",
+    "fetch": """\
+examples:
+  evalbench fetch --all                             every registered file (mirror, cache, download)
+  evalbench fetch bfcl/question/simple_python       one file; names: `evalbench sources`
+offline: point EVALBENCH_DATA_MIRROR at a local mirror (<host>/<path> of each URL).
+""",
+    "sources": """\
+examples:
+  evalbench sources          name, size, whether it is cached, license
+  evalbench sources bfcl/    only names starting with bfcl/
+""",
+    "cache": """\
+examples:
+  evalbench cache                       entries per system, and the data cache's size
+  evalbench cache clear --system my-m   forget one system's cached answers
+""",
+    "watch": """\
+examples:
+  evalbench watch params/my_study.yaml --tier quick      daily (cron): a 10% sample
+  evalbench watch params/my_study.yaml --tier standard   weekly: 30%
+exit status: 0 nothing fired; 1 an alert fired, a notification failed, a rule was not
+checked or the run was not ok; 2 bad input (e.g. no alerts: block).
+""",
+    "label": """\
+examples:
+  evalbench label init rubric items.jsonl -o labels/set.yaml --annotator alice
+  evalbench label serve labels/set.yaml              http://127.0.0.1:8765/?annotator=alice
+  evalbench label export labels/set.yaml data/golden.jsonl
+""",
+    "compare": RUN_IS
+    + """
+examples:
+  evalbench compare gaia_demo/RUN_A gaia_demo/RUN_B             B vs A, with an HTML report
+  evalbench compare --pin gaia_demo/RUN_A                       pin A as the study's baseline
+  evalbench compare --fail-on-regression --no-report gaia_demo  the gate (CI) vs the pinned one
+exit status: 0 compared (no regression); 1 the gate found a regression; 2 bad input or
+nothing compared; 3 the report did not render.
+""",
+    "history": """\
+examples:
+  evalbench history params/gaia_demo.yaml    every run of the study: time, status, headlines
+  evalbench history gaia_demo
+""",
+}
+"""Each subcommand's examples (and notes), printed after its options by ``--help``."""
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help that keeps the examples' layout and states each option's default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if "default" in text or default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _teach(parser: argparse.ArgumentParser) -> None:
+    """Give every subcommand's help its examples and the defaults of its options."""
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for name, sub in getattr(action, "choices", {}).items():
+            sub.formatter_class = _Help
+            sub.epilog = EXAMPLES.get(name, sub.epilog)
+            _teach(sub)  # label's actions
+
+
 _LAZY = ("label", "compare", "history")  # their parsers import heavy packages
 
 
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line; ``label``/``compare``/``history`` in full only when ``argv`` asks
     for one of them or for the overall help (an unchanged ``make report`` stays fast)."""
-    parser = argparse.ArgumentParser(prog="evalbench", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="evalbench", description=OVERVIEW, epilog=EPILOG, formatter_class=_Help
+    )
+    parser.add_argument("--version", action="version", version=f"evalbench {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help=argparse.SUPPRESS)  # fmt: skip
+    parser.usage = "evalbench [-h] [--version] COMMAND ..."  # after: subcommands' prog is short
 
     run = sub.add_parser("run", help="run one study and render its report")
     run.add_argument("params", type=Path, help="params YAML file")
@@ -101,7 +215,8 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     src.set_defaults(handler=_cmd_sources)
 
     cache = sub.add_parser("cache", help="response cache statistics or clearing")
-    cache.add_argument("action", nargs="?", choices=["stats", "clear"], default="stats")
+    cache.add_argument("action", nargs="?", choices=["stats", "clear"], default="stats",
+                       help="stats: entries per system; clear: delete them")  # fmt: skip
     cache.add_argument("--system", help="clear only this system's entries")
     cache.set_defaults(handler=_cmd_cache)
 
@@ -114,6 +229,7 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     if command is not None and not command.startswith("-") and command not in _LAZY:
         for name in _LAZY:  # named in usage messages; never parsed
             sub.add_parser(name)
+        _teach(parser)
         return parser
 
     from evalbench.labels.cli import add_label_parser  # label init|serve|status|export
@@ -123,7 +239,17 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     from evalbench.history.cli import add_parsers  # compare | history
 
     add_parsers(sub)
+    _teach(parser)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("evalbench")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def _executor_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,58 @@
+"""``evalbench --help`` teaches: every subcommand listed in plain text, a version, and each
+subcommand's help with an example and the defaults of its options."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from evalbench import cli
+
+COMMANDS = ("run", "report", "compare", "history", "watch", "label", "fetch", "sources", "cache")
+
+
+def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--help"])
+    assert stop.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_the_overview_lists_every_subcommand_in_plain_text(capsys):
+    text = _help(capsys)
+    listed = re.findall(r"^  (\w+) ", text.split("commands:")[1], flags=re.M)
+    assert tuple(listed[: len(COMMANDS)]) == COMMANDS
+    assert "``" not in text and ":data:" not in text  # no raw RST
+    assert "evalbench run params/gaia_demo.yaml" in text  # an example
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    assert re.fullmatch(r"evalbench \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_subcommand_shows_an_example(capsys, command):
+    text = _help(capsys, command)
+    assert text.startswith(f"usage: evalbench {command} ")
+    assert "examples:" in text
+    assert f"evalbench {command} " in text.split("examples:")[1]
+
+
+def test_defaults_are_stated(capsys):
+    def flat(command: str) -> str:  # argparse wraps lines at the terminal's width
+        return " ".join(_help(capsys, command).split())
+
+    assert "bootstrap rounds (default: 1000)" in flat("compare")
+    assert "(default: 2, one kernel each)" in flat("report")
+    assert "delete them (default: stats)" in flat("cache")
+
+
+def test_compare_says_what_a_run_can_be(capsys):
+    text = _help(capsys, "compare")
+    for kind in ("a run folder", "a study name", "a params file", "inspect_ai log",
+                 "lm-evaluation-harness"):  # fmt: skip
+        assert kind in text
