@@ -30,11 +30,11 @@ division by zero there) give a length feature of 0 here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit
 
 from evalbench.ratings import ArenaError
@@ -77,10 +77,10 @@ class LCWinRate(NamedTuple):
 
 
 def design(
-    preference: Sequence[float],
-    len_model: Sequence[float],
-    len_baseline: Sequence[float],
-    difficulty: Sequence[float],
+    preference: ArrayLike,
+    len_model: ArrayLike,
+    len_baseline: ArrayLike,
+    difficulty: ArrayLike,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows ``(X, p)`` of one model (official ``_get_featurized_data``), every instruction
     (a NaN preference too: the official code predicts on it; training leaves it out)."""
@@ -199,10 +199,10 @@ def choose_c(x: np.ndarray, p: np.ndarray, s: np.ndarray, weighted: bool) -> flo
 
 
 def length_controlled_win_rate(
-    preference: Sequence[float],
-    len_model: Sequence[float],
-    len_baseline: Sequence[float],
-    difficulty: Sequence[float],
+    preference: ArrayLike,
+    len_model: ArrayLike,
+    len_baseline: ArrayLike,
+    difficulty: ArrayLike,
     *,
     gamed: GamedRows | None = None,
     lam: float = GAMED_LAMBDA,

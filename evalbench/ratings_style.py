@@ -66,6 +66,9 @@ _CODE_BLOCK = re.compile("```[^`]*```")
 _NEWTON_TOL = 1e-10  # base-``base`` rating units: 4e-8 Elo points
 _NEWTON_MAX_ITER = 100
 _CONSTANT = 1e-12  # a feature whose standard deviation is below this never varies
+_BATCH_ITER = 20  # Newton steps for a chunk of bootstrap rounds before refitting one by one
+_CHUNK_CELLS = 2_000_000  # bootstrap rounds per chunk x battles
+_DENSE_CELLS = 5_000_000  # battles x parameters up to which a chunk is fitted as one dense batch
 
 
 # ------------------------------------------------------------------------- counts
@@ -318,8 +321,7 @@ def bootstrap_style_bt(
         raise ArenaError("style control: Newton's method did not converge")
     d = _design(b, point.features.values, base)
     start = np.concatenate([point.theta, point.coefs])
-    draws = _draws(len(b), rounds, rng)
-    reps = np.stack([_newton(d, d.weight * c, start, reg) for c in draws])
+    reps = np.concatenate([_refit(d, draws, start, reg) for draws in _draws(len(b), rounds, rng)])
     m = len(d.models)
     theta = np.concatenate([point.theta[None, :], reps[:, :m]])
     elo = _shift(scale * theta, d.models, anchor, anchor_rating)
@@ -328,11 +330,35 @@ def bootstrap_style_bt(
     return StyleBT(d.models, elo[0], elo[1:], point.coefs, reps[:, m:], point.features, played)
 
 
-def _draws(n: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
-    chunk = max(1, min(rounds, 2_000_000 // max(n, 1)))
-    parts = [multinomial_rounds(np.ones(n, dtype=np.int64), min(chunk, rounds - s), rng)
-             for s in range(0, rounds, chunk)]  # fmt: skip
-    return np.concatenate(parts).astype(float)
+def _draws(n: int, rounds: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """How many times each battle is drawn, in chunks of rounds ``(chunk, n)``."""
+    chunk = max(1, min(rounds, _CHUNK_CELLS // max(n, 1)))
+    return [multinomial_rounds(np.ones(n, dtype=np.int64), min(chunk, rounds - s), rng)
+            .astype(float) for s in range(0, rounds, chunk)]  # fmt: skip
+
+
+def _refit(d: _Design, draws: np.ndarray, start: np.ndarray, reg: float) -> np.ndarray:
+    """Fits of a chunk of resamples from ``start``: Newton's method on all of them at once
+    (dense), any round it does not settle in a few steps refitted alone (:func:`_newton`)."""
+    n, p = d.matrix.shape
+    if n * p > _DENSE_CELLS:
+        return np.stack([_newton(d, d.weight * c, start, reg) for c in draws])
+    dense = d.matrix.toarray()
+    weight = draws * d.weight
+    params = np.repeat(start[None, :], len(draws), axis=0)
+    eye = reg * np.eye(p)
+    for _ in range(_BATCH_ITER):
+        q = expit(params @ dense.T)
+        grad = (weight * (q - d.outcome)) @ dense + reg * params
+        hess = np.einsum("rn,ni,nj->rij", weight * q * (1 - q), dense, dense) + eye
+        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        params -= np.clip(step, -0.5, 0.5)  # the point estimate is close: small steps
+        if np.abs(step).max() < _NEWTON_TOL:
+            return params
+    stuck = np.abs(step).max(axis=1) >= _NEWTON_TOL
+    for k in np.flatnonzero(stuck):
+        params[k] = _newton(d, weight[k], start, reg)
+    return params
 
 
 def _shift(

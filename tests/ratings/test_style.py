@@ -12,6 +12,7 @@ from scipy.special import expit
 
 from evalbench import ratings_style as rs
 from evalbench.ratings import ArenaError
+from evalbench.ratings_fast import multinomial_rounds
 
 LN10 = math.log(10)
 
@@ -157,3 +158,19 @@ def test_missing_counts_reg_and_anchor_errors():
         rs.bootstrap_style_bt(b, rng=np.random.default_rng(0), rounds=2, anchor="Z")
     with pytest.raises(ArenaError, match="rounds must be >= 1"):
         rs.bootstrap_style_bt(b, rng=np.random.default_rng(0), rounds=0)
+
+
+@pytest.mark.parametrize("dense_cells", [rs._DENSE_CELLS, 0])  # batched, and one round at a time
+def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(monkeypatch, dense_cells):
+    monkeypatch.setattr(rs, "_DENSE_CELLS", dense_cells)
+    rng = np.random.default_rng(1)
+    rows = [("A", "B", "a", 5, 1), ("A", "B", "b", 1, 4), ("B", "C", "a", 3, 3),
+            ("C", "A", "tie", 2, 6), ("A", "C", "a", 9, 2), ("B", "C", "b", 1, 5)]  # fmt: skip
+    b = counted([(*r[:3], int(r[3] + rng.integers(5)), r[4]) for r in rows * 6])
+    boot = rs.bootstrap_style_bt(b, rng=np.random.default_rng(5), rounds=12)
+    draws = multinomial_rounds(np.ones(len(b), dtype=np.int64), 12, np.random.default_rng(5))
+    for k in range(12):
+        fit = rs.fit_style_bt(b, counts=draws[k].astype(float))
+        elo = 400 * fit.theta
+        np.testing.assert_allclose(elo - elo.mean() + 1000, boot.replicates[k], atol=1e-9)
+        np.testing.assert_allclose(fit.coefs, boot.coef_replicates[k], atol=1e-12)
