@@ -413,7 +413,8 @@ def lc_table(result: ArenaResult) -> str:
     caption = (
         f"Win rate against {result.params.baseline} (percent, ties ½) and AlpacaEval 2.0's "
         "length-controlled win rate (GLM length_controlled_noreg; instruction difficulty fitted "
-        "on this run's battles, not AlpacaEval's published vector); length_weight = the GLM's "
+        "on the other systems' battles against the baseline, not AlpacaEval's published vector, "
+        "which covers its own instructions only); length_weight = the GLM's "
         "coefficient on tanh(standardized baseline − system length)"
     )
     return display.table_block(result.lc, caption, digits=1)
