@@ -8,11 +8,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
 from evalbench import agreement as ag
 from evalbench.agreement import PositionBias, majority_vote, position_bias, prefers_longer
 from evalbench.judge import SIDE_TO_VERDICT, Rubric, get_rubric
 from evalbench.labels import annotator_agreement, wide
+from evalbench.ratings import ArenaError
+from evalbench.ratings_lc import FEATURES as LC_FEATURES
+from evalbench.ratings_lc import fitted_difficulty, length_controlled_win_rate
+from evalbench.ratings_style import STYLE_FEATURES, style_counts
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, Interval, bootstrap_mean
 
 
@@ -173,3 +178,90 @@ def vote_agreement(votes: pd.DataFrame, *, rng: np.random.Generator, rounds: int
     long = votes.assign(item=_pair_key(votes))[["item", "annotator", "winner"]]
     table = wide(long.drop_duplicates(["item", "annotator"], keep="last"), "winner")
     return annotator_agreement(table, numeric=False, rng=rng, rounds=rounds, level=level)
+
+
+# --------------------------------------------------------------------------- style and length
+
+
+def answer_styles(answers: pd.DataFrame) -> pd.DataFrame:
+    """Style counts of every successful answer (:func:`evalbench.ratings_style.style_counts`).
+
+    Returns:
+        ``model, question_id, tokens, headers, lists, bold``.
+    """
+    ok = answers[answers["error"].isna()]
+    rows = [{"model": r.system, "question_id": r.question_id, **style_counts(str(r.answer))}
+            for r in ok.itertuples()]  # fmt: skip
+    return pd.DataFrame(rows, columns=["model", "question_id", *STYLE_FEATURES])
+
+
+def baseline_scores(battles: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Each battle against ``baseline`` from the other system's side: ``model, question_id,
+    preference`` (1 it won, 0.5 tie, 0 it lost)."""
+    mine = battles[(battles["model_a"] == baseline) | (battles["model_b"] == baseline)]
+    as_a = (mine["model_a"] == baseline).to_numpy()
+    points = mine["winner"].map({"a": 1.0, "b": 0.0, "tie": 0.5}).to_numpy(dtype=float)
+    return pd.DataFrame({
+        "model": np.where(as_a, mine["model_b"], mine["model_a"]),
+        "question_id": mine["question_id"].to_numpy(),
+        "preference": np.where(as_a, 1.0 - points, points),
+    })  # fmt: skip
+
+
+def length_controlled(battles: pd.DataFrame, answers: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """AlpacaEval 2.0's length-controlled win rate of each system against ``baseline``.
+
+    One row per (system, question) battle against the baseline; answer lengths in characters;
+    no gamed baselines (``length_controlled_noreg``). Instruction difficulty (AlpacaEval's own
+    vector covers its 805 instructions only) is fitted on the *other* systems' battles against
+    the baseline (:func:`evalbench.ratings_lc.fitted_difficulty`): fitted on the system's own
+    outcomes it would explain them by construction. With no other system it is 0.
+
+    Returns:
+        ``model, win_rate, lc_win_rate, lc_standard_error`` (percent), ``length_weight``
+        (the GLM's coefficient on tanh(baseline − model length)), ``C, n``; a system with
+        fewer than 5 such battles gets NaN and ``note`` says why.
+    """
+    scores = baseline_scores(battles, baseline)
+    length = answers.set_index(["system", "question_id"])["length"]
+    rows = []
+    for model, part in scores.groupby("model", sort=True):
+        mine = length.reindex(pd.MultiIndex.from_arrays([part["model"], part["question_id"]]))
+        base = length.reindex(pd.MultiIndex.from_arrays(
+            [[baseline] * len(part), part["question_id"]]))  # fmt: skip
+        others = scores[scores["model"] != model]
+        difficulty = (fitted_difficulty(others).reindex(part["question_id"].astype(str))
+                      .fillna(0.0).to_numpy() if len(others) else np.zeros(len(part)))  # fmt: skip
+        try:
+            lc = length_controlled_win_rate(
+                part["preference"], mine.to_numpy(), base.to_numpy(), difficulty
+            )
+        except ArenaError as exc:
+            rows.append({"model": model, "n": len(part), "note": str(exc)})
+            continue
+        rows.append({"model": model, "win_rate": lc.win_rate, "lc_win_rate": lc.lc_win_rate,
+                     "lc_standard_error": lc.lc_standard_error,
+                     "length_weight": lc.weights[LC_FEATURES[0]], "C": lc.C, "n": lc.n,
+                     "note": ""})  # fmt: skip
+    columns = ["model", "win_rate", "lc_win_rate", "lc_standard_error", "length_weight", "C",
+               "n", "note"]  # fmt: skip
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+def recovery(table: pd.DataFrame) -> dict[str, float]:
+    """How close raw and style-controlled ratings are to the simulated true ratings.
+
+    ``spearman_*``: rank correlation with ``true_rating``; ``rmse_*``: root mean squared
+    difference (rating points); ``shape_rmse_*``: the same after the best line through the
+    truth (``rating ≈ a + b·true``), i.e. distortion beyond a common shrinkage (ties pull
+    every rating toward the others).
+    """
+    out: dict[str, float] = {}
+    truth = table["true_rating"].to_numpy(dtype=float)
+    for name, col in (("raw", "rating"), ("style", "style_rating")):
+        got = table[col].to_numpy(dtype=float)
+        out[f"spearman_{name}"] = float(spearmanr(got, truth).statistic)
+        out[f"rmse_{name}"] = float(np.sqrt(np.mean((got - truth) ** 2)))
+        fit = np.polyval(np.polyfit(truth, got, 1), truth)
+        out[f"shape_rmse_{name}"] = float(np.sqrt(np.mean((got - fit) ** 2)))
+    return out

@@ -17,7 +17,8 @@ from evalbench.judge import InconsistentPolicy, VerdictFormat, get_rubric, known
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.ratings import RatingReport
-from evalbench.records import Battle, Rating
+from evalbench.ratings_style import StyleBT
+from evalbench.records import Battle, Rating, Record
 from evalbench.stats import Interval
 
 from .data import ArenaPrompt
@@ -68,7 +69,8 @@ class ArenaParams(StudyParams):
     pairing: Pairing = "all_pairs"
     """compare every pair of systems, or every system with ``baseline``."""
     baseline: str | None = None
-    """the baseline system (required with ``pairing: vs_baseline``)."""
+    """the baseline system (required with ``pairing: vs_baseline``); with ``all_pairs`` too:
+    raw and length-controlled win rates against it."""
     verdict_format: VerdictFormat = "mt_bench"
     """Pairwise: ``mt_bench`` ([[A]]/[[B]]/[[C]]) or ``arena_hard`` ([[A>>B]] ... [[B>>A]])."""
     inconsistent: InconsistentPolicy = "tie"
@@ -157,6 +159,16 @@ class ArenaBattle(Battle):
     """The prompt set (``demo`` or the prompts file's stem)."""
     outcome: str | None = None
     """Pairwise: how the pair's two orders resolved (``consistent``, ``inconsistent_tie``)."""
+    tokens_a: float | None = None
+    """Style counts of A's answer (:func:`evalbench.ratings_style.style_counts`): tokens
+    (cl100k_base), headers, list items, bold spans; the same for B."""
+    headers_a: float | None = None
+    lists_a: float | None = None
+    bold_a: float | None = None
+    tokens_b: float | None = None
+    headers_b: float | None = None
+    lists_b: float | None = None
+    bold_b: float | None = None
 
 
 class HumanBattle(Battle):
@@ -176,6 +188,51 @@ class ArenaRating(Rating):
     """Simulated: the true strength on the Elo scale, anchored like the fit."""
     covered: bool | None = None
     """Simulated: whether the interval covers the true rating."""
+    style_rating: float | None = None
+    """Style-controlled Bradley–Terry rating (:mod:`evalbench.ratings_style`), same anchor."""
+    style_ci_low: float | None = None
+    style_ci_high: float | None = None
+    """Its percentile bootstrap interval at ``level``."""
+    rank: int | None = None
+    """Rank by the raw rating (1 = best; ties share the better rank)."""
+    style_rank: int | None = None
+    """Rank by the style-controlled rating."""
+    rank_change: int | None = None
+    """``rank − style_rank``: positive = the system climbs once style is controlled."""
+    win_rate: float | None = None
+    """Against the baseline (percent, ties ½); ``None`` for the baseline itself."""
+    lc_win_rate: float | None = None
+    """AlpacaEval 2.0's length-controlled win rate against the baseline (percent)."""
+    lc_standard_error: float | None = None
+
+
+class StyleCoefficient(Record):
+    """One style feature's coefficient (``records/style_coefficients.jsonl``)."""
+
+    dataset: str
+    feature: str
+    """``tokens``, ``headers``, ``lists`` or ``bold`` (normalized difference, standardized)."""
+    coefficient: float
+    """Log-odds of winning per standard deviation of the feature (NaN: never varies)."""
+    ci_low: float
+    ci_high: float
+    estimable: bool
+    """False when every battle has the same value (left out of the fit)."""
+    level: float
+    rounds: int
+
+
+class StyleControl(NamedTuple):
+    """Style-controlled ratings of one set of battles."""
+
+    boot: StyleBT
+    """Point fit and bootstrap replicates."""
+    table: pd.DataFrame
+    """:func:`evalbench.ratings_style.style_ratings_table` (with the truth when simulated)."""
+    coefficients: pd.DataFrame
+    """:func:`evalbench.ratings_style.style_coefficients`."""
+    recovery: dict[str, float] | None
+    """Simulated: :func:`~.metrics.recovery` of raw and controlled ratings."""
 
 
 # ------------------------------------------------------------------ the study
@@ -237,3 +294,8 @@ class ArenaResult(NamedTuple):
     """Names of the simulated systems and judge."""
     human: HumanVotes | None = None
     """Human votes (``human_battles``; ``None`` without)."""
+    style: StyleControl | None = None
+    """Style-controlled ratings of the judge's battles."""
+    lc: pd.DataFrame | None = None
+    """With a ``baseline``: raw and length-controlled win rates against it
+    (:func:`~.metrics.length_controlled`)."""

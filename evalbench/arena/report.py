@@ -330,3 +330,105 @@ def _rating_cells(table: pd.DataFrame, model: str, prefix: str) -> dict[str, Any
         f"{prefix}_rating": table.loc[model, "rating"],
         f"{prefix}_ci": f"[{low:.0f}, {high:.0f}]",
     }
+
+
+# --------------------------------------------------------------------------- style and length
+
+
+def style_intro(result: ArenaResult) -> str:
+    """The style-controlled ratings in one paragraph: the coefficients with their intervals,
+    the features that never varied, and who moves in the ranking."""
+    s, p = result.style, result.params
+    if s is None:
+        return "<p>No style-controlled ratings in this run.</p>"
+    coefs = s.coefficients
+    shown = coefs[coefs["estimable"]]
+    parts = [display.fill("{f} {c:+.2f} [{lo:+.2f}, {hi:+.2f}]", f=r.feature, c=r.coefficient,
+                          lo=r.ci_low, hi=r.ci_high) for r in shown.itertuples()]  # fmt: skip
+    constant = ", ".join(coefs.loc[~coefs["estimable"], "feature"])
+    moved = s.table[s.table["rank_change"] != 0]
+    moves = ", ".join(display.fill("{m} {c:+d}", m=r.model, c=int(r.rank_change))
+                      for r in moved.itertuples()) or "none"  # fmt: skip
+    return display.fill(
+        "<p><b>Style-controlled</b> Bradley–Terry (Chatbot Arena's style control, as FastChat's "
+        "<code>compute_style_control</code>): each battle also carries the two answers' "
+        "normalized differences in length (tokens), headers, list items and bold, and the fit "
+        "gives each a coefficient (log-odds per standard deviation; {lvl:.0%} bootstrap "
+        "intervals, {r} rounds): ",
+        lvl=p.confidence_level, r=p.bootstrap_rounds,
+    ) + ", ".join(parts) + display.fill(
+        ".{const} Rank changes once style is controlled (raw rank − controlled rank): {moves}."
+        "</p>",
+        const=f" Never varied, left out: {constant} (no answer differs in them)." if constant
+        else "", moves=moves,
+    )  # fmt: skip
+
+
+def style_table(result: ArenaResult) -> str:
+    """Raw and style-controlled ratings side by side with the ranks (and the truth)."""
+    s, p = result.style, result.params
+    if s is None:
+        return ""
+    caption = (
+        f"Raw and style-controlled Bradley–Terry ratings, {p.confidence_level:.0%} bootstrap "
+        f"intervals of the controlled ones ({p.bootstrap_rounds} rounds), same anchor; "
+        "rank_change = raw rank − controlled rank"
+    )
+    return display.table_block(s.table, caption, digits=1)
+
+
+def style_coefficients_table(result: ArenaResult) -> str:
+    """The style coefficients with their intervals."""
+    s = result.style
+    if s is None:
+        return ""
+    caption = (
+        "Style coefficients: log-odds of winning per standard deviation of the normalized "
+        "difference (a − b)/(a + b + 1); estimable = the feature varies between answers"
+    )
+    return display.table_block(s.coefficients.drop(columns=["level", "rounds"]), caption)
+
+
+def recovery_sentence(result: ArenaResult) -> str:
+    """Simulated runs: raw vs controlled ratings against the true strengths (else ``""``)."""
+    s = result.style
+    if s is None or s.recovery is None:
+        return ""
+    r = s.recovery
+    return display.fill(
+        "<p><i>Simulated:</i> against the true ratings, the raw ratings have rank correlation "
+        "{sr:.2f}, RMSE {er:.1f} points and {xr:.1f} points after the best line through the truth "
+        "(distortion beyond the common shrinkage ties cause); the style-controlled ones {ss:.2f}, "
+        "{es:.1f} and {xs:.1f}. The simulated judge adds log-odds for the longer answer, which "
+        "the length coefficient absorbs.</p>",
+        sr=r["spearman_raw"], er=r["rmse_raw"], xr=r["shape_rmse_raw"],
+        ss=r["spearman_style"], es=r["rmse_style"], xs=r["shape_rmse_style"],
+    )  # fmt: skip
+
+
+def lc_table(result: ArenaResult) -> str:
+    """Raw and length-controlled win rates against the baseline (``""`` without one)."""
+    if result.lc is None:
+        return ""
+    caption = (
+        f"Win rate against {result.params.baseline} (percent, ties ½) and AlpacaEval 2.0's "
+        "length-controlled win rate (GLM length_controlled_noreg; instruction difficulty fitted "
+        "on the other systems' battles against the baseline, not AlpacaEval's published vector, "
+        "which covers its own instructions only); length_weight = the GLM's "
+        "coefficient on tanh(standardized baseline − system length)"
+    )
+    return display.table_block(result.lc, caption, digits=1)
+
+
+def lc_sentence(result: ArenaResult) -> str:
+    """The length-controlled win rates in a sentence, beside the raw ones."""
+    if result.lc is None:
+        return ""
+    rated = result.lc.dropna(subset=["lc_win_rate"])
+    if rated.empty:
+        return display.fill("<p>No length-controlled win rate: {why}</p>",
+                            why="; ".join(result.lc["note"]))  # fmt: skip
+    parts = ", ".join(display.fill("{m} {w:.1f}% raw, {lc:.1f}% ± {se:.1f} length-controlled",
+                                   m=r.model, w=r.win_rate, lc=r.lc_win_rate,
+                                   se=r.lc_standard_error) for r in rated.itertuples())  # fmt: skip
+    return display.fill("<p>Against {b}: ", b=result.params.baseline) + parts + ".</p>"

@@ -21,6 +21,12 @@ import pandas as pd
 from evalbench.judge import JudgeCase, PairTask, RubricTask, get_rubric, judge_pairs, judge_rubric
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
 from evalbench.ratings import ArenaError, RatingReport, by_dataset, rate_battles, win_rate_vs
+from evalbench.ratings_style import (
+    battles_with_style,
+    bootstrap_style_bt,
+    style_coefficients,
+    style_ratings_table,
+)
 from evalbench.records import ResponseRecord, write_jsonl
 from evalbench.runs import Run
 from evalbench.studies import Study
@@ -28,7 +34,16 @@ from evalbench.tiers import apply_tier
 
 from . import metrics, report
 from .data import ArenaPrompt, label_pair_rows, load_human_battles, load_prompts
-from .records import ArenaBattle, ArenaParams, ArenaRating, ArenaResult, HumanBattle, HumanVotes
+from .records import (
+    ArenaBattle,
+    ArenaParams,
+    ArenaRating,
+    ArenaResult,
+    HumanBattle,
+    HumanVotes,
+    StyleCoefficient,
+    StyleControl,
+)
 from .scoring import answer_messages, battles_from_judged_pairs, battles_from_rubric
 from .sim import (
     overall_quality,
@@ -300,7 +315,13 @@ def run(run: Run[ArenaParams]) -> ArenaResult:
         elo_k=params.elo_k, prior=params.prior,
     )  # fmt: skip
     truth = truth_table(params) if params.judging == "pairwise" else None
-    table = metrics.with_truth(rated.table, truth)
+    with run.timed("style control"):
+        style = style_control(run, done, rated, truth)
+    lc = None
+    if params.baseline is not None:
+        with run.timed("length control"):
+            lc = metrics.length_controlled(done.battles, done.answers, params.baseline)
+    table = _ratings_table(rated, truth, style, lc)
     pairwise = params.judging == "pairwise"
     result = ArenaResult(
         params, prompts, done.answers, done.judgments, done.battles, done.counts, anchor,
@@ -310,15 +331,58 @@ def run(run: Run[ArenaParams]) -> ArenaResult:
         if pairwise else None,
         None if pairwise else _dimension_means(run, done.judgments, prompts),
         run.recorded_usage(), run.simulated_names, human_votes(run, done.battles, prompts),
+        style.control, lc,
     )  # fmt: skip
     dataset = Path(params.prompts).stem
-    run.write_records("battles", by_dataset({dataset: done.battles}))
+    run.write_records("battles", by_dataset({dataset: style.battles}))
     run.write_records("ratings", by_dataset({dataset: table}))
+    run.write_records("style_coefficients", by_dataset({dataset: style.control.coefficients}))
     return result
 
 
+class _Styled(NamedTuple):
+    control: StyleControl
+    battles: pd.DataFrame
+    """The judge's battles with both answers' style counts."""
+
+
+def style_control(
+    run: Run[ArenaParams], done: ArenaRun, rated: RatingReport, truth: pd.DataFrame | None
+) -> _Styled:
+    """Style-controlled ratings of the judge's battles (same anchor, rounds and level as the
+    raw ones), and how both recover the simulated truth."""
+    params = run.params
+    battles = battles_with_style(done.battles, metrics.answer_styles(done.answers))
+    boot = bootstrap_style_bt(
+        battles, rng=run.rng("style"), rounds=params.bootstrap_rounds,
+        anchor=params.rating_anchor(), anchor_rating=params.anchor_rating,
+    )  # fmt: skip
+    raw = rated.table.set_index("model")["rating"]
+    table = style_ratings_table(boot, raw, level=params.confidence_level)
+    recovered = None
+    if truth is not None:
+        table = table.merge(truth[["model", "true_rating"]], on="model", how="left")
+        recovered = metrics.recovery(table)
+    coefs = style_coefficients(boot, level=params.confidence_level)
+    return _Styled(StyleControl(boot, table, coefs, recovered), battles)
+
+
+def _ratings_table(
+    rated: RatingReport, truth: pd.DataFrame | None, style: _Styled, lc: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The ratings table of the records: raw, truth, style-controlled, win rates."""
+    table = metrics.with_truth(rated.table, truth)
+    columns = ["model", "style_rating", "style_ci_low", "style_ci_high", "rank", "style_rank",
+               "rank_change"]  # fmt: skip
+    table = table.merge(style.control.table[columns], on="model", how="left")
+    if lc is not None:
+        table = table.merge(lc[["model", "win_rate", "lc_win_rate", "lc_standard_error"]],
+                            on="model", how="left")  # fmt: skip
+    return table
+
+
 def _versus(battles: pd.DataFrame, params: ArenaParams) -> pd.DataFrame | None:
-    if params.pairing != "vs_baseline":
+    if params.baseline is None:
         return None
     return win_rate_vs(battles, str(params.baseline), level=params.confidence_level)
 
@@ -354,6 +418,7 @@ STUDY = Study(
         "judgments": ResponseRecord,
         "battles": ArenaBattle,
         "ratings": ArenaRating,
+        "style_coefficients": StyleCoefficient,
         "human_battles": HumanBattle,
     },
     headlines=report.headlines,

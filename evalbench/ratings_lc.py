@@ -1,0 +1,279 @@
+"""Length-controlled win rate: AlpacaEval 2.0's GLM (Dubois et al. 2024, "Length-Controlled
+AlpacaEval: A Simple Way to Debias Automatic Evaluators", arXiv:2404.04475).
+
+Reproduces ``alpaca_eval.metrics.glm_winrate.get_length_controlled_winrate`` (alpaca_eval
+0.6.6) for one model against the baseline:
+
+* per instruction, ``preference`` = P(the model's answer wins) in [0, 1] (a tie 0.5) and
+  ``std_delta_len = (len_baseline − len_model) / sd`` (lengths in characters, ``sd`` the
+  sample standard deviation of the differences);
+* the GLM ``logit P = θ_len·tanh(std_delta_len) + θ_diff·difficulty + θ_model`` (patsy
+  ``np.tanh(std_delta_len) + instruction_difficulty + not_gamed_baseline.astype(float) - 1``),
+  fitted with continuous targets as two weighted rows per instruction (label 1 with weight
+  ``p``, label 0 with ``1 − p``) by L1-penalised logistic regression (liblinear's objective
+  ``C·Σ wᵢ·lossᵢ + ‖θ‖₁``), ``C`` chosen among ``logspace(−4, 4, 10)`` by 5-fold ``GroupKFold``
+  (both rows of an instruction in one fold) on the continuous log loss, then refitted;
+* the LC win rate is the mean predicted P with the length term set to 0, × 100; its standard
+  error the ``sem`` of those predictions × 100.
+
+``length_controlled_v1`` (the leaderboard's) also trains on annotations of the baseline made
+verbose and concise (``gamed``: their own ``std_delta_len``, no model term, weight
+``λ/2 = 0.1`` each); without them it is ``length_controlled_noreg``. Both need AlpacaEval's
+per-instruction ``instruction_difficulty``, which the official code downloads from the
+Hugging Face hub; offline, :func:`fitted_difficulty` estimates one from the run's own battles.
+
+Differences from the official code: each ``C`` is solved to the optimum (proximal Newton to
+1e-12) where liblinear stops at ``tol=1e-4``; identical lengths everywhere (``sd = 0``, a
+division by zero there) give a length feature of 0 here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy.special import expit, log_expit
+
+from evalbench.ratings import ArenaError
+
+CS = np.logspace(-4, 4, 10)
+"""``LogisticRegressionCV(Cs=10)``'s grid."""
+N_SPLITS = 5
+GAMED_LAMBDA = 0.2
+"""``regularize_to_baseline_lambda`` of ``length_controlled_v1``."""
+FEATURES = ["np.tanh(std_delta_len)", "instruction_difficulty", "not_gamed_baseline.astype(float)"]
+"""The GLM's columns, in the official (patsy) order and names."""
+_TOL = 1e-12
+_MAX_ITER = 200
+
+
+class GamedRows(NamedTuple):
+    """Annotations of the gamed baselines (``df_gamed.csv``): the GLM's regularizer."""
+
+    preference: np.ndarray
+    std_delta_len: np.ndarray
+    difficulty: np.ndarray
+
+
+class LCWinRate(NamedTuple):
+    """One model's length-controlled win rate against the baseline."""
+
+    win_rate: float
+    """Raw: mean preference × 100."""
+    lc_win_rate: float
+    lc_standard_error: float
+    weights: dict[str, float]
+    """The GLM's coefficients by official column name."""
+    C: float
+    """The chosen inverse regularization strength."""
+    n: int
+    """Instructions with a preference (the LC win rate averages over all of them)."""
+
+
+# ---------------------------------------------------------------------------- data
+
+
+def design(
+    preference: ArrayLike,
+    len_model: ArrayLike,
+    len_baseline: ArrayLike,
+    difficulty: ArrayLike,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``(X, p)`` of one model (official ``_get_featurized_data``), every instruction
+    (a NaN preference too: the official code predicts on it; training leaves it out)."""
+    p = np.asarray(preference, dtype=float)
+    delta = np.asarray(len_baseline, dtype=float) - np.asarray(len_model, dtype=float)
+    diff = np.asarray(difficulty, dtype=float)
+    if not len(p) == len(delta) == len(diff):
+        raise ArenaError("length-controlled win rate: inputs of different lengths")
+    if not (np.isfinite(delta).all() and np.isfinite(diff).all()):
+        raise ArenaError("length-controlled win rate: a length or difficulty is not finite")
+    bad = np.isfinite(p) & ((p < 0) | (p > 1))
+    if bad.any() or np.isinf(p).any():
+        raise ArenaError("length-controlled win rate: a preference outside [0, 1]")
+    sd = float(np.std(delta, ddof=1)) if len(delta) > 1 else 0.0
+    scaled = delta / sd if sd > 0 else np.zeros_like(delta)
+    return np.column_stack([np.tanh(scaled), diff, np.ones_like(diff)]), p
+
+
+def _training(
+    x: np.ndarray, p: np.ndarray, gamed: GamedRows | None, lam: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, targets and sample weights: the model's (weight 1) after the gamed ones."""
+    if gamed is None:
+        return x, p, np.ones(len(p))
+    gx = np.column_stack([np.tanh(gamed.std_delta_len), gamed.difficulty,
+                          np.zeros(len(gamed.preference))])  # fmt: skip
+    rows = np.concatenate([gx, x])
+    targets = np.concatenate([np.asarray(gamed.preference, dtype=float), p])
+    weights = np.concatenate([np.full(len(gx), lam / 2), np.ones(len(p))])
+    return rows, targets, weights
+
+
+def group_folds(n_groups: int, n_splits: int = N_SPLITS) -> np.ndarray:
+    """The fold of each group under sklearn's ``GroupKFold`` (1.9) when every group has two
+    rows: groups taken last to first (stable sort by size, reversed), each to the lightest
+    fold (first on ties), so group ``g`` lands in fold ``(n − 1 − g) mod n_splits``."""
+    if n_groups < n_splits:
+        raise ArenaError(
+            f"length-controlled win rate: {n_groups} instructions, fewer than the "
+            f"{n_splits} cross-validation folds"
+        )
+    return (n_groups - 1 - np.arange(n_groups)) % n_splits
+
+
+# ------------------------------------------------------------------------------ fit
+
+
+def _objective(w: np.ndarray, x: np.ndarray, p: np.ndarray, s: np.ndarray, c: float) -> float:
+    z = x @ w
+    loss = -(s * (p * log_expit(z) + (1 - p) * log_expit(-z))).sum()
+    return float(c * loss + np.abs(w).sum())
+
+
+def fit_l1(x: np.ndarray, p: np.ndarray, s: np.ndarray, c: float) -> np.ndarray:
+    """``argmin C·Σ sᵢ·[−pᵢ log σ(xᵢθ) − (1−pᵢ) log σ(−xᵢθ)] + ‖θ‖₁`` (liblinear's L1 logistic
+    objective on the two weighted rows per instruction), by proximal Newton: a quadratic
+    model of the loss minimized with the L1 term by coordinate descent, then a line search."""
+    w = np.zeros(x.shape[1])
+    for _ in range(_MAX_ITER):
+        q = expit(x @ w)
+        grad = c * x.T @ (s * (q - p))
+        hess = c * (x.T * (s * q * (1 - q))) @ x + 1e-12 * np.eye(len(w))
+        step = _prox_step(w, grad, hess) - w
+        if np.abs(step).max() < _TOL:
+            break
+        w = _line_search(w, step, grad, x, p, s, c)
+    return w
+
+
+def _prox_step(w: np.ndarray, grad: np.ndarray, hess: np.ndarray) -> np.ndarray:
+    """``argmin_v grad·(v−w) + ½(v−w)ᵀH(v−w) + ‖v‖₁`` by coordinate descent."""
+    v = w.copy()
+    for _ in range(1000):
+        before = v.copy()
+        for j in range(len(v)):
+            # gradient of the quadratic at v along j, without v_j's own curvature
+            g = grad[j] + hess[j] @ (v - w) - hess[j, j] * v[j]
+            v[j] = -np.sign(g) * max(abs(g) - 1.0, 0.0) / hess[j, j]
+        if np.abs(v - before).max() < 1e-15:
+            break
+    return v
+
+
+def _line_search(
+    w: np.ndarray, step: np.ndarray, grad: np.ndarray, x: np.ndarray, p: np.ndarray,
+    s: np.ndarray, c: float,
+) -> np.ndarray:  # fmt: skip
+    before = _objective(w, x, p, s, c)
+    decrease = grad @ step + np.abs(w + step).sum() - np.abs(w).sum()
+    t = 1.0
+    for _ in range(60):
+        if _objective(w + t * step, x, p, s, c) <= before + 1e-4 * t * decrease:
+            return w + t * step
+        t /= 2
+    return w + t * step
+
+
+def _cv_log_loss(w: np.ndarray, x: np.ndarray, p: np.ndarray, s: np.ndarray | None) -> float:
+    """``logloss_continuous`` over a test fold: the mean over its rows (both copies of each
+    instruction) of ``−[p log q + (1−p) log(1−q)]``, times the sample weight when there is one."""
+    q = np.clip(expit(x @ w), 1e-15, 1 - 1e-15)
+    losses = p * np.log(q) + (1 - p) * np.log(1 - q)
+    return float(-np.mean(losses if s is None else losses * s))
+
+
+def choose_c(x: np.ndarray, p: np.ndarray, s: np.ndarray, weighted: bool) -> float:
+    """The ``C`` of ``CS`` with the best summed fold score (first on ties)."""
+    folds = group_folds(len(p))
+    scores = np.zeros(len(CS))
+    for f in range(N_SPLITS):
+        test, train = folds == f, folds != f
+        for k, c in enumerate(CS):
+            w = fit_l1(x[train], p[train], s[train], c)
+            scores[k] -= _cv_log_loss(w, x[test], p[test], s[test] if weighted else None)
+    return float(CS[int(np.argmax(scores))])
+
+
+def length_controlled_win_rate(
+    preference: ArrayLike,
+    len_model: ArrayLike,
+    len_baseline: ArrayLike,
+    difficulty: ArrayLike,
+    *,
+    gamed: GamedRows | None = None,
+    lam: float = GAMED_LAMBDA,
+) -> LCWinRate:
+    """AlpacaEval 2.0's length-controlled win rate of one model against the baseline.
+
+    Args:
+        preference: per instruction, P(the model's answer is preferred), in [0, 1] (NaN:
+            not annotated, left out).
+        len_model, len_baseline: the two answers' lengths in characters.
+        difficulty: the instruction's difficulty (AlpacaEval's published vector, or
+            :func:`fitted_difficulty`).
+        gamed: the gamed baselines' rows (``length_controlled_v1``); ``None``:
+            ``length_controlled_noreg``.
+        lam: ``regularize_to_baseline_lambda``.
+
+    Raises:
+        ArenaError: fewer than 5 instructions, or an input that is not a number in range.
+    """
+    x, p = design(preference, len_model, len_baseline, difficulty)
+    known = np.isfinite(p)
+    rows, targets, weights = _training(x[known], p[known], gamed, lam)
+    c = choose_c(rows, targets, weights, weighted=gamed is not None)
+    w = fit_l1(rows, targets, weights, c)
+    # every instruction (annotated or not), the length term at 0: tanh(0) = 0
+    predicted = expit(x[:, 1:] @ w[1:])
+    sem = float(np.std(predicted, ddof=1) / math.sqrt(len(predicted)))
+    return LCWinRate(
+        win_rate=float(np.mean(p[known]) * 100), lc_win_rate=float(np.mean(predicted) * 100),
+        lc_standard_error=sem * 100, weights=dict(zip(FEATURES, w.tolist(), strict=True)),
+        C=c, n=int(known.sum()),
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------------ difficulty
+
+
+def fitted_difficulty(scores: pd.DataFrame, *, reg: float = 1.0) -> pd.Series:
+    """Instruction difficulty from the run's own battles against the baseline.
+
+    AlpacaEval's ``instruction_difficulty`` is a per-instruction term of a GLM fitted on
+    the leaderboard's models; offline this fits the same kind of term on the models at hand:
+    ``logit P(model beats baseline on i) = γ_model − δ_i`` with a ridge ``reg/2·Σδ²`` (few
+    models per instruction; ``reg/200·Σγ²`` keeps a model that always wins finite), by
+    Newton's method, and returns ``δ`` (higher = harder for every model), mean-centred.
+
+    Args:
+        scores: ``model, question_id, preference`` (P(model wins), ties 0.5).
+        reg: the ridge on the difficulties.
+    """
+    if not reg > 0:
+        raise ArenaError(f"fitted_difficulty: reg must be > 0, got {reg}")
+    s = scores.dropna(subset=["preference"])
+    if s.empty:
+        raise ArenaError("fitted_difficulty: no battle against the baseline")
+    models, m_idx = np.unique(s["model"].astype(str), return_inverse=True)
+    items, q_idx = np.unique(s["question_id"].astype(str), return_inverse=True)
+    y = s["preference"].to_numpy(dtype=float)
+    nm = len(models)
+    x = np.zeros((len(s), nm + len(items)))
+    x[np.arange(len(s)), m_idx] = 1.0
+    x[np.arange(len(s)), nm + q_idx] = -1.0
+    penalty = np.r_[np.full(nm, reg / 100), np.full(len(items), reg)]
+    theta = np.zeros(x.shape[1])
+    for _ in range(100):
+        q = expit(x @ theta)
+        grad = x.T @ (q - y) + penalty * theta
+        hess = (x.T * (q * (1 - q))) @ x + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    delta = theta[nm:]
+    return pd.Series(delta - delta.mean(), index=items, name="instruction_difficulty")
