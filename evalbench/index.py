@@ -130,12 +130,14 @@ def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
 
 def _alerts_html(m: dict[str, Any]) -> str:
     """What the run's alert check found: the rules that fired and failed notifications."""
+    from evalbench.alerts.shown import shown  # light: no import of its own
+
     record = m.get("alerts") or {}
     fired = record.get("fired") or []
     failed = [d for d in record.get("deliveries") or [] if not d.get("ok")]
-    lines = [f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
-             for f in fired]  # fmt: skip
-    lines += [f"notification failed: {d.get('target')}: {d.get('error')}" for d in failed]
+    lines = shown([f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
+                   for f in fired])  # fmt: skip
+    lines += shown([f"notification failed: {d.get('target')}: {d.get('error')}" for d in failed])
     if not lines:
         return ""
     detail = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines)

@@ -129,15 +129,19 @@ def alert_lines(record: dict[str, Any] | None) -> list[str]:
     from .check import failed_deliveries
     from .notify import finding_line
     from .rules import Finding
+    from .shown import MAX_SHOWN, shown
 
     if not record:
         return []
-    lines = [f"ALERT {f['rule']}: {finding_line(Finding(**f))}" for f in record.get("fired") or []]
-    lines += [
+    fired = [f"ALERT {f['rule']}: {finding_line(Finding(**f))}" for f in record.get("fired") or []]
+    lines = shown(fired, 2 * MAX_SHOWN, "ALERT ")
+    failed = [
         f"NOTIFICATION FAILED {d['target']} ({d['rule']}): {d['error']}"
         for d in failed_deliveries(record)
     ]
-    lines += [f"ALERT RULE NOT CHECKED: {p}" for p in record.get("problems") or []]
+    lines += shown(failed, 2 * MAX_SHOWN, "NOTIFICATION FAILED ")
+    problems = [f"ALERT RULE NOT CHECKED: {p}" for p in record.get("problems") or []]
+    lines += shown(problems, 2 * MAX_SHOWN, "ALERT RULE NOT CHECKED: ")
     if not lines:
         lines.append(f"no alert (vs {record.get('baseline') or '—'}: {record.get('baseline_is')})")
     return lines

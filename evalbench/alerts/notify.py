@@ -78,7 +78,12 @@ def _link(path: Path, outputs: Path, report_url: str | None) -> str:
 
 
 def _number(value: float | None, form: str = ".3f") -> str:
-    return "—" if value is None or value != value else format(value, form)
+    """``value`` in ``form``; "—" when missing or NaN, 4 significant digits from a million."""
+    if value is None or value != value:
+        return "—"
+    if abs(value) >= 1e6:
+        form = "+.4g" if form.startswith("+") else ".4g"
+    return format(value, form)
 
 
 def finding_line(finding: Finding) -> str:
