@@ -24,10 +24,12 @@ never dropped. A webhook URL is never written anywhere.
 from __future__ import annotations
 
 import contextlib
+import errno
 import http.client
 import os
 import signal
 import socket
+import stat
 import threading
 import time
 import urllib.error
@@ -189,13 +191,30 @@ def _append(target: NotifyTarget, payload: dict[str, Any], outputs: Path, rule: 
     path = outputs.resolve() / name
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        with open(os.open(path, flags, 0o644), "a", encoding="utf-8") as fh:
+        with open(_open_to_append(path), "a", encoding="utf-8") as fh:
             fh.write(to_json(payload) + "\n")  # one write per line: appends stay whole
     except OSError as exc:
         return Delivery(target.label(), rule, False, 1, f"{name}: {exc.strerror or exc}",
                         retry=True)  # fmt: skip
     return Delivery(target.label(), rule, True, 1)
+
+
+def _open_to_append(path: Path) -> int:
+    """A descriptor appending to the regular file ``path``: never through a symbolic link,
+    never waiting (a named pipe without a reader would block the run forever).
+
+    Raises:
+        OSError: it cannot be opened, or is not a regular file.
+    """
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise OSError(errno.EINVAL, "not a regular file")
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o644)  # O_NONBLOCK: a pipe put here since fails (ENXIO)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _post(

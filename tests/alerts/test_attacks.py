@@ -112,3 +112,30 @@ def test_usage_that_is_not_a_number_is_a_note_not_a_crash():
         "error_rate_more_than 0.1: a: no share of failed calls to compare (not a finite number "
         "in a manifest)",
     ]
+
+
+def test_a_file_target_that_is_a_named_pipe_fails_at_once_instead_of_blocking():
+    import os
+    import threading
+
+    from evalbench.alerts import NotifyTarget
+    from evalbench.alerts.notify import deliver_one
+
+    outputs = get_settings().outputs_dir
+    outputs.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(outputs / "alerts.jsonl")  # no reader: opening it to write would wait forever
+    payload = {"text": "x", "evalbench": {"rule": "r"}}
+    done = []
+
+    def deliver():
+        done.append(deliver_one(NotifyTarget(file="alerts.jsonl"), payload, outputs))
+
+    worker = threading.Thread(target=deliver, daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    if worker.is_alive():  # the old behaviour; let the thread go by giving the pipe a reader
+        os.close(os.open(outputs / "alerts.jsonl", os.O_RDONLY | os.O_NONBLOCK))
+    assert done, "the delivery blocked on the named pipe"
+    (delivery,) = done
+    assert (delivery.ok, delivery.retry) == (False, True)
+    assert delivery.error == "alerts.jsonl: not a regular file"
