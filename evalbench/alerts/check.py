@@ -83,10 +83,15 @@ def _check(
 
 
 def deliver_pending(
-    run_dir: Path, record: dict[str, Any], spec: AlertsSpec, payloads: list[dict[str, Any]]
+    run_dir: Path,
+    record: dict[str, Any],
+    spec: AlertsSpec,
+    payloads: list[dict[str, Any]],
+    failed: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Try every delivery of ``record`` marked ``retry`` (its target, its rule's payload),
-    rewriting the run's manifest after each; return those tried, as they are now.
+    rewriting the run's manifest after each; return those tried, as they are now. A target
+    that fails (or is in ``failed``, which gathers them) is not tried again here.
 
     Raises:
         KeyboardInterrupt: Ctrl-C or SIGTERM, at once; the delivery under way is marked
@@ -95,7 +100,7 @@ def deliver_pending(
     targets = {target.label(): target for target in spec.notify}
     by_rule = {str(p["evalbench"]["rule"]): p for p in payloads}
     entries: list[dict[str, Any]] = record["deliveries"]
-    failed: set[str] = set()
+    failed = set() if failed is None else failed
     tried, current = [], None
     with stop_on_signals() as stop:
         try:
@@ -166,7 +171,8 @@ def redeliver(study_dir: Path, spec: AlertsSpec, title: str = "") -> list[Redeli
         KeyboardInterrupt: as :func:`deliver_pending`.
     """
     runs = sorted(path.parent for path in study_dir.glob("*/manifest.json"))
-    return [_redeliver(run_dir, spec, title) for run_dir in runs if _undelivered(run_dir)]
+    failed: set[str] = set()  # a target that fails for one run is not tried for the next
+    return [_redeliver(run_dir, spec, title, failed) for run_dir in runs if _undelivered(run_dir)]
 
 
 def _undelivered(run_dir: Path) -> bool:
@@ -178,7 +184,7 @@ def _undelivered(run_dir: Path) -> bool:
     return any(isinstance(e, dict) and e.get("retry") for e in entries or [])
 
 
-def _redeliver(run_dir: Path, spec: AlertsSpec, title: str) -> Redelivery:
+def _redeliver(run_dir: Path, spec: AlertsSpec, title: str, failed: set[str]) -> Redelivery:
     label = f"{run_dir.parent.name}/{run_dir.name}"
     try:
         lock_run(run_dir)
@@ -186,7 +192,8 @@ def _redeliver(run_dir: Path, spec: AlertsSpec, title: str) -> Redelivery:
         return Redelivery(label, 0, 0, "in use by another process, which delivers them")
     try:
         record = read_manifest(run_dir)["alerts"]  # again, now that it is ours
-        tried = deliver_pending(run_dir, record, spec, _payloads(record, run_dir, spec, title))
+        payloads = _payloads(record, run_dir, spec, title)
+        tried = deliver_pending(run_dir, record, spec, payloads, failed)
     finally:
         release_run(run_dir)
     failures = tuple(entry for entry in tried if not entry.get("ok"))

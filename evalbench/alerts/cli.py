@@ -102,8 +102,10 @@ def retry_lines(params_file: Path, params: StudyParams) -> tuple[list[str], int]
 
     from .check import redeliver
 
+    if params.alerts is None or not params.alerts.notify:
+        return [], 0
     study_dir = run_dir_for(params_file, params).parent
-    if params.alerts is None or not params.alerts.notify or not study_dir.is_dir():
+    if not study_dir.is_dir():
         return [], 0
     lines = []
     for done in redeliver(study_dir, params.alerts, params.title):

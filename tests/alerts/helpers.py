@@ -180,6 +180,7 @@ class Trickler:
         self.every_s, self.max_bytes = every_s, max_bytes
         self.answering = threading.Event()
         self.stopping = threading.Event()
+        self.connections = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.1)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hooks/SECRET-TOKEN"
@@ -200,6 +201,7 @@ class Trickler:
                 conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
+            self.connections += 1
             threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
     def _trickle(self, conn: socket.socket) -> None:

@@ -80,6 +80,7 @@ def _is_current(monkeypatch, run_dir: Path) -> None:
     monkeypatch.setattr(publish, "run_study", run_study)
 
 
+@pytest.mark.slow
 def test_an_undelivered_notification_fails_the_run_and_the_next_run_retries_it(
     tmp_path, runs, hook, monkeypatch, capsys
 ):

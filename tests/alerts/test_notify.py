@@ -274,3 +274,25 @@ def test_slack_text_escapes_what_it_quotes_and_keeps_its_own_links(hook):
     assert text.startswith(f"*evalbench alert* — {quoted} title: ")
     assert f"• {quoted} accuracy overall: 1.000 → 0.000" in text
     assert hook.bodies[0]["evalbench"]["title"] == f"{evil} title"  # the facts stay as they are
+
+
+def test_a_target_that_fails_a_retry_is_not_tried_for_the_other_runs(runs, trickler,
+                                                                     monkeypatch):  # fmt: skip
+    from evalbench.alerts.check import redeliver
+
+    _, now = runs
+    later = write_run(get_settings().outputs_dir, "later",
+                      {"a": outcomes_from([False] * 30 + [True] * 10)},
+                      started_at="2026-01-03T00:00:00+00:00")  # fmt: skip
+    monkeypatch.setenv("SLOW_HOOK", "garbage")
+    spec = _spec({"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}, rules=RULES[:1])
+    check_run(now, spec)
+    check_run(later, spec)
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)  # answers too slowly: one deadline, not two
+    first, second = redeliver(now.parent, spec)
+    assert (first.run, first.failed, second.run, second.failed) == ("watched/later", 1,
+                                                                    "watched/now", 1)  # fmt: skip
+    assert first.failures[0]["error"].startswith("no whole answer within timeout_s")
+    assert second.failures[0]["error"] == "not tried: this target failed for an earlier " \
+                                          "notification"  # fmt: skip
+    assert trickler.connections == 1
