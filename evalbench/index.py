@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalbench.alerts.shown import shown
 from evalbench.records import write_atomic
 from evalbench.runs import current_manifest
 from evalbench.settings import get_settings
@@ -130,8 +131,6 @@ def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
 
 def _alerts_html(m: dict[str, Any]) -> str:
     """What the run's alert check found: the rules that fired and failed notifications."""
-    from evalbench.alerts.shown import shown  # light: no import of its own
-
     record = m.get("alerts") or {}
     fired = record.get("fired") or []
     failed = [d for d in record.get("deliveries") or [] if not d.get("ok")]
