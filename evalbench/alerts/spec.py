@@ -269,7 +269,8 @@ class AlertsSpec(BaseModel):
 def webhook_problem(url: str) -> str | None:
     """Why urllib could not POST to ``url`` (``None`` when it can), never quoting the URL: a
     space or control character (CR/LF would split the request), a non-ASCII character, not
-    http(s), unparseable (``http://[::1/x``), no host, a port that is not a number."""
+    http(s), unparseable (``http://[::1/x``), no host, a user or password before the host
+    (urllib would resolve ``user:pass@host`` as a host name), a port that is not a number."""
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         return "it has a space or a control character"
     if not url.isascii():
@@ -284,6 +285,8 @@ def webhook_problem(url: str) -> str | None:
                 else "it cannot be parsed")  # fmt: skip
     if not parts.hostname:
         return "it names no host"
+    if "@" in parts.netloc:  # urllib sends no credentials from a URL: it would look them up
+        return "it has a user or password before the host (put the token in the path)"
     if port == 0:
         return "its port is not a number from 1 to 65535"
     return None

@@ -160,6 +160,10 @@ BAD_URLS = {
     "port": ("http://127.0.0.1:SECRET/hooks/x", "its port is not a number from 1 to 65535"),
     "bracket": ("http://[::1/hooks/SECRET", "it cannot be parsed"),
     "garbage": ("SECRET" * 1000, "it is not an http:// or https:// URL"),
+    "userinfo": (
+        "http://user:SECRET@127.0.0.1:9/x",
+        "it has a user or password before the host (put the token in the path)",
+    ),
 }
 
 
