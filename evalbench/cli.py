@@ -275,25 +275,31 @@ def _use_executor(args: argparse.Namespace) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from evalbench.alerts.cli import retry_lines, undelivered
     from evalbench.publish import PUBLISHED, build_index, run_study, summary_lines
     from evalbench.studies import load_params
 
     _use_executor(args)
-    check_secrets(load_params(args.params, args.overrides))
+    params = load_params(args.params, args.overrides)
+    check_secrets(params)
     if args.no_wait:
         from evalbench.models.batch import NO_WAIT_ENV
 
         os.environ[NO_WAIT_ENV] = "1"  # read by batch mode in the study's kernel
+    retried, retry_code = retry_lines(args.params, params)  # earlier undelivered alerts
+    for line in retried:
+        print(line, flush=True)
     result = run_study(args.params, args.overrides, progress=True, force=args.force)
     build_index()
     if args.no_wait and result.reason.startswith("BatchPending"):
         print(f"evalbench: {result.reason.removeprefix('BatchPending: ')}")
-        return 0
+        return retry_code
     print("\n".join(summary_lines([result])))
-    if result.run_dir is not None and result.status in PUBLISHED:
-        print(f"report: {result.run_dir / 'report.html'}")
-        print(f"summary: {result.run_dir / 'summary.html'}")
-    code = exit_status([result.status])
+    published = result.run_dir if result.status in PUBLISHED else None
+    if published is not None:
+        print(f"report: {published / 'report.html'}")
+        print(f"summary: {published / 'summary.html'}")
+    code = exit_status([result.status]) or retry_code or undelivered(published)
     if args.fail_on_alert:
         from evalbench.alerts.cli import fail_on_alert
 

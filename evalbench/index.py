@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalbench.alerts.shown import shown
 from evalbench.records import write_atomic
 from evalbench.runs import current_manifest
 from evalbench.settings import get_settings
@@ -133,9 +134,9 @@ def _alerts_html(m: dict[str, Any]) -> str:
     record = m.get("alerts") or {}
     fired = record.get("fired") or []
     failed = [d for d in record.get("deliveries") or [] if not d.get("ok")]
-    lines = [f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
-             for f in fired]  # fmt: skip
-    lines += [f"notification failed: {d.get('target')}: {d.get('error')}" for d in failed]
+    lines = shown([f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')}"
+                   for f in fired])  # fmt: skip
+    lines += shown([f"notification failed: {d.get('target')}: {d.get('error')}" for d in failed])
     if not lines:
         return ""
     detail = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines)

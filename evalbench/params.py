@@ -41,6 +41,7 @@ from pydantic import (
     Field,
     ValidationError,
     ValidationInfo,
+    field_validator,
 )
 
 from evalbench.alerts.spec import AlertsSpec
@@ -103,6 +104,15 @@ class StudyParams(BaseModel):
     """Rules checked at the end of every run against the study's baseline, and where their
     notifications go (:mod:`evalbench.alerts`). Not part of the run's identity: editing them
     never makes a new run folder."""
+
+    @field_validator("alerts")
+    @classmethod
+    def _alerts_can_fire(cls, alerts: AlertsSpec | None, info: ValidationInfo) -> Any:
+        """A rule that can never fire on this study kind is refused here, before any call."""
+        why = None if alerts is None else alerts.problem_for(str(info.data.get("study")))
+        if why:
+            raise ValueError(why)
+        return alerts
 
     def model_specs(self) -> list[ModelSpec]:
         """Every system and judge the study asks (for the manifest and the sim badge)."""

@@ -11,7 +11,9 @@ run's manifest and said on its status line.
 - :mod:`.rules` — what a run's numbers are next to its baseline's, and which rules fire;
 - :mod:`.notify` — the notifications and their delivery (bounded retries with backoff);
 - :mod:`.check` — the whole check of a finished run (``run_study`` calls it);
-- :mod:`.cli` — ``evalbench watch`` for a cron or CI job.
+- :mod:`.cli` — ``evalbench watch`` for a cron or CI job, and the retries of undelivered
+  notifications before a run or watch;
+- :mod:`.shown` — how many alert lines a log or a page lists.
 
 This module imports only :mod:`.spec`, so reading params stays light.
 """

@@ -4,20 +4,35 @@
 its params have an ``alerts:`` block. The outcome is the ``alerts`` field of the run's
 manifest (:func:`check_run`'s return value); :func:`status_note` says it in one line for the
 run's status line, and :func:`alert_exit` is ``--fail-on-alert``'s verdict.
+
+What was decided is written before anything is sent: every delivery starts as undelivered
+(``retry: true``) and the manifest is rewritten after each one, so Ctrl-C, SIGTERM or
+``kill -9`` mid-way leaves the record with the undelivered ones marked. The next ``evalbench
+run`` or ``watch`` of the study delivers those, and only those (:func:`redeliver`), at most
+:data:`MAX_ROUNDS` times each.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evalbench.history.runs import check_baseline
 from evalbench.importers import OutcomeError
-from evalbench.runs import now_iso, update_manifest
+from evalbench.runs import RunInUse, lock_run, now_iso, read_manifest, release_run, update_manifest
 
-from .notify import deliver, finding_line, notifications
+from .notify import Delivery, deliver_one, finding_line, notifications, stop_on_signals
 from .rules import Finding, evaluate, read_numbers
 from .spec import AlertsSpec
+
+PENDING = "not delivered yet (the process ended during the delivery)"
+"""A delivery's error until it is tried: what stays when the process is killed mid-way."""
+SKIPPED = "not tried: this target failed for an earlier notification"
+"""After a target fails, its other notifications of the check wait for the next round (one
+unreachable target costs at most one notification's deadline per round)."""
+MAX_ROUNDS = 5
+"""Checks that try one delivery (the run's own, then each next run or watch) before it is
+given up (the manifest and that run's exit status still say it failed)."""
 
 
 def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any]:
@@ -39,16 +54,23 @@ def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any
         baseline, how = None, f"the pinned baseline cannot be read: {exc}"
         record["problems"].append(how)
     record["baseline_is"] = how
+    payloads: list[dict[str, Any]] = []
     if baseline is not None:
         record["baseline"] = f"{baseline.parent.name}/{baseline.name}"
-        _check(record, spec, run_dir, baseline, title)
-    update_manifest(run_dir, alerts=record)
+        payloads = _check(record, spec, run_dir, baseline, title)
+    record["deliveries"] = [
+        Delivery(target.label(), str(p["evalbench"]["rule"]), False, 0, PENDING, True, 0)._asdict()
+        for target in spec.notify
+        for p in payloads
+    ]
+    update_manifest(run_dir, alerts=record)  # decided: kept whatever happens while sending
+    deliver_pending(run_dir, record, spec, payloads)
     return record
 
 
 def _check(
     record: dict[str, Any], spec: AlertsSpec, run_dir: Path, baseline: Path, title: str
-) -> None:
+) -> list[dict[str, Any]]:
     found = evaluate(spec.rules, read_numbers(baseline), read_numbers(run_dir))
     record["problems"] += found.problems
     record["notes"] += found.notes
@@ -57,8 +79,140 @@ def _check(
                              how=str(record["baseline_is"]), title=title or run_dir.parent.name,
                              report_url=spec.report_url)  # fmt: skip
     record["notifications"] = len(payloads)
-    deliveries = deliver(spec.notify, payloads, run_dir.parent.parent)
-    record["deliveries"] = [d._asdict() for d in deliveries]
+    return payloads
+
+
+def deliver_pending(
+    run_dir: Path,
+    record: dict[str, Any],
+    spec: AlertsSpec,
+    payloads: list[dict[str, Any]],
+    failed: set[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Try every delivery of ``record`` marked ``retry`` (its target, its rule's payload),
+    rewriting the run's manifest after each; return those tried, as they are now. A target
+    that fails (or is in ``failed``, which gathers them) is not tried again here.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C or SIGTERM, at once; the delivery under way is marked
+            interrupted (to be retried) and the manifest written first.
+    """
+    targets = {target.label(): target for target in spec.notify}
+    by_rule = {str(p["evalbench"]["rule"]): p for p in payloads}
+    entries: list[dict[str, Any]] = record["deliveries"]
+    failed = set() if failed is None else failed
+    tried, current = [], None
+    with stop_on_signals() as stop:
+        try:
+            for index, entry in enumerate(entries):
+                if isinstance(entry, dict) and entry.get("retry"):
+                    current = index
+                    entries[index] = _try(entry, targets, by_rule, failed, run_dir.parent.parent)
+                    tried.append(index)
+                    current = None
+                    update_manifest(run_dir, alerts=record)
+        except KeyboardInterrupt:
+            if current is not None:
+                why = f"interrupted by {stop.signal or 'SIGINT'} during the delivery"
+                entries[current] = {**entries[current], "ok": False, "retry": True, "error": why}
+            update_manifest(run_dir, alerts=record)
+            raise
+    return [entries[index] for index in tried]
+
+
+def _try(
+    entry: dict[str, Any],
+    targets: dict[str, Any],
+    by_rule: dict[str, dict[str, Any]],
+    failed: set[str],
+    outputs: Path,
+) -> dict[str, Any]:
+    """One delivery of a record, tried (or why not)."""
+    target = targets.get(str(entry.get("target")))
+    payload = by_rule.get(str(entry.get("rule")))
+    if target is None or payload is None:
+        why = "no longer a notify target" if target is None else "its notification is gone"
+        return {**entry, "retry": False, "error": f"{entry.get('error')}; not retried: {why}"}
+    if target.label() in failed:
+        return {**entry, "ok": False, "attempts": 0, "retry": True, "error": SKIPPED}
+    done = deliver_one(target, payload, outputs)
+    rounds = int(entry.get("rounds") or 0) + 1
+    if done.ok:
+        return done._replace(rounds=rounds)._asdict()
+    failed.add(target.label())
+    if rounds >= MAX_ROUNDS:
+        given_up = f"{done.error} (given up after {rounds} tries)"
+        return done._replace(rounds=rounds, retry=False, error=given_up)._asdict()
+    return done._replace(rounds=rounds)._asdict()
+
+
+# ------------------------------------------------------------------------------ retries
+
+
+class Redelivery(NamedTuple):
+    """The undelivered notifications of one earlier run, tried again."""
+
+    run: str
+    """``study/run id``."""
+    tried: int
+    failed: int
+    note: str = ""
+    """Why none was tried (another process holds the run)."""
+    failures: tuple[dict[str, Any], ...] = ()
+    """The deliveries that failed again, as the manifest keeps them."""
+
+
+def redeliver(study_dir: Path, spec: AlertsSpec, title: str = "") -> list[Redelivery]:
+    """Deliver the undelivered notifications (``retry: true``) of every run of the study in
+    ``study_dir`` to ``spec``'s targets, each run under its lock (a run another process
+    holds is left to it); one :class:`Redelivery` per run that had any.
+
+    Raises:
+        KeyboardInterrupt: as :func:`deliver_pending`.
+    """
+    runs = sorted(path.parent for path in study_dir.glob("*/manifest.json"))
+    failed: set[str] = set()  # a target that fails for one run is not tried for the next
+    return [_redeliver(run_dir, spec, title, failed) for run_dir in runs if _undelivered(run_dir)]
+
+
+def _undelivered(run_dir: Path) -> bool:
+    try:
+        record = read_manifest(run_dir).get("alerts")
+    except (OSError, ValueError):  # unreadable: its own run says so
+        return False
+    entries = record.get("deliveries") if isinstance(record, dict) else None
+    return any(isinstance(e, dict) and e.get("retry") for e in entries or [])
+
+
+def _redeliver(run_dir: Path, spec: AlertsSpec, title: str, failed: set[str]) -> Redelivery:
+    label = f"{run_dir.parent.name}/{run_dir.name}"
+    try:
+        lock_run(run_dir)
+    except RunInUse:
+        return Redelivery(label, 0, 0, "in use by another process, which delivers them")
+    try:
+        record = read_manifest(run_dir)["alerts"]  # again, now that it is ours
+        payloads = _payloads(record, run_dir, spec, title)
+        tried = deliver_pending(run_dir, record, spec, payloads, failed)
+    finally:
+        release_run(run_dir)
+    failures = tuple(entry for entry in tried if not entry.get("ok"))
+    return Redelivery(label, len(tried), len(failures), "", failures)
+
+
+def _payloads(
+    record: dict[str, Any], run_dir: Path, spec: AlertsSpec, title: str
+) -> list[dict[str, Any]]:
+    """The notifications of a recorded check, made again from its facts (a title or
+    ``report_url`` edited since shows as edited)."""
+    fired = [Finding(*(f.get(name) for name in Finding._fields))  # type: ignore[arg-type]
+             for f in record.get("fired") or [] if isinstance(f, dict)]  # fmt: skip
+    baseline = str(record.get("baseline") or "")
+    if not fired or baseline.count("/") != 1 or ".." in baseline:
+        return []
+    return notifications(fired, run_dir=run_dir, baseline_dir=run_dir.parent.parent / baseline,
+                         how=str(record.get("baseline_is")), title=title or run_dir.parent.name,
+                         report_url=spec.report_url)  # fmt: skip
 
 
 def failed_deliveries(record: dict[str, Any] | None) -> list[dict[str, Any]]:

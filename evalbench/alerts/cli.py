@@ -11,9 +11,13 @@ against the pinned baseline, or the previous ok run of the same configuration; t
 the study's trends page are rebuilt. evalbench has no scheduler of its own: cron or CI
 calls this.
 
-Exit status: 0 nothing fired; 1 an alert fired, a notification was not delivered, a rule
-could not be checked, or the run itself was not ok; 2 bad input (no ``alerts:`` block, a
-params error); 130 interrupted.
+Before the run, the notifications earlier checks of the study could not deliver are sent
+again (:func:`retry_lines`; ``evalbench run`` does the same).
+
+Exit status: 0 nothing fired; 1 an alert fired, a notification was not delivered (this run's
+or an earlier one's, retried), a rule could not be checked, or the run itself was not ok; 2
+bad input (no ``alerts:`` block, a params error); 130 interrupted (Ctrl-C or SIGTERM, also
+during a delivery: the undelivered ones are kept for the next run).
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalbench.params import StudyParams
 
 
 def add_watch_parser(sub: Any, handler: Callable[[argparse.Namespace], int]) -> None:
@@ -66,6 +73,9 @@ def cmd_watch(
               "to check); see the README", file=sys.stderr)  # fmt: skip
         return 2
     check_secrets(params)
+    retried, retry_code = retry_lines(args.params, params)
+    for line in retried:
+        print(line, flush=True)
     result = run_study(args.params, overrides)
     index = build_index()
     print("\n".join(summary_lines([result])))
@@ -77,7 +87,37 @@ def cmd_watch(
         print(line)
     print(f"report: {result.run_dir / 'report.html'}\nsummary: {result.run_dir / 'summary.html'}")
     print(f"trends: {result.run_dir.parent / 'trends.html'}\nindex: {index}")
-    return fail_on_alert([result.run_dir])
+    return max(fail_on_alert([result.run_dir]), retry_code)
+
+
+def retry_lines(params_file: Path, params: StudyParams) -> tuple[list[str], int]:
+    """Before a run or watch: deliver the notifications earlier checks of the study could not
+    (:func:`evalbench.alerts.check.redeliver`); the lines to print, and 1 when one still
+    failed (else 0).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C or SIGTERM during a delivery (the rest stay marked).
+    """
+    from evalbench.runs import run_dir_for
+
+    from .check import redeliver
+
+    if params.alerts is None or not params.alerts.notify:
+        return [], 0
+    study_dir = run_dir_for(params_file, params).parent
+    if not study_dir.is_dir():
+        return [], 0
+    lines = []
+    for done in redeliver(study_dir, params.alerts, params.title):
+        if done.note:
+            lines.append(f"alerts of {done.run}: {done.note}")
+        elif done.failed < done.tried:
+            share = f"{done.tried - done.failed} of {done.tried}" if done.failed else done.tried
+            lines.append(f"alerts of {done.run}: {share} undelivered notification(s) now "
+                         "delivered")  # fmt: skip
+        lines += [f"NOTIFICATION FAILED {d.get('target')} ({d.get('rule')}) of {done.run}: "
+                  f"{d.get('error')}" for d in done.failures]  # fmt: skip
+    return lines, int(any(line.startswith("NOTIFICATION FAILED") for line in lines))
 
 
 def _record(run_dir: Path) -> dict[str, Any] | None:
@@ -91,18 +131,30 @@ def alert_lines(record: dict[str, Any] | None) -> list[str]:
     from .check import failed_deliveries
     from .notify import finding_line
     from .rules import Finding
+    from .shown import MAX_SHOWN, shown
 
     if not record:
         return []
-    lines = [f"ALERT {f['rule']}: {finding_line(Finding(**f))}" for f in record.get("fired") or []]
-    lines += [
+    fired = [f"ALERT {f['rule']}: {finding_line(Finding(**f))}" for f in record.get("fired") or []]
+    lines = shown(fired, 2 * MAX_SHOWN, "ALERT ")
+    failed = [
         f"NOTIFICATION FAILED {d['target']} ({d['rule']}): {d['error']}"
         for d in failed_deliveries(record)
     ]
-    lines += [f"ALERT RULE NOT CHECKED: {p}" for p in record.get("problems") or []]
+    lines += shown(failed, 2 * MAX_SHOWN, "NOTIFICATION FAILED ")
+    problems = [f"ALERT RULE NOT CHECKED: {p}" for p in record.get("problems") or []]
+    lines += shown(problems, 2 * MAX_SHOWN, "ALERT RULE NOT CHECKED: ")
     if not lines:
         lines.append(f"no alert (vs {record.get('baseline') or '—'}: {record.get('baseline_is')})")
     return lines
+
+
+def undelivered(run_dir: Path | None) -> int:
+    """1 when the alert check of the run in ``run_dir`` left a notification undelivered
+    (``evalbench run`` fails then, ``--fail-on-alert`` or not), else 0."""
+    from .check import failed_deliveries
+
+    return int(run_dir is not None and bool(failed_deliveries(_record(run_dir))))
 
 
 def fail_on_alert(run_dirs: Sequence[Path | None]) -> int:

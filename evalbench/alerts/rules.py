@@ -80,16 +80,26 @@ class Evaluation(NamedTuple):
     notes: list[str]
 
 
+USAGE = ("calls", "errors", "cost_usd")
+NOT_FINITE = "not a finite number in a manifest"
+
+
+def _amount(value: Any) -> float:
+    """A usage number of a manifest: missing is 0, anything but a number NaN (a manifest
+    edited by hand), so that a rule says it cannot compare instead of failing the run."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return math.nan
+    return float(value)
+
+
 def read_numbers(run_dir: Path) -> RunNumbers:
     """The outcomes and usage of a run folder (outcomes ``None`` when they cannot be read)."""
     manifest = current_manifest(run_dir)
     shown = manifest if manifest.get("status") in ("ok", "degraded") else manifest.get("published")
     usage = {
-        str(row.get("system")): {
-            "calls": float(row.get("calls") or 0),
-            "errors": float(row.get("errors") or 0),
-            "cost_usd": float(row.get("cost_usd") or 0.0),
-        }
+        str(row.get("system")): {name: _amount(row.get(name)) for name in USAGE}
         for row in (shown or {}).get("usage") or []
         if isinstance(row, dict)
     }
@@ -171,7 +181,8 @@ def tasks(numbers: RunNumbers, system: str) -> int:
     if numbers.outcomes is not None:
         frame = numbers.outcomes.outcomes
         return int(frame.loc[frame["system"] == system, "item_id"].nunique())
-    return int(numbers.usage.get(system, {}).get("calls", 0))
+    calls = numbers.usage.get(system, {}).get("calls", 0.0)
+    return int(calls) if math.isfinite(calls) else 0
 
 
 def cost_per_task(numbers: RunNumbers, system: str) -> float | None:
@@ -185,6 +196,10 @@ def _costs(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation
     for system in sorted(set(now.usage) & set(base.usage)):
         before, after = cost_per_task(base, system), cost_per_task(now, system)
         if not _wanted(rule, system) or before is None or after is None:
+            continue
+        if not (math.isfinite(before) and math.isfinite(after)):
+            found.notes.append(f"{rule.describe()}: {system}: no cost per task to compare "
+                               f"({NOT_FINITE})")  # fmt: skip
             continue
         if before <= 0:
             if after > 0:
@@ -201,6 +216,10 @@ def _costs(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation
 def _error_rates(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation) -> None:
     for system, row in sorted(now.usage.items()):
         if not _wanted(rule, system) or not row["calls"]:
+            continue
+        if not (math.isfinite(row["calls"]) and math.isfinite(row["errors"])):
+            found.notes.append(f"{rule.describe()}: {system}: no share of failed calls to "
+                               f"compare ({NOT_FINITE})")  # fmt: skip
             continue
         rate = row["errors"] / row["calls"]
         if rate > rule.threshold:

@@ -13,13 +13,23 @@ alerts:
     - webhook_env: SLACK_WEBHOOK_URL   # the URL from the environment (a secret)
     - file: alerts.jsonl               # under the outputs folder
 ```
+
+Everything that could make a rule or a target useless, unsafe or endless is refused here, in
+one line that never shows a URL (it may hold a secret): a threshold its metric can never
+pass (:data:`METRICS`), a ``file:`` outside the outputs folder, a webhook URL urllib cannot
+send to, a ``report_url`` with a user, query or fragment, a webhook whose retries could take
+more than :data:`MAX_TARGET_S`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import re
+import urllib.parse
+from pathlib import Path
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 THRESHOLDS = (
     "drop_more_than",
@@ -28,6 +38,43 @@ THRESHOLDS = (
     "latency_p95_more_than",
 )
 """A rule's kinds: exactly one of these fields is set."""
+MAX_TARGET_S = 300.0
+"""The longest one webhook target may take for one notification: every attempt's
+``timeout_s`` (a total deadline per request) plus the doubling backoffs between them."""
+
+
+class MetricRange(NamedTuple):
+    """The values one metric of a study kind can take."""
+
+    pattern: str
+    """Regular expression its names match in full (some names carry a params value)."""
+    name: str
+    """How to say it in a message."""
+    low: float
+    high: float
+    """``math.inf`` when unbounded."""
+
+
+_SHARE = (0.0, 1.0)
+METRICS: dict[str, tuple[MetricRange, ...]] = {
+    "gaia": (MetricRange("accuracy", "accuracy", *_SHARE),),
+    "bfcl": (MetricRange("accuracy", "accuracy", *_SHARE),),
+    "hle": (MetricRange("accuracy", "accuracy", *_SHARE),),
+    "arena": (MetricRange("win share", "win share", *_SHARE),),
+    "arena_public": (MetricRange("win share", "win share", *_SHARE),),
+    "judge_golden": (
+        MetricRange(r"within ±\S+ \(.+\)", "within ±k (dimension)", *_SHARE),
+        MetricRange(r"abs error \(.+\)", "abs error (dimension)", 0.0, math.inf),
+    ),
+    "datagen": (MetricRange(r"judge quality \(1-5\)", "judge quality (1-5)", 1.0, 5.0),),
+}
+"""Study kind -> the metrics its per-item outcomes have (the readers of
+:data:`evalbench.importers.READERS`, which a test holds to this table) and their ranges."""
+WITHOUT_OUTCOMES = frozenset(
+    {"judge_public", "hle_grading", "compare", "browsecomp", "browse_suite", "retry_loop"}
+)
+"""Study kinds with no per-item outcomes: a drop rule could never be checked. (A sweep's own
+rules are checked on its cells' study kind.)"""
 
 
 class AlertRule(BaseModel):
@@ -58,7 +105,34 @@ class AlertRule(BaseModel):
             raise ValueError(f"a rule sets exactly one of {', '.join(THRESHOLDS)} (got {given})")
         if self.metric is not None and given[0] != "drop_more_than":
             raise ValueError("metric: applies to drop_more_than only")
+        if (self.error_rate_more_than or 0.0) >= 1.0:
+            raise ValueError(f"error_rate_more_than {self.error_rate_more_than:g} can never "
+                             "fire: a share of calls is at most 1")  # fmt: skip
         return self
+
+    def range_problem(self, study: str) -> str | None:
+        """Why this rule can never fire on a run of the study kind ``study``, if it cannot
+        (a drop rule: no such metric, a threshold beyond the metric's range, no outcomes)."""
+        if self.kind != "drop_more_than":
+            return None
+        if study in WITHOUT_OUTCOMES:
+            kinds = ", ".join(sorted(METRICS))
+            return (f"{study} runs have no per-item outcomes, so a drop cannot be checked "
+                    f"(kinds with them: {kinds}); use the cost, error or latency "
+                    "rules")  # fmt: skip
+        ranges = METRICS.get(study)
+        if ranges is None:  # a sweep, or a kind this table does not know: checked at run end
+            return None
+        if self.metric is not None:
+            ranges = tuple(r for r in ranges if re.fullmatch(r.pattern, self.metric))
+            if not ranges:
+                names = ", ".join(r.name for r in METRICS[study])
+                return f"no metric {self.metric!r} in {study} runs (they have: {names})"
+        span = max(r.high - r.low for r in ranges)
+        if self.threshold < span:
+            return None
+        said = " and ".join(f"{r.name} lies in [{r.low:g}, {r.high:g}]" for r in ranges)
+        return f"can never fire: {said}, so it cannot fall by more than {span:g}"
 
     @property
     def kind(self) -> str:
@@ -82,19 +156,37 @@ class NotifyTarget(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    webhook: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    webhook: str | None = None
     """A URL that takes a Slack-compatible JSON POST (``{"text": ...}`` and more fields)."""
     webhook_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The name of the environment variable that holds the webhook URL (a secret: it stays
     out of params files, manifests and logs)."""
-    file: str | None = Field(default=None, min_length=1)
-    """A JSONL file, one notification a line; a relative path is under the outputs folder."""
+    file: str | None = Field(default=None, min_length=1, max_length=255)
+    """A JSONL file under the outputs folder, one notification a line (:func:`file_problem`)."""
     attempts: int = Field(default=3, ge=1, le=10)
     """Tries of a webhook before its failure is reported (a file is written once)."""
     backoff_s: float = Field(default=1.0, ge=0.0, le=60.0)
     """Wait before the second try; doubled before each next one."""
     timeout_s: float = Field(default=10.0, gt=0.0, le=120.0)
-    """How long one webhook request may take."""
+    """How long one webhook request may take in total (connecting, sending, the answer)."""
+
+    @field_validator("webhook")
+    @classmethod
+    def _usable_url(cls, url: str | None) -> str | None:
+        why = None if url is None else webhook_problem(url)
+        if why:
+            raise ValueError(f"not a webhook URL: {why}")
+        return url
+
+    @field_validator("file")
+    @classmethod
+    def _under_outputs(cls, name: str | None) -> str | None:
+        from evalbench.settings import get_settings  # light; nothing runs at import
+
+        why = None if name is None else file_problem(name, get_settings().outputs_dir)
+        if why:
+            raise ValueError(f"not a file under the outputs folder: {why}")
+        return name
 
     @model_validator(mode="after")
     def _one_target(self) -> NotifyTarget:
@@ -102,7 +194,19 @@ class NotifyTarget(BaseModel):
         if len(given) != 1:
             raise ValueError(f"a notify entry sets exactly one of webhook, webhook_env, file "
                              f"(got {given})")  # fmt: skip
+        if self.file is None and self.worst_case_s > MAX_TARGET_S:
+            raise ValueError(
+                f"attempts × timeout_s plus the doubling backoffs could take "
+                f"{self.worst_case_s:,.0f} s; at most {MAX_TARGET_S:g} s per target (lower "
+                "attempts, timeout_s or backoff_s)"
+            )
         return self
+
+    @property
+    def worst_case_s(self) -> float:
+        """The longest a webhook delivery can take: every attempt's ``timeout_s`` and the
+        backoffs between them (``backoff_s``, doubled each time)."""
+        return self.attempts * self.timeout_s + self.backoff_s * (2 ** (self.attempts - 1) - 1)
 
     def label(self) -> str:
         """What the target is, without a secret: a literal webhook shows its host only."""
@@ -123,9 +227,33 @@ class AlertsSpec(BaseModel):
     notify: list[NotifyTarget] = Field(default_factory=list)
     """Where each triggered rule's notification goes (none: only the status line and the
     run's manifest say it)."""
-    report_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    report_url: str | None = None
     """Where ``outputs/`` is published (e.g. a CI artifact URL): links in notifications are
-    made from it; without it they are ``file://`` links."""
+    made from it (a run's path appended); without it they are ``file://`` links. It is sent
+    with every notification, so it may hold no user, password, query or fragment."""
+
+    @field_validator("report_url")
+    @classmethod
+    def _public_url(cls, url: str | None) -> str | None:
+        why = None if url is None else webhook_problem(url)
+        if url is not None and not why:
+            parts = urllib.parse.urlsplit(url)
+            if "@" in parts.netloc:
+                why = "it has a user or password (it would be sent with every notification)"
+            elif parts.query or parts.fragment or "?" in url or "#" in url:
+                why = "it has a query or fragment (a run's path is appended to it)"
+        if why:
+            raise ValueError(f"not a base URL for links: {why}")
+        return url
+
+    def problem_for(self, study: str) -> str | None:
+        """The first rule that can never fire on a run of the study kind ``study``, in one
+        line (:meth:`AlertRule.range_problem`), or ``None``."""
+        for number, rule in enumerate(self.rules):
+            why = rule.range_problem(study)
+            if why:
+                return f"rules.{number} ({rule.describe()}): {why}"
+        return None
 
     def public(self) -> dict[str, Any]:
         """The block as the run's manifest keeps it (webhook URLs left out)."""
@@ -133,3 +261,56 @@ class AlertsSpec(BaseModel):
             "rules": [rule.describe() for rule in self.rules],
             "notify": [target.label() for target in self.notify],
         }
+
+
+# ------------------------------------------------------------------------------ checks
+
+
+def webhook_problem(url: str) -> str | None:
+    """Why urllib could not POST to ``url`` (``None`` when it can), never quoting the URL: a
+    space or control character (CR/LF would split the request), a non-ASCII character, not
+    http(s), unparseable (``http://[::1/x``), no host, a user or password before the host
+    (urllib would resolve ``user:pass@host`` as a host name), a port that is not a number."""
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return "it has a space or a control character"
+    if not url.isascii():
+        return "it has a character that is not ASCII (percent-encode it)"
+    if not url.lower().startswith(("http://", "https://")):
+        return "it is not an http:// or https:// URL"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return ("its port is not a number from 1 to 65535" if "port" in str(exc).lower()
+                else "it cannot be parsed")  # fmt: skip
+    if not parts.hostname:
+        return "it names no host"
+    if "@" in parts.netloc:  # urllib sends no credentials from a URL: it would look them up
+        return "it has a user or password before the host (put the token in the path)"
+    if port == 0:
+        return "its port is not a number from 1 to 65535"
+    return None
+
+
+FILE_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*[A-Za-z0-9][A-Za-z0-9._-]*\.jsonl")
+"""A ``file:`` target: a relative path of plain names (no ``..``, ``~``, hidden or absolute
+parts) ending in ``.jsonl``."""
+
+
+def file_problem(name: str, outputs: Path) -> str | None:
+    """Why the ``file:`` target ``name`` is not a JSONL file of its own under ``outputs``
+    (``None`` when it is): its form (:data:`FILE_NAME`), where it leads once symbolic links
+    are resolved, and whether it is inside a run folder (whose records are evalbench's)."""
+    if not FILE_NAME.fullmatch(name):
+        return ("write a relative path of letters, digits, '.', '_', '-' and '/' ending in "
+                ".jsonl (no '..', '~', hidden or absolute part)")  # fmt: skip
+    root = outputs.resolve()
+    path = (root / name).resolve()
+    if not path.is_relative_to(root):
+        return "it leads outside the outputs folder (through a symbolic link)"
+    for folder in path.parents:
+        if folder == root:
+            break
+        if (folder / "manifest.json").exists():
+            return f"it is inside the run folder {folder.relative_to(root)} (evalbench's own)"
+    return None

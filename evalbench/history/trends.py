@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from evalbench.alerts.shown import shown
 from evalbench.records import write_atomic
 
 from .runs import configuration
@@ -54,8 +55,8 @@ def run_info(manifest: dict[str, Any]) -> RunInfo:
     commit = (git.get("commit") or "")[:10] or "no commit"
     overrides = " ".join(configuration(manifest.get("overrides") or [])) or "as written"
     fired = (manifest.get("alerts") or {}).get("fired") or []
-    lines = [f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')} "
-             f"{_num(f.get('baseline'))} → {_num(f.get('now'))}" for f in fired]  # fmt: skip
+    lines = shown([f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')} "
+                   f"{_num(f.get('baseline'))} → {_num(f.get('now'))}" for f in fired])  # fmt: skip
     drops = {(str(f.get("system")), str(f.get("metric"))) for f in fired if f.get("p_holm")}
     summary = (Path(manifest["_dir"]) / "summary.html").exists() if "_dir" in manifest else False
     return RunInfo(f"{overrides} · {commit}{'+dirty' if git.get('dirty') else ''}", lines,
@@ -63,7 +64,9 @@ def run_info(manifest: dict[str, Any]) -> RunInfo:
 
 
 def _num(value: Any) -> str:
-    return f"{value:.3f}" if isinstance(value, int | float) else "—"
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return "—"
+    return f"{value:.3f}" if abs(value) < 1e6 else f"{value:.4g}"
 
 
 class Point(NamedTuple):

@@ -268,11 +268,11 @@ def risks(
     """The top three risks: a real drop since the baseline first, then the failure kinds by
     how many items they hit, then the weakest slice."""
     found = [_drop_risk(c) for c in changes if c.real and _worse(c)]
-    if run is not None:
+    if run is None:
+        found += _count_risks(manifest)
+    elif len(run.outcomes):  # a run of no items has no failure kind or slice to show
         found += sorted(_failure_risks(run, run_dir), key=lambda r: -r.hits)
         found += _slice_risks(run)
-    else:
-        found += _count_risks(manifest)
     return found[:3]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 
+from evalbench.alerts.shown import shown
+
 from .facts import Change, Facts, Headline, Risk, number
 
 METRIC_WORDS = {
@@ -135,9 +137,8 @@ def _changes(facts: Facts) -> str:
                 "</p>")  # fmt: skip
     alerts = ""
     if facts.alerts:
-        rules = "".join(
-            sorted({f"<li>{e(a['rule'])}: {e(a['system'])}</li>" for a in facts.alerts})
-        )
+        places = sorted({f"{a.get('rule')}: {a.get('system')}" for a in facts.alerts})
+        rules = "".join(f"<li>{e(line)}</li>" for line in shown(places))
         alerts = f'<p class="warn">Alerts fired ({len(facts.alerts)}):</p><ul>{rules}</ul>'
     return f"<h2>Change since the baseline</h2>{text}{alerts}"
 
@@ -190,6 +191,8 @@ def _costs(facts: Facts) -> str:
 
 
 def _risks(facts: Facts) -> str:
+    if not facts.risks and not facts.headlines:  # nothing measured: no failure to be seen
+        return "<h2>Top risks</h2><p>None to show: nothing was measured.</p>"
     if not facts.risks:
         return "<h2>Top risks</h2><p>No failures of any kind were recorded.</p>"
     return "<h2>Top risks</h2><ol>" + "".join(_risk(r) for r in facts.risks) + "</ol>"

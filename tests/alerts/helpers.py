@@ -1,10 +1,12 @@
 """GAIA run folders in the real on-disk format (manifest.json, records/gaia.jsonl and
 records/responses.jsonl), written by hand so each alert test knows every number it checks,
-and a webhook receiver on 127.0.0.1 that records what it is sent."""
+and webhooks on 127.0.0.1: a receiver that records what it is sent, one that redirects and
+one that trickles its answer a byte at a time."""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -144,3 +146,75 @@ def closed_port_url() -> str:
     port = server.server_address[1]
     server.server_close()
     return f"http://127.0.0.1:{port}/hooks/SECRET-TOKEN"
+
+
+class Redirector(Receiver):
+    """A webhook that answers every POST with ``status`` (302) and ``Location: location``."""
+
+    def __init__(self, location: str, status: int = 302) -> None:
+        super().__init__()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests += 1
+                self.send_response(status)
+                self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server.RequestHandlerClass = Handler
+
+
+class Trickler:
+    """A webhook on 127.0.0.1 that reads the request, then sends ``HTTP/1.1 200 OK\\r\\n`` and
+    headers one byte every ``every_s`` seconds, at most ``max_bytes`` bytes (so it ends: a
+    client without a total deadline waits ``max_bytes * every_s`` seconds, then reads a whole
+    answer). ``answering`` is set once a request was read (the client is in delivery)."""
+
+    def __init__(self, every_s: float = 0.2, max_bytes: int = 200) -> None:
+        self.every_s, self.max_bytes = every_s, max_bytes
+        self.answering = threading.Event()
+        self.stopping = threading.Event()
+        self.connections = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.1)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hooks/SECRET-TOKEN"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def start(self) -> Trickler:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=10)
+        self.listener.close()
+
+    def _serve(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket) -> None:
+        answer = b"HTTP/1.1 200 OK\r\n" + b"X-Padding: " + b"x" * self.max_bytes + b"\r\n"
+        answer = answer[: self.max_bytes - 4] + b"\r\n\r\n"
+        with conn:
+            conn.settimeout(5)
+            try:
+                conn.recv(65536)  # the request (headers and a small body)
+                self.answering.set()
+                for byte in answer:
+                    if self.stopping.wait(self.every_s):
+                        return
+                    conn.sendall(bytes([byte]))
+            except OSError:  # the client gave up
+                return

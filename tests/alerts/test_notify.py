@@ -5,9 +5,17 @@ failure that is reported (status line, manifest, exit status), never dropped."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from alerts.helpers import Receiver, closed_port_url, outcomes_from, write_run
+from alerts.helpers import (
+    Receiver,
+    Redirector,
+    Trickler,
+    closed_port_url,
+    outcomes_from,
+    write_run,
+)
 
 from evalbench.alerts import AlertsSpec
 from evalbench.alerts.check import alert_exit, check_run, status_note
@@ -105,7 +113,8 @@ def test_a_failing_receiver_is_retried_with_backoff(runs, hook):
     assert hook.requests == 3 and len(hook.bodies) == 1
     assert record["deliveries"] == [{"target": "webhook_env TEST_WEBHOOK_URL",
                                      "rule": "accuracy drop_more_than 0.05", "ok": True,
-                                     "attempts": 3, "error": None}]  # fmt: skip
+                                     "attempts": 3, "error": None, "retry": False,
+                                     "rounds": 1}]  # fmt: skip
 
 
 def test_a_receiver_that_is_down_is_retried_then_reported(runs, monkeypatch):
@@ -141,3 +150,153 @@ def test_without_a_baseline_nothing_is_checked_and_the_line_says_why(runs, hook)
     assert record["baseline"] is None and hook.requests == 0
     assert status_note(record) == "alerts: not checked (this run is the study's pinned baseline)"
     assert alert_exit(record) == 0
+
+
+# ------------------------------------------------------------------------------ attacks
+
+BAD_URLS = {
+    "space": ("http://127.0.0.1:9/hooks/SECRET TOKEN", "it has a space or a control character"),
+    "crlf": ("http://127.0.0.1:9/hooks/SECRET\r\nX: 1", "it has a space or a control character"),
+    "port": ("http://127.0.0.1:SECRET/hooks/x", "its port is not a number from 1 to 65535"),
+    "bracket": ("http://[::1/hooks/SECRET", "it cannot be parsed"),
+    "garbage": ("SECRET" * 1000, "it is not an http:// or https:// URL"),
+    "userinfo": (
+        "http://user:SECRET@127.0.0.1:9/x",
+        "it has a user or password before the host (put the token in the path)",
+    ),
+}
+
+
+@pytest.mark.parametrize(("url", "why"), BAD_URLS.values(), ids=BAD_URLS.keys())
+def test_an_unusable_webhook_url_fails_alone_and_is_never_shown(runs, hook, monkeypatch,
+                                                                 capsys, url, why):  # fmt: skip
+    _, now = runs
+    monkeypatch.setenv("BAD_HOOK", url)
+    spec = _spec({"webhook_env": "BAD_HOOK"}, {"file": "alerts.jsonl"},
+                 {"webhook_env": "TEST_WEBHOOK_URL"}, rules=RULES[:1])  # fmt: skip
+    record = check_run(now, spec)
+    bad, file, good = record["deliveries"]
+    assert (bad["ok"], bad["attempts"], bad["retry"]) == (False, 0, True)
+    assert bad["error"] == f"the URL in BAD_HOOK is not a webhook URL: {why}"
+    assert file["ok"] and good["ok"] and len(hook.bodies) == 1  # every other target delivered
+    assert read_manifest(now)["alerts"] == record
+    assert alert_exit(record) == 1
+    shown = status_note(record) + (now / "manifest.json").read_text() + str(capsys.readouterr())
+    assert "SECRET" not in shown
+
+
+def test_the_undelivered_notifications_are_retried_and_only_those(runs, hook, monkeypatch):
+    from evalbench.alerts.check import redeliver
+
+    _, now = runs
+    monkeypatch.setenv("BAD_HOOK", "http://127.0.0.1:SECRET/x")
+    spec = _spec({"webhook_env": "BAD_HOOK"}, {"file": "alerts.jsonl"}, rules=RULES[:1])
+    check_run(now, spec)
+
+    def retry():
+        return [(r.run, r.tried, r.failed) for r in redeliver(now.parent, spec)]
+
+    assert retry() == [("watched/now", 1, 1)]  # tried 1, still failed 1
+    monkeypatch.setenv("BAD_HOOK", hook.url)  # fixed
+    assert retry() == [("watched/now", 1, 0)]
+    assert [b["evalbench"]["rule"] for b in hook.bodies] == ["accuracy drop_more_than 0.05"]
+    assert len((get_settings().outputs_dir / "alerts.jsonl").read_text().splitlines()) == 1
+    record = read_manifest(now)["alerts"]
+    bad, file = record["deliveries"]
+    assert (bad["ok"], bad["retry"], bad["rounds"], bad["error"]) == (True, False, 3, None)
+    assert (file["ok"], file["rounds"]) == (True, 1)
+    assert alert_exit(record) == 1  # still: a rule fired
+    assert retry() == []  # nothing left to deliver
+    assert len(hook.bodies) == 1
+
+
+def test_a_redirect_is_a_failed_delivery_never_followed(runs, hook, monkeypatch):
+    _, now = runs
+    for location in (hook.url, "ftp://127.0.0.1/x"):
+        redirector = Redirector(location).start()
+        try:
+            monkeypatch.setenv("REDIRECTING_HOOK", redirector.url)
+            target = {"webhook_env": "REDIRECTING_HOOK", "attempts": 3, "backoff_s": 0.01}
+            (delivery,) = check_run(now, _spec(target, rules=RULES[:1]))["deliveries"]
+        finally:
+            redirector.stop()
+        assert redirector.requests == 1  # not retried: a redirect is final
+        assert (delivery["ok"], delivery["attempts"], delivery["retry"]) == (False, 1, True)
+        assert delivery["error"] == "HTTP 302: a redirect (not followed)"
+    assert hook.requests == 0
+
+
+@pytest.fixture
+def trickler():
+    server = Trickler(every_s=0.1, max_bytes=60).start()  # a whole answer after 6 s
+    yield server
+    server.stop()
+
+
+def test_a_trickling_receiver_is_cut_at_the_total_deadline(runs, trickler, monkeypatch):
+    _, now = runs
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)
+    target = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}
+    (delivery,) = check_run(now, _spec(target, rules=RULES[:1]))["deliveries"]
+    assert (delivery["ok"], delivery["retry"]) == (False, True)
+    assert delivery["error"] == "no whole answer within timeout_s (0.5 s for the request)"
+
+
+def test_a_target_that_failed_is_not_tried_again_for_the_next_notification(runs, trickler,
+                                                                           monkeypatch):  # fmt: skip
+    _, now = runs
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)
+    target = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}
+    first, second = check_run(now, _spec(target))["deliveries"]  # two rules fired
+    assert "timeout_s" in first["error"]
+    assert (second["ok"], second["attempts"], second["retry"]) == (False, 0, True)
+    assert second["error"] == "not tried: this target failed for an earlier notification"
+
+
+def test_slack_text_escapes_what_it_quotes_and_keeps_its_own_links(hook):
+    outputs = get_settings().outputs_dir
+    evil = "<!channel>&<https://evil.example|click>"
+    base = write_run(outputs, "base", {evil: outcomes_from([True] * 40)})
+    now = write_run(outputs, "now", {evil: outcomes_from([False] * 40)},
+                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    pin_baseline(base, outputs)
+    spec = AlertsSpec.model_validate({
+        "rules": [{"drop_more_than": 0.05, "systems": [evil]}],
+        "notify": [{"webhook_env": "TEST_WEBHOOK_URL"}],
+        "report_url": "https://ci.example.com/runs/a|b<c>&d",
+    })  # fmt: skip
+    check_run(now, spec, title=f"{evil} title")
+    text = hook.bodies[0]["text"]
+    # Slack reads <...> as a link or a mention: only evalbench's two links are left, their
+    # URLs percent-encoded (| < > inside a URL) and & written &amp; (Slack's escaping)
+    links = re.findall(r"<([^>]*)>", text)
+    assert links == [
+        "https://ci.example.com/runs/a%7Cb%3Cc%3E&amp;d/watched/now/report.html|this run",
+        "https://ci.example.com/runs/a%7Cb%3Cc%3E&amp;d/watched/base/report.html|pinned baseline",
+    ]
+    quoted = "&lt;!channel&gt;&amp;&lt;https://evil.example|click&gt;"
+    assert text.startswith(f"*evalbench alert* — {quoted} title: ")
+    assert f"• {quoted} accuracy overall: 1.000 → 0.000" in text
+    assert hook.bodies[0]["evalbench"]["title"] == f"{evil} title"  # the facts stay as they are
+
+
+def test_a_target_that_fails_a_retry_is_not_tried_for_the_other_runs(runs, trickler,
+                                                                     monkeypatch):  # fmt: skip
+    from evalbench.alerts.check import redeliver
+
+    _, now = runs
+    later = write_run(get_settings().outputs_dir, "later",
+                      {"a": outcomes_from([False] * 30 + [True] * 10)},
+                      started_at="2026-01-03T00:00:00+00:00")  # fmt: skip
+    monkeypatch.setenv("SLOW_HOOK", "garbage")
+    spec = _spec({"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}, rules=RULES[:1])
+    check_run(now, spec)
+    check_run(later, spec)
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)  # answers too slowly: one deadline, not two
+    first, second = redeliver(now.parent, spec)
+    assert (first.run, first.failed, second.run, second.failed) == ("watched/later", 1,
+                                                                    "watched/now", 1)  # fmt: skip
+    assert first.failures[0]["error"].startswith("no whole answer within timeout_s")
+    assert second.failures[0]["error"] == "not tried: this target failed for an earlier " \
+                                          "notification"  # fmt: skip
+    assert trickler.connections == 1

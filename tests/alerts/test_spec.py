@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
 from evalbench.params import ParamsError, params_hash
+from evalbench.settings import get_settings
 from evalbench.studies import load_params
 
 BASE = {
@@ -63,7 +66,7 @@ def test_a_bad_rule_is_one_line_naming_the_field(tmp_path, rule, message):
 
 
 def test_a_notify_entry_names_one_target(tmp_path):
-    bad = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook_env": "A", "file": "x"}]}
+    bad = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook_env": "A", "file": "x.jsonl"}]}
     with pytest.raises(ParamsError, match=r"alerts\.notify\.0: .*exactly one of webhook"):
         load_params(_write(tmp_path, {**BASE, "alerts": bad}))
     ftp = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook": "ftp://x"}]}
@@ -79,3 +82,117 @@ def test_a_tag_is_a_new_run_folder_and_a_date_reads_as_text(tmp_path):
     assert params_hash(load_params(path, ["tag="])) == params_hash(load_params(path))
     with pytest.raises(ParamsError, match="tag"):
         load_params(path, ["tag=a b"])
+
+
+def _alerts(tmp_path, alerts, base=None):
+    return load_params(_write(tmp_path, {**(base or BASE), "alerts": alerts}))
+
+
+@pytest.mark.parametrize(
+    "file",
+    ["../escaped/x.jsonl", "a/../../x.jsonl", "/tmp/x.jsonl", "~/.bashrc", "alerts.txt",
+     "a/.hidden.jsonl", "sub\\..\\..\\x.jsonl", "x.jsonl\n"],
+)  # fmt: skip
+def test_a_file_target_outside_the_outputs_folder_is_refused(tmp_path, file):
+    alerts = {"rules": [{"drop_more_than": 0.1}], "notify": [{"file": file}]}
+    with pytest.raises(ParamsError, match=r"alerts\.notify\.0\.file: ") as caught:
+        _alerts(tmp_path, alerts)
+    assert "\n" not in str(caught.value)  # one line
+
+
+def test_a_file_target_under_the_outputs_folder_is_accepted(tmp_path):
+    alerts = {"rules": [{"drop_more_than": 0.1}],
+              "notify": [{"file": "alerts.jsonl"}, {"file": "ci/nightly-alerts.jsonl"}]}  # fmt: skip
+    assert [t.file for t in _alerts(tmp_path, alerts).alerts.notify] == [
+        "alerts.jsonl", "ci/nightly-alerts.jsonl"
+    ]  # fmt: skip
+
+
+def test_a_file_target_that_is_a_symlink_out_of_the_outputs_folder_is_refused(tmp_path):
+    outputs = get_settings().outputs_dir
+    outputs.mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outputs / "linked").symlink_to(outside)  # outputs/linked/x.jsonl is elsewhere/x.jsonl
+    alerts = {"rules": [{"drop_more_than": 0.1}], "notify": [{"file": "linked/x.jsonl"}]}
+    with pytest.raises(ParamsError, match=r"alerts\.notify\.0\.file: .*outside the outputs"):
+        _alerts(tmp_path, alerts)
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://hooks.example.com/SECRET TOKEN", "a space or a control character"),
+        ("http://hooks.example.com:SECRET/x", "its port is not a number from 1 to 65535"),
+        ("http://[::1/SECRET", "it cannot be parsed"),
+        ("ftp://hooks.example.com/SECRET", "it is not an http:// or https:// URL"),
+        ("https:///SECRET", "it names no host"),
+        ("https://hooks.example.com/SECRÉT", "a character that is not ASCII"),
+    ],
+)
+def test_a_bad_literal_webhook_is_refused_without_showing_it(tmp_path, url, why):
+    alerts = {"rules": [{"drop_more_than": 0.1}], "notify": [{"webhook": url}]}
+    with pytest.raises(ParamsError, match=r"alerts\.notify\.0\.webhook: ") as caught:
+        _alerts(tmp_path, alerts)
+    assert why in str(caught.value)
+    assert "SECRET" not in str(caught.value) and "SECRÉT" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(1)", "https://user:SECRET@ci.example.com/artifacts",
+     "https://ci.example.com/artifacts?token=SECRET", "https://ci.example.com/a#SECRET",
+     "https://ci.example.com/a b"],
+)  # fmt: skip
+def test_a_report_url_with_a_secret_or_another_scheme_is_refused(tmp_path, url):
+    alerts = {"rules": [{"drop_more_than": 0.1}], "report_url": url}
+    with pytest.raises(ParamsError, match=r"alerts\.report_url: ") as caught:
+        _alerts(tmp_path, alerts)
+    assert "SECRET" not in str(caught.value) and "alert(1)" not in str(caught.value)
+
+
+def test_a_webhook_that_could_take_too_long_is_refused(tmp_path):
+    # worst case of one target: attempts x timeout_s + the backoffs, doubled each time:
+    # 10 x 120 + 60 x (1 + 2 + ... + 256) = 1,200 + 60 x 511 = 31,860 s (8.85 h)
+    slow = {"webhook_env": "HOOK", "attempts": 10, "timeout_s": 120, "backoff_s": 60}
+    with pytest.raises(ParamsError, match=r"31,860 s; at most 300 s"):
+        _alerts(tmp_path, {"rules": [{"drop_more_than": 0.1}], "notify": [slow]})
+    # 5 x 60 + 1 x (1 + 2 + 4 + 8) = 315 s: refused; 4 x 60 + 1 x (1 + 2 + 4) = 247 s: fine
+    five = {"webhook_env": "HOOK", "attempts": 5, "timeout_s": 60}
+    with pytest.raises(ParamsError, match=r"315 s"):
+        _alerts(tmp_path, {"rules": [{"drop_more_than": 0.1}], "notify": [five]})
+    four = {**five, "attempts": 4}
+    spec = _alerts(tmp_path, {"rules": [{"drop_more_than": 0.1}], "notify": [four]}).alerts
+    assert spec.notify[0].worst_case_s == 247.0
+
+
+@pytest.mark.parametrize(
+    ("base", "rule", "message"),
+    [
+        # accuracy lies in [0, 1]: it can fall by 1 at most, never by more than 1
+        ({}, {"metric": "accuracy", "drop_more_than": 5}, "can never fire: accuracy lies in"),
+        ({}, {"metric": "accuracy", "drop_more_than": 1}, "can never fire: accuracy lies in"),
+        ({}, {"drop_more_than": 1.5}, "can never fire"),  # every metric of gaia: accuracy
+        ({}, {"metric": "acuracy", "drop_more_than": 0.1}, "no metric 'acuracy' in gaia runs"),
+        ({}, {"error_rate_more_than": 1.0}, "can never fire: a share of calls is at most 1"),
+        ({"study": "judge_public", "title": "t"}, {"drop_more_than": 0.1},
+         "judge_public runs have no per-item outcomes"),
+    ],
+)  # fmt: skip
+def test_a_threshold_outside_the_metrics_range_is_refused(tmp_path, base, rule, message):
+    with pytest.raises(ParamsError, match=re.escape(message)) as caught:
+        _alerts(tmp_path, {"rules": [rule]}, base)
+    assert "alerts" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_thresholds_inside_the_range_are_accepted(tmp_path):
+    rules = [{"metric": "accuracy", "drop_more_than": 0.99}, {"error_rate_more_than": 0.99},
+             {"cost_usd_more_than": 50}, {"latency_p95_more_than": 0.5}]  # fmt: skip
+    assert len(_alerts(tmp_path, {"rules": rules}).alerts.rules) == 4
+
+
+def test_the_metric_ranges_cover_every_study_kind_with_outcomes():
+    from evalbench.alerts.spec import METRICS
+    from evalbench.importers import READERS
+
+    assert set(METRICS) == set(READERS)  # a new reader needs its metrics' ranges here

@@ -1,0 +1,211 @@
+"""``evalbench run`` and ``watch`` around the alert check: a notification that was not
+delivered makes the command fail and is retried by the next run or watch (only it); Ctrl-C or
+``kill -9`` during a delivery keeps the check's record, the undelivered ones marked for retry.
+
+The study runs are hand-written run folders; ``run_study`` is replaced by one that publishes
+such a folder (the alert check and summary of :func:`evalbench.publish.after_publish`, as a
+real run ends) or says it is ``current``, so no notebook is rendered."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from alerts.helpers import Receiver, Trickler, outcomes_from, write_run
+
+from evalbench import publish
+from evalbench.alerts.check import redeliver
+from evalbench.cli import main
+from evalbench.history import pin_baseline
+from evalbench.publish import StudyResult
+from evalbench.runs import read_manifest
+from evalbench.settings import get_settings
+from evalbench.studies import load_params
+
+RULE = "accuracy drop_more_than 0.05"
+
+
+def _params(tmp_path: Path, *notify: dict) -> Path:
+    path = tmp_path / "watched.yaml"  # its runs are outputs/watched/<run id>
+    path.write_text(yaml.safe_dump({
+        "study": "gaia", "title": "Watched", "dataset": "demo",
+        "systems": [{"name": "a", "provider": "sim"}],
+        "alerts": {"rules": [{"metric": "accuracy", "drop_more_than": 0.05}],
+                   "notify": list(notify)},
+    }))  # fmt: skip
+    return path
+
+
+@pytest.fixture
+def runs():
+    """A pinned baseline (40 of 40 right) and a run that dropped to 0 of 40."""
+    outputs = get_settings().outputs_dir
+    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)})
+    now = write_run(outputs, "now", {"a": outcomes_from([False] * 40)},
+                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    pin_baseline(base, outputs)
+    return base, now
+
+
+@pytest.fixture
+def hook(monkeypatch):
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    server = Receiver().start()
+    yield server
+    server.stop()
+
+
+def _publishes(monkeypatch, run_dir: Path) -> None:
+    """``run_study`` ends by publishing ``run_dir`` (its alert check and summary)."""
+
+    def run_study(path, overrides=None, **kw):
+        result = StudyResult(Path(path), "ok", run_dir, 0.0, "")
+        return publish.after_publish(result, load_params(path, overrides or []))
+
+    monkeypatch.setattr(publish, "run_study", run_study)
+
+
+def _is_current(monkeypatch, run_dir: Path) -> None:
+    def run_study(path, overrides=None, **kw):
+        return StudyResult(Path(path), "current", run_dir, 0.0, "up to date")
+
+    monkeypatch.setattr(publish, "run_study", run_study)
+
+
+@pytest.mark.slow
+def test_an_undelivered_notification_fails_the_run_and_the_next_run_retries_it(
+    tmp_path, runs, hook, monkeypatch, capsys
+):
+    _, now = runs
+    params = _params(tmp_path, {"file": "alerts.jsonl"}, {"webhook_env": "RETRY_HOOK"})
+    monkeypatch.setenv("RETRY_HOOK", "http://127.0.0.1:SECRET/hooks/x")  # port: not a number
+    _publishes(monkeypatch, now)
+    assert main(["run", str(params)]) == 1
+    out, err = capsys.readouterr()
+    assert out.count("NOTIFICATION FAILED") == 1 and "SECRET" not in out + err
+    alerts_file = get_settings().outputs_dir / "alerts.jsonl"
+    assert len(alerts_file.read_text().splitlines()) == 1  # the file target still delivered
+
+    _is_current(monkeypatch, now)  # the next run: nothing to render, the delivery retried
+    assert main(["run", str(params)]) == 1  # still not deliverable
+    out, err = capsys.readouterr()
+    assert "NOTIFICATION FAILED webhook_env RETRY_HOOK (accuracy drop_more_than 0.05) of " \
+           "watched/now: the URL in RETRY_HOOK is not a webhook URL" in out  # fmt: skip
+    assert "SECRET" not in out + err and hook.requests == 0
+
+    monkeypatch.setenv("RETRY_HOOK", hook.url)  # fixed
+    assert main(["run", str(params)]) == 0
+    assert "alerts of watched/now: 1 undelivered notification(s) now delivered" in (
+        capsys.readouterr().out
+    )
+    assert [b["evalbench"]["rule"] for b in hook.bodies] == [RULE]
+    assert len(alerts_file.read_text().splitlines()) == 1  # not sent again
+    assert main(["run", str(params)]) == 0 and len(hook.bodies) == 1  # nothing left
+
+
+def test_a_run_another_process_holds_is_left_to_it(tmp_path, runs, hook, monkeypatch):
+    _, now = runs
+    monkeypatch.setenv("RETRY_HOOK", "http://127.0.0.1:SECRET/hooks/x")
+    spec = load_params(_params(tmp_path, {"webhook_env": "RETRY_HOOK"})).alerts
+    from evalbench.alerts.check import check_run
+
+    check_run(now, spec)
+    monkeypatch.setenv("RETRY_HOOK", hook.url)
+    with open(now / ".lock", "a") as held:  # another watch of the same run, mid-way
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        (busy,) = redeliver(now.parent, spec)
+    assert (busy.run, busy.tried, busy.failed) == ("watched/now", 0, 0)
+    assert "in use by another process" in busy.note and hook.requests == 0
+    (done,) = redeliver(now.parent, spec)  # released: this one delivers
+    assert (done.tried, done.failed) == (1, 0) and len(hook.bodies) == 1
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+
+    from evalbench import publish
+    from evalbench.cli import main
+    from evalbench.studies import load_params
+
+    def run_study(path, overrides=None, **kw):
+        result = publish.StudyResult(Path(path), "ok", Path(sys.argv[3]), 0.0, "")
+        return publish.after_publish(result, load_params(path, overrides or []))
+
+    publish.run_study = run_study
+    sys.exit(main([sys.argv[1], sys.argv[2]]))
+""")
+
+
+def _start(command: str, params: Path, run_dir: Path) -> subprocess.Popen:
+    """``evalbench <command>`` publishing ``run_dir`` in a process that ignores SIGINT from
+    its start, as a job started in the background by a shell does."""
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, command, str(params), str(run_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+
+
+def _in_delivery(process: subprocess.Popen, trickler: Trickler) -> None:
+    if not trickler.answering.wait(timeout=120):
+        process.kill()
+        pytest.fail(f"never reached the delivery: {process.communicate(timeout=30)}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_ctrl_c_during_a_delivery_stops_at_once_and_keeps_the_record(
+    tmp_path, runs, monkeypatch, command
+):
+    _, now = runs
+    trickler = Trickler(every_s=0.1, max_bytes=300).start()  # a whole answer after 30 s
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)
+    slow = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60}
+    params = _params(tmp_path, {"file": "alerts.jsonl"}, slow)
+    process = _start(command, params, now)
+    try:
+        _in_delivery(process, trickler)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        trickler.stop()
+    assert process.returncode == 130, (out, err)
+    assert "interrupted" in err and "SECRET" not in out + err
+    record = read_manifest(now)["alerts"]
+    assert record["fired"] and record["notifications"] == 1
+    delivered, stopped = record["deliveries"]
+    assert delivered["ok"] and delivered["target"] == "file alerts.jsonl"
+    assert (stopped["ok"], stopped["retry"]) == (False, True)
+    assert stopped["error"] == "interrupted by SIGINT during the delivery"
+
+
+@pytest.mark.slow
+def test_kill_9_during_a_delivery_leaves_it_to_be_retried(tmp_path, runs, hook, monkeypatch):
+    _, now = runs
+    trickler = Trickler(every_s=0.1, max_bytes=300).start()
+    monkeypatch.setenv("SLOW_HOOK", trickler.url)
+    params = _params(tmp_path, {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60})
+    process = _start("run", params, now)
+    try:
+        _in_delivery(process, trickler)
+        process.kill()
+        process.communicate(timeout=60)
+    finally:
+        trickler.stop()
+    (pending,) = read_manifest(now)["alerts"]["deliveries"]
+    assert (pending["ok"], pending["retry"]) == (False, True)
+    assert pending["error"] == "not delivered yet (the process ended during the delivery)"
+    monkeypatch.setenv("SLOW_HOOK", hook.url)
+    (retried,) = redeliver(now.parent, load_params(params).alerts)
+    assert (retried.tried, retried.failed) == (1, 0)
+    assert [b["evalbench"]["rule"] for b in hook.bodies] == [RULE]
