@@ -131,9 +131,13 @@ def test_record_read_hashes_local_files(tmp_path):
 def test_cli_sources_and_fetch(mirror, capsys):
     assert main(["sources", "bfcl/possible_answer/"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 15 and all("Apache-2.0" in line for line in listed)
+    assert len(listed) == 16 and all("Apache-2.0" in line for line in listed)  # 15 + memory
     assert main(["fetch", "bfcl/question/live_parallel"]) == 0
     assert "ok" in capsys.readouterr().out
+    assert (
+        main(["fetch", "bfcl/memory_prereq/customer", "bfcl/result/glyphh-ada-1.1/memory_kv"]) == 0
+    )
+    assert capsys.readouterr().out.count("ok") == 2
     assert main(["fetch", "no/such/file"]) == 1
     assert "unknown data source" in capsys.readouterr().err
 
