@@ -1,11 +1,12 @@
 """BFCL v4: the Berkeley Function Calling Leaderboard's single-turn Python, Java/JavaScript,
-multi-turn and web-search categories, scored item by item as the official checker does.
+multi-turn, web-search and memory categories, scored item by item as the official checker does.
 
 Patil et al., "The Berkeley Function Calling Leaderboard (BFCL): From Tool Use to Agentic
 Evaluation of Large Language Models", ICML 2025. A model's function calls are scored by
 comparing their *abstract syntax tree* with a list of accepted values per parameter;
 multi-turn conversations are replayed in the official backend classes and checked by the
-resulting state and responses; web-search answers by the final message. The decoders and
+resulting state and responses; web-search and memory answers by the final message (memory
+questions are asked after prerequisite conversations that fill the memory). The decoders and
 checkers reimplement (they do not import or copy) the official semantics of ``bfcl-eval``
 2026.3.23 (gorilla commit 6ea5797); every verdict on the public result sets equals the
 official checker's (oracle tests).
@@ -28,7 +29,9 @@ Modules: ``schema`` (categories and groups, items, calls), ``data`` (question/an
 files, published score tables), ``decode`` and ``checker`` (the official Python decoder and
 AST checker), ``java_js`` (Java/JavaScript AST check), ``backends`` (the official multi-turn
 API classes of an installed ``bfcl-eval``), ``replay`` and ``multi_turn`` (executing calls,
-the official multi-turn check), ``web_search`` (answer check), ``scoring`` (prompts, tools,
+the official multi-turn check), ``web_search`` (answer check), ``memory`` (memory questions,
+prerequisite conversations, prompts, the chains live systems hold), ``files`` (JSON Lines
+rows, function docs), ``scoring`` (prompts, tools,
 scoring result lines of any category), ``conversation`` (live multi-turn),
 ``python_agents`` and ``command_agents`` (users' Python functions and programs turn by
 turn), ``format_sensitivity`` (the 26 official prompt formats), ``metrics``

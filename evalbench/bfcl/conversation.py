@@ -17,7 +17,9 @@ Follows ``inference_multi_turn_FC`` / ``inference_multi_turn_prompting`` of
   ``multi_turn:force_terminated``);
 - a held-out function (``miss_func``) joins the tools at its turn, whose user message is
   the official "I have updated some more functions..." prompt (in prompt mode preceded by
-  the new docs).
+  the new docs);
+- a memory conversation (:mod:`.memory`) is one like the others whose backend is a memory
+  class; when it ends its memory's state is handed on (:attr:`Finished.state`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
+from . import backends
 from .multi_turn import Step, decode_step
 from .replay import Side
-from .schema import MultiTurnItem
+from .schema import MemoryItem, MultiTurnItem
 from .scoring import PYTHON_HINT, system_prompt, to_openai_tools
 
 MAX_STEPS = 20
@@ -57,7 +60,8 @@ class Reply(NamedTuple):
 class Finished(NamedTuple):
     """A conversation that ended: what is scored and recorded of it."""
 
-    item: MultiTurnItem
+    item: MultiTurnItem | MemoryItem
+    """The item played (a memory question's conversation is scored as its question)."""
     result: list[list[Any]]
     """Per turn, each step's output (the official result-file ``result``)."""
     events: list[dict[str, Any]]
@@ -66,6 +70,9 @@ class Finished(NamedTuple):
     """It failed (a model call, or the agent raised): an error record, not scored."""
     usage: tuple[Any, Any, Any] = (None, None, None)
     """Input and output tokens and latency per turn and step, as the result file has them."""
+    state: dict[str, Any] | None = None
+    """A memory conversation's memory at its end (:func:`~.backends.memory_state`); None for
+    other items."""
 
 
 class Conversation:
@@ -177,7 +184,19 @@ class Conversation:
         """What is scored and recorded of this conversation (once :attr:`done`)."""
         usage = (self.usage["input_token_count"], self.usage["output_token_count"],
                  self.usage["latency"])  # fmt: skip
-        return Finished(self.item, self.result, self.events, self.error, usage)
+        return Finished(self.item, self.result, self.events, self.error, usage, self.memory())
+
+    def memory(self) -> dict[str, Any] | None:
+        """The memory backend's state now (None when the item involves no memory class); a
+        conversation that made no call leaves the state it started with."""
+        memory = [cls for cls in self.item.involved_classes if cls in backends.MEMORY_STATE]
+        if not memory:
+            return None
+        cls = memory[0]
+        instance = self._side.instances.get(cls) or backends.new_instance(
+            cls, self.item.initial_config, False
+        )
+        return backends.memory_state(cls, instance)
 
     # ----------------------------------------------------------------------- internals
 

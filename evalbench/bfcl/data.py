@@ -2,8 +2,8 @@
 
 The I/O edge of the package. Questions and answers of the Python categories come from the
 pinned files of ``sources.tsv`` (gorilla commit 6ea5797), an installed ``bfcl-eval`` or a
-gorilla checkout; those of Java/JavaScript, multi-turn (with the backends' function docs)
-and web search always from the pinned files. Result files are the official
+gorilla checkout; those of Java/JavaScript, multi-turn (with the backends' function docs),
+web search and memory (:mod:`.memory`) always from the pinned files. Result files are the official
 ``BFCL_v4_<category>_result.json`` JSON Lines (a multi-turn ``result`` is a list of turns,
 each a list of steps, each the model's output of that step), read from a folder, from the
 registered public result sets, or written for ``bfcl evaluate``. Every malformed line is a
@@ -15,18 +15,19 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import cache
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from evalbench import sources
 from evalbench.records import to_json, write_atomic
 
 from . import backends
+from .files import WEB_SEARCH_CLASS, function_docs, read_jsonl
+from .memory import load_memory
 from .schema import (
     CATEGORIES,
     FORMAT_SENSITIVITY,
@@ -34,6 +35,7 @@ from .schema import (
     JAVA_TYPES,
     JS_TYPES,
     LIVE,
+    MEMORY,
     MULTI_TURN,
     NESTED_TYPES,
     PUBLIC_SYSTEMS,
@@ -53,8 +55,6 @@ from .schema import (
 )
 
 _RESULT_FILE = re.compile(rf"^{VERSION_PREFIX}_(?P<category>\w+)_result\.json$")
-_Row = TypeVar("_Row", bound=BaseModel)
-WEB_SEARCH_CLASS = "WebSearchAPI"
 
 
 # --------------------------------------------------------------------------- file rows
@@ -129,7 +129,8 @@ def load(
 
     Returns:
         Items in file order, category by category: :class:`~.schema.Item` (Python, Java,
-        JavaScript), :class:`~.schema.MultiTurnItem` or :class:`~.schema.WebSearchItem`.
+        JavaScript), :class:`~.schema.MultiTurnItem`, :class:`~.schema.WebSearchItem` or
+        :class:`~.schema.MemoryItem`.
 
     Raises:
         BfclDataError: an unknown category, a missing file, or a malformed line (the message
@@ -145,6 +146,8 @@ def load(
             items.extend(_multi_turn(cat))
         elif cat in JAVA_JS:
             items.extend(_java_js(cat))
+        elif cat in MEMORY:
+            items.extend(load_memory(cat))
         else:
             items.extend(_web_search(cat))
     return items
@@ -197,31 +200,10 @@ def _local_paths(data: Path, cat: str) -> tuple[Path, Path | None]:
     return question, answer
 
 
-def _read_jsonl(path: Path, model: type[_Row]) -> Iterator[tuple[int, _Row]]:
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise BfclDataError(f"{path}:{number}: not a valid JSON line ({exc})") from exc
-            try:
-                yield number, model.model_validate(data)
-            except ValidationError as exc:
-                raise BfclDataError(f"{path}:{number}: {_first_error(exc)}") from exc
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(part) for part in err["loc"]) or "line"
-    return f"field {where!r}: {err['msg']}"
-
-
 def _read_category(cat: str, question_path: Path, answer_path: Path | None) -> list[Item]:
     answers = _read_answers(answer_path) if answer_path is not None else {}
     items, seen = [], set()
-    for number, row in _read_jsonl(question_path, _QuestionRow):
+    for number, row in read_jsonl(question_path, _QuestionRow):
         where = f"{question_path}:{number}"
         if category_of(row.id) != cat:
             raise BfclDataError(f"{where}: id {row.id!r} is not a {cat} id")
@@ -242,7 +224,7 @@ def _read_category(cat: str, question_path: Path, answer_path: Path | None) -> l
 
 def _read_answers(path: Path) -> dict[str, tuple[int, list[dict[str, dict[str, list[Any]]]]]]:
     answers = {}
-    for number, row in _read_jsonl(path, _AnswerRow):
+    for number, row in read_jsonl(path, _AnswerRow):
         if row.id in answers:
             raise BfclDataError(f"{path}:{number}: duplicate id {row.id!r}")
         if not row.ground_truth or any(len(call) != 1 for call in row.ground_truth):
@@ -330,7 +312,7 @@ def load_format_items(*, source: str | Path = "registry") -> list[Item]:
 def _answers(name: str) -> tuple[Path, dict[str, tuple[int, list[Any]]]]:
     path = sources.fetch(f"bfcl/possible_answer/{name}", progress=False)
     out: dict[str, tuple[int, list[Any]]] = {}
-    for number, row in _read_jsonl(path, _Answer):
+    for number, row in read_jsonl(path, _Answer):
         if row.id in out:
             raise BfclDataError(f"{path}:{number}: duplicate id {row.id!r}")
         out[row.id] = (number, row.ground_truth)
@@ -347,7 +329,7 @@ def _multi_turn(cat: str) -> list[MultiTurnItem]:
     question = sources.fetch(f"bfcl/question/{cat}", progress=False)
     answer_path, answers = _answers(cat)
     items = []
-    for number, row in _read_jsonl(question, _MultiTurnRow):
+    for number, row in read_jsonl(question, _MultiTurnRow):
         where = f"{question}:{number}"
         if category_of(row.id) != cat:
             raise BfclDataError(f"{where}: id {row.id!r} is not a {cat} id")
@@ -384,7 +366,7 @@ def _java_js(cat: str) -> list[Item]:
     answer_path, answers = _answers(cat)
     known = JAVA_TYPES if cat == "simple_java" else JS_TYPES
     items = []
-    for number, row in _read_jsonl(question, _AstRow):
+    for number, row in read_jsonl(question, _AstRow):
         where = f"{question}:{number}"
         if category_of(row.id) != cat:
             raise BfclDataError(f"{where}: id {row.id!r} is not a {cat} id")
@@ -412,7 +394,7 @@ def _web_search(cat: str) -> list[WebSearchItem]:
     answer_path, answers = _answers("web_search")
     docs = function_docs(WEB_SEARCH_CLASS)
     items = []
-    for number, row in _read_jsonl(question, _EntryRow):
+    for number, row in read_jsonl(question, _EntryRow):
         if category_of(row.id) != "web_search":
             raise BfclDataError(f"{question}:{number}: id {row.id!r} is not a web_search id")
         truth = _truth(answers, answer_path, row.id)
@@ -422,25 +404,6 @@ def _web_search(cat: str) -> list[WebSearchItem]:
         item_id = row.id.replace("web_search", cat)
         items.append(WebSearchItem(item_id, cat, row.question, docs, truth))
     return items
-
-
-@cache
-def _docs(cls: str) -> tuple[dict[str, Any], ...]:
-    name = backends.BACKENDS.get(cls) or {WEB_SEARCH_CLASS: "web_search"}[cls]
-    path = sources.fetch(f"bfcl/func_doc/{name}", progress=False)
-    return tuple(row.model_dump() for _, row in _read_jsonl(path, _Doc))
-
-
-class _Doc(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-
-def function_docs(cls: str) -> list[dict[str, Any]]:
-    """The function docs of one backend class (``multi_turn_func_doc``), in file order."""
-    return [dict(doc) for doc in _docs(cls)]
 
 
 # --------------------------------------------------------------------------- result files
@@ -466,7 +429,7 @@ def read_results(path: Path | str, *, category: str | None = None) -> list[Resul
     cat = category or _category_of_file(path)
     lines: list[ResultLine] = []
     seen: dict[str, int] = {}
-    for number, row in _read_jsonl(path, _ResultRow):
+    for number, row in read_jsonl(path, _ResultRow):
         if category_of(row.id) != cat:
             raise BfclDataError(f"{path}:{number}: id {row.id!r} is not a {cat} id")
         if row.id in seen:
@@ -560,7 +523,11 @@ def registered_source(model: str) -> tuple[str, str]:
 
 def result_group(category: str) -> str:
     """The official result sub-folder of a category: ``non_live``, ``live``, ``multi_turn``,
-    ``agentic`` or ``format_sensitivity`` (official ``get_general_grouping``)."""
+    ``agentic``, ``agentic/memory/<backend>`` (memory and its prerequisites) or
+    ``format_sensitivity`` (official ``get_directory_structure_by_category``)."""
+    memory = category.removesuffix("_prereq")
+    if memory in MEMORY:
+        return f"agentic/memory/{memory.removeprefix('memory_')}"
     if category in LIVE:
         return "live"
     if category in MULTI_TURN:

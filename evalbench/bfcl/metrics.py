@@ -97,7 +97,7 @@ def overall_table(categories: pd.DataFrame) -> pd.DataFrame:
     As officially, a category with no score counts as accuracy 0 (with its full item count
     in the live section's weighted mean); such categories are listed in ``missing`` (the
     leaderboard shows N/A for the sub-scores that contain them). Scores of categories not
-    run here (memory) may be added to ``categories`` by hand.
+    studied may be added to ``categories`` by hand (``extra_categories`` of :func:`summarize`).
 
     Args:
         categories: columns ``system, test_category, accuracy`` and optionally ``n`` (item

@@ -26,6 +26,7 @@ from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
+from .backends import VECTOR_REFUSAL
 from .metrics import Summary
 from .schema import (
     FORMAT_SENSITIVITY,
@@ -71,6 +72,9 @@ class VerdictRecord(Record):
     injected: str | None = None
     """Simulated systems only: the mistake the simulator injected (``none`` = answered
     correctly); the checker never sees it."""
+    valid_corrected: bool | None = None
+    """Web search and memory only: the verdict with the official whole-word rule's bug
+    fixed (:data:`~.web_search.CORRECTED`); the official ``valid`` is the score."""
 
 
 class FormatVerdictRecord(VerdictRecord):
@@ -97,6 +101,27 @@ class AgentConversationRecord(Record):
     """Its steps (:class:`TurnStepRecord` rows without ``system``)."""
     error: str | None = None
     """The agent raised: the conversation is an error record (not written, not kept)."""
+    state: dict[str, Any] | None = None
+    """A memory conversation's memory at its end (the next one starts from it)."""
+
+
+class MemoryPrereqRecord(Record):
+    """One prerequisite conversation a live system held before the memory questions
+    (``records/memory_prereqs.jsonl``)."""
+
+    system: str
+    test_category: str
+    """The memory category it fills (``memory_kv`` or ``memory_rec_sum``)."""
+    scenario: str
+    id: str
+    """Official id, e.g. ``memory_kv_prereq_0-customer-0``."""
+    turns: int
+    """Turns played (fewer than the conversation's when it was force-quit)."""
+    steps: int
+    """Model replies over all turns."""
+    error: str | None = None
+    """The conversation failed: the memory it would have left is not kept (the next one
+    starts from the memory before it, as officially)."""
 
 
 class TurnStepRecord(Record):
@@ -197,10 +222,11 @@ class BfclParams(StudyParams):
     ] = Field(default_factory=lambda: list(PYTHON))
     """Category names and groups: ``all`` (every category evalbench scores), ``python`` (the
     eleven single-turn Python ones), ``single_turn``, ``non_live``, ``live``, ``java_js``,
-    ``multi_turn``, ``web_search`` (:data:`~.schema.GROUPS`). Result sets are scored on
-    those they have; live systems are asked the Python and multi-turn ones (multi-turn needs
-    the official backends: ``make setup``). ``data:`` applies to the Python categories; the
-    others always come from the pinned files."""
+    ``multi_turn``, ``web_search``, ``memory``, ``agentic`` (:data:`~.schema.GROUPS`).
+    Result sets are scored on those they have; live systems are asked the Python,
+    multi-turn and memory ones except ``memory_vector`` (the backends need ``make setup``).
+    ``data:`` applies to the Python categories; the others always come from the pinned
+    files."""
     limit_per_category: int | None = Field(default=None, ge=1)
     """Keep the first N items of each category (demos); ``None`` keeps all."""
     format_limit_per_category: int | None = Field(default=None, ge=1)
@@ -247,6 +273,10 @@ class BfclParams(StudyParams):
                 )
         for spec in self.systems:
             _check_agent(spec, self.system_modes)
+        if "memory_vector" in self.categories and self.systems and not self.result_sets:
+            example = "[python, multi_turn, memory_kv, memory_rec_sum]"
+            raise ValueError(f"{VECTOR_REFUSAL}; list the categories without it, e.g. "
+                             f"categories: {example}")  # fmt: skip
         if self.format_limit_per_category is not None and FORMAT_SENSITIVITY not in self.categories:
             raise ValueError("format_limit_per_category: 'format_sensitivity' is not in categories")
         for rs in self.result_sets:
@@ -333,3 +363,6 @@ class BfclResult(NamedTuple):
     """The official score tables column by column beside the published row
     (:func:`~.leaderboard.comparison`, with a ``system`` column); None without a result set
     naming its ``leaderboard_model``."""
+    memory_prereqs: pd.DataFrame | None = None
+    """One row per live system and prerequisite conversation held (columns of
+    :class:`MemoryPrereqRecord`); None when no live system was asked a memory question."""

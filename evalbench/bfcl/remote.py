@@ -115,6 +115,8 @@ class Played(NamedTuple):
     result: list[list[Any]]
     events: list[dict[str, Any]]
     error: str | None
+    state: dict[str, Any] | None = None
+    """A memory conversation's memory at its end."""
 
 
 class RemoteConversations:
@@ -157,7 +159,7 @@ class RemoteConversations:
             ) from None
         self.tally.done(done.attempts, done.node)
         played: Played = done.value
-        return Finished(item, played.result, played.events, played.error)
+        return Finished(item, played.result, played.events, played.error, state=played.state)
 
 
 def play_remote(job: ConversationJob) -> Played:
@@ -168,9 +170,10 @@ def play_remote(job: ConversationJob) -> Played:
             official backends missing there); the driver stops the study on it.
     """
     enter_project(job.root)
+    _check_backends(job.item)
     agent = _load_agent(job.agent)
     finished = asyncio.run(_ticking(converse_here(agent, job.spec, job.item)))
-    return Played(finished.result, finished.events, finished.error)
+    return Played(finished.result, finished.events, finished.error, finished.state)
 
 
 async def _ticking(conversation: Awaitable[Finished]) -> Finished:
@@ -190,9 +193,13 @@ async def _ticking(conversation: Awaitable[Finished]) -> Finished:
         ticker.cancel()
 
 
-def _load_agent(agent: list[str] | bytes) -> Agent:
-    if not backends.available():
+def _check_backends(item: MultiTurnItem) -> None:
+    memory = any(cls in backends.MEMORY_BACKENDS for cls in item.involved_classes)
+    if not (backends.memory_available() if memory else backends.available()):
         raise backends.BackendUnavailable(f"the official BFCL backends: {backends.INSTALL_HINT}")
+
+
+def _load_agent(agent: list[str] | bytes) -> Agent:
     if isinstance(agent, bytes):
         loaded: Callable[..., Any] = pickle.loads(agent)
         return loaded

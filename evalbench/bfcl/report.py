@@ -17,6 +17,7 @@ from evalbench import display
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics, multi_turn_metrics
+from .backends import VECTOR_REFUSAL
 from .format_sensitivity import CONFIGS
 from .records import BfclResult
 from .schema import (
@@ -24,9 +25,10 @@ from .schema import (
     CATEGORY_SIZES,
     FORMAT_SENSITIVITY,
     FORMAT_SENSITIVITY_SIZE,
-    NOT_SCORED,
+    MEMORY,
     MultiTurnItem,
 )
+from .web_search import CORRECTED
 
 _HEADLINES = 3
 
@@ -298,7 +300,8 @@ def coverage_v4_table(result: BfclResult) -> pd.DataFrame:
         (cat, size, int(studied.get(cat, 0)), "" if cat in studied else "not in this study")
         for cat, size in CATEGORY_SIZES.items()
     ]
-    rows += [(cat, None, 0, why) for cat, why in NOT_SCORED.items()]
+    if result.params.systems and "memory_vector" in studied:  # result sets only
+        rows = [(*row[:3], VECTOR_REFUSAL) if row[0] == "memory_vector" else row for row in rows]
     cases = 0 if result.formats is None else result.formats["id"].nunique()
     why = "" if cases else "not in this study (asked of live systems in prompt mode)"
     rows.append((FORMAT_SENSITIVITY, FORMAT_SENSITIVITY_SIZE * len(CONFIGS), cases, why))
@@ -333,7 +336,7 @@ OFFICIAL_TABLES_CAPTION = (
 
 
 def official_tables_sentence(result: BfclResult) -> str:
-    """How many published columns are reproduced, and which cannot be (memory)."""
+    """How many published columns are reproduced, and which cannot be (memory not scored)."""
     tables = result.tables
     if tables is None:
         return (
@@ -341,14 +344,19 @@ def official_tables_sentence(result: BfclResult) -> str:
             "compare.</p>"
         )
     memory = tables["reason"] != ""
+    if not memory.any():
+        return display.fill(
+            "<p>{equal} of the {n} published columns are reproduced exactly.</p>",
+            equal=int(tables["equal"].sum()), n=len(tables),
+        )  # fmt: skip
     equal = int(tables.loc[~memory, "equal"].sum())
     columns = ", ".join(
         dict.fromkeys(tables.loc[memory, "table"] + " " + tables.loc[memory, "column"])
     )
     return display.fill(
         "<p>{equal} of the {n} published columns evalbench can compute are reproduced "
-        "exactly. {k} cannot be without the memory categories, which evalbench does not "
-        "score: {columns}.</p>",
+        "exactly. {k} cannot be without the memory categories, which this study did not "
+        "score for that system: {columns}.</p>",
         equal=equal,
         n=int((~memory).sum()),
         k=int(memory.sum()),
@@ -370,6 +378,42 @@ def multi_turn_sentence(result: BfclResult) -> str:
         for s, r in per_system.iterrows()
     ]
     return "<p>Multi-turn items replayed and checked — " + "; ".join(parts) + ".</p>"
+
+
+def memory_sentence(result: BfclResult) -> str:
+    """Memory questions checked per system, what the corrected whole-word rule would
+    change, and why live systems are not asked ``memory_vector``; or why none was checked."""
+    verdicts = result.verdicts
+    memory = verdicts[verdicts["test_category"].isin(MEMORY)]
+    if memory.empty:
+        return (
+            "<p>No memory question was scored in this study (<code>categories</code> names "
+            "none, or no system has memory results).</p>"
+        )
+    per_system = memory.groupby("system", sort=False)["valid"].agg(["sum", "size"])
+    parts = [
+        display.fill("{s}: {k} of {n} correct", s=s, k=int(r["sum"]), n=int(r["size"]))
+        for s, r in per_system.iterrows()
+    ]
+    changed = memory[memory["valid_corrected"].notna()]
+    changed = changed[changed["valid_corrected"].astype(bool) != changed["valid"]]
+    text = "<p>Memory questions checked — " + "; ".join(parts) + ". " + display.fill(
+        "With the corrected whole-word rule ({rule}) {k} verdict(s) would change{ids}.",
+        rule=CORRECTED, k=len(changed),
+        ids=f": {', '.join(changed['id'].head(5))}" if len(changed) else "",
+    )  # fmt: skip
+    held = result.memory_prereqs
+    if held is not None:
+        failed = held[held["error"].notna()]
+        text += " " + display.fill(
+            "Before the questions, live systems held {n} prerequisite conversations "
+            "({k} failed: the memory a failed one would have left is not kept, and the next "
+            "one starts from the memory before it, as officially).",
+            n=len(held), k=len(failed),
+        )  # fmt: skip
+    if result.params.systems and "memory_vector" in set(memory["test_category"]):
+        text += " " + display.fill("{why}.", why=VECTOR_REFUSAL)
+    return text + "</p>"
 
 
 def multi_turn_failures_table(result: BfclResult) -> pd.DataFrame:

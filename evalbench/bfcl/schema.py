@@ -3,8 +3,8 @@
 Constants follow the pinned data (gorilla commit 6ea5797); nothing here reads a file.
 The categories evalbench scores: the eleven single-turn Python ones (AST checker), Java and
 JavaScript (AST with the official type conversions), the four multi-turn ones (calls
-replayed in the official backends) and the two web-search ones (answer check). Memory and
-format sensitivity are not scored (:data:`NOT_SCORED` says why).
+replayed in the official backends), the two web-search ones and the three memory ones
+(answer check). Format sensitivity is the official non-scoring category.
 """
 
 from __future__ import annotations
@@ -32,7 +32,12 @@ MULTI_TURN = (
     "multi_turn_long_context",
 )
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
-CATEGORIES = PYTHON + JAVA_JS + MULTI_TURN + WEB_SEARCH
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+"""The memory categories (official ``MEMORY_CATEGORY``): the same 155 questions asked after
+the prerequisite conversations, with a key-value, a vector or a recursive-summary memory."""
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+"""Official ``MEMORY_SCENARIO_NAME``, in the official order."""
+CATEGORIES = PYTHON + JAVA_JS + MULTI_TURN + WEB_SEARCH + MEMORY
 """Every category evalbench scores, in the order its tables show them."""
 FORMAT_SENSITIVITY = "format_sensitivity"
 """The official non-scoring category: 200 Python items asked in 26 prompt formats (live
@@ -49,9 +54,12 @@ GROUPS = {
     "java_js": JAVA_JS,
     "multi_turn": MULTI_TURN,
     "web_search": WEB_SEARCH,
+    "memory": MEMORY,
+    "agentic": MEMORY + WEB_SEARCH,
 }
 """Names of category groups (as the official ``--test-category`` collections, except that
-``all`` leaves out what evalbench does not score and ``java_js`` is their ``non_python``)."""
+``all`` is their ``all_scoring`` (format sensitivity is named on its own) and ``java_js`` is
+their ``non_python``)."""
 CATEGORY_SIZES = {
     "simple_python": 400,
     "multiple": 200,
@@ -68,16 +76,10 @@ CATEGORY_SIZES = {
     "simple_javascript": 50,
     **dict.fromkeys(MULTI_TURN, 200),
     **dict.fromkeys(WEB_SEARCH, 100),
+    **dict.fromkeys(MEMORY, 155),
 }
-"""Items per category in the pinned v4 data (the leaderboard weights live categories by these)."""
-NOT_SCORED = {
-    "memory_kv": "needs the memory backends (faiss, sentence-transformers) and their "
-    "prerequisite conversations",
-    "memory_vector": "needs the memory backends (faiss, sentence-transformers) and their "
-    "prerequisite conversations",
-    "memory_rec_sum": "needs the memory backends and their prerequisite conversations",
-}
-"""BFCL v4 categories evalbench does not score, and why."""
+"""Items per category in the pinned v4 data (the leaderboard weights live categories by these;
+a memory category's count is its questions, as the official ``get_category_score``)."""
 PUBLIC_SYSTEMS = {
     "glyphh-ada-1.1": "fc",
     "gemma4-e4b-toolcall-v02": "prompt",
@@ -186,7 +188,40 @@ class WebSearchItem(NamedTuple):
     """Accepted answers (any one, found as a whole word, passes)."""
 
 
-AnyItem = Item | MultiTurnItem | WebSearchItem
+class MemoryItem(NamedTuple):
+    """One memory question (asked after its scenario's prerequisite conversations)."""
+
+    id: str
+    """Official id with the category, e.g. ``memory_kv_0-customer-0``."""
+    category: str
+    question: list[list[dict[str, Any]]]
+    """The question's messages as in the data (one turn, one user message): the memory and
+    answer-format system prompts are added when it is asked."""
+    functions: list[dict[str, Any]]
+    """The memory backend's function docs."""
+    answers: list[str]
+    """Accepted answers (any one, found as a whole word, passes)."""
+    scenario: str
+    backend: str
+    """The official backend class, e.g. ``MemoryAPI_kv``."""
+    source: str = ""
+    """Where the answer is in the prerequisite conversations (the data's ``source``)."""
+
+
+class MemoryPrereq(NamedTuple):
+    """One prerequisite conversation: user turns whose facts the system should memorize."""
+
+    id: str
+    """Official id with the category, e.g. ``memory_kv_prereq_32-notetaker-0``."""
+    category: str
+    """``<memory category>_prereq`` (official: never scored)."""
+    question: list[list[dict[str, Any]]]
+    """One user message per turn."""
+    scenario: str
+    topic: str = ""
+
+
+AnyItem = Item | MultiTurnItem | WebSearchItem | MemoryItem
 """An item of any scored category (Python, Java and JavaScript items are :class:`Item`)."""
 
 
@@ -195,7 +230,7 @@ def resolve_categories(categories: str | Iterable[str] | None) -> tuple[str, ...
     categories, each once, in the order given.
 
     Raises:
-        BfclDataError: an unknown name (a category evalbench does not score says why).
+        BfclDataError: an unknown name.
     """
     if categories is None:
         return CATEGORIES
@@ -206,9 +241,6 @@ def resolve_categories(categories: str | Iterable[str] | None) -> tuple[str, ...
             out.extend(GROUPS[name])
         elif name in CATEGORIES or name == FORMAT_SENSITIVITY:
             out.append(name)
-        elif name in NOT_SCORED:
-            raise BfclDataError(f"BFCL category {name!r} is not scored by evalbench: "
-                                f"{NOT_SCORED[name]}")  # fmt: skip
         else:
             known = ", ".join((*GROUPS, *CATEGORIES, FORMAT_SENSITIVITY))
             raise BfclDataError(f"unknown BFCL category {name!r}; known: {known}")

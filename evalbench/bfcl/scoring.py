@@ -5,8 +5,9 @@
   lists and tool dicts here; ``study.py`` wraps them in a request).
 - Scoring: :func:`score_item` decodes (:mod:`.decode`) and checks one Python, Java or
   JavaScript output (:mod:`.checker`, :mod:`.java_js`); :func:`score_multi_turn_item` replays
-  a conversation (:mod:`.multi_turn`), :func:`score_web_search_item` checks its answer
-  (:mod:`.web_search`); :func:`score_results` scores result lines of any category against
+  a conversation (:mod:`.multi_turn`), :func:`score_web_search_item` and
+  :func:`score_memory_item` check an answer (:mod:`.web_search`, :mod:`.memory`);
+  :func:`score_results` scores result lines of any category against
   their items, as the official runner does (:func:`score` also returns the multi-turn
   replay's diagnostics).
 - Reference answers: :func:`correct_calls` builds a correct answer from the possible answer;
@@ -28,6 +29,7 @@ from .decode import decode
 from .format_sensitivity import DEFAULT_CONFIG, Case, decode_output
 from .format_sensitivity import system_prompt as format_system_prompt
 from .java_js import check_java_js
+from .memory import check_memory, check_memory_corrected
 from .multi_turn import Step, check_multi_turn
 from .multi_turn_metrics import DETAIL_COLUMNS, multi_turn_detail
 from .schema import (
@@ -37,11 +39,12 @@ from .schema import (
     BfclDataError,
     Call,
     Item,
+    MemoryItem,
     MultiTurnItem,
     ResultLine,
     WebSearchItem,
 )
-from .web_search import check_web_search
+from .web_search import check_answer, check_web_search
 
 PYTHON_HINT = " Note that the provided function is in Python 3 syntax."
 """Appended to every function description for Python categories, in both modes (official
@@ -192,6 +195,7 @@ class Verdict(NamedTuple):
     output_token_count: Any = None
     mode: str = ""
     injected: str | None = None
+    valid_corrected: bool | None = None
 
 
 def score_item(
@@ -264,10 +268,20 @@ def score_multi_turn_item(
 def score_web_search_item(
     item: WebSearchItem, raw: Any, *, system: str, style: str = "fc"
 ) -> Verdict:
-    """Check the answer of one web-search result (its last message that is not a call)."""
+    """Check the answer of one web-search result (its last message that is not a call);
+    ``valid_corrected`` is the corrected rule's verdict (:data:`~.web_search.CORRECTED`)."""
     check = check_web_search(item, raw, style=style).check
+    corrected = check_answer(item.answers, raw, style=style, corrected=True).check.valid
     return Verdict(system, item.category, item.id, check.valid, check.error_type, check.error,
-                   None, raw, [])  # fmt: skip
+                   None, raw, [], valid_corrected=corrected)  # fmt: skip
+
+
+def score_memory_item(item: MemoryItem, raw: Any, *, system: str, style: str = "fc") -> Verdict:
+    """Check the answer of one memory result (as a web-search one: :mod:`.memory`)."""
+    check = check_memory(item, raw, style=style)
+    corrected = check_memory_corrected(item, raw, style=style)
+    return Verdict(system, item.category, item.id, check.valid, check.error_type, check.error,
+                   None, raw, [], valid_corrected=corrected)  # fmt: skip
 
 
 def _steps_json(turns: list[list[Step]]) -> list[dict[str, Any]]:
@@ -358,6 +372,8 @@ def score(
             details.append(detail)
         elif isinstance(item, WebSearchItem):
             verdict = score_web_search_item(item, line.result, system=system, style=style)
+        elif isinstance(item, MemoryItem):
+            verdict = score_memory_item(item, line.result, system=system, style=style)
         else:
             verdict = score_item(item, line.result, system=system, style=style,
                                  underscore_to_dot=underscore_to_dot)  # fmt: skip

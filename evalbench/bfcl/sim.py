@@ -7,8 +7,11 @@ wrong function, a dropped or hallucinated call, a missed call, or malformed outp
 mistake is recorded (never shown to the checker), so the checker's verdicts can be compared
 with the truth (:func:`~.metrics.injected_vs_detected`). The simulated multi-turn agent
 (:func:`plan_multi_turn`, :func:`sim_multi_turn_respond`) follows the ground truth turn by
-turn or makes one of :data:`MULTI_TURN_MISTAKES` at one turn. Only ``study.py`` uses this
-module.
+turn or makes one of :data:`MULTI_TURN_MISTAKES` at one turn. The simulated memory agent
+(:func:`plan_memory`, :func:`sim_memory_respond`) stores each user message of the
+prerequisite conversations with the backend's add tool, searches its memory before every
+answer and answers from the truth, or says it does not know (:data:`MEMORY_MISTAKES`). Only
+``study.py`` uses this module.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from .backends import keyword_arguments
 from .checker import check_param, find_doc
 from .format_sensitivity import render
 from .replay import source_call
-from .schema import Call, Item, MultiTurnItem
+from .schema import Call, Item, MemoryItem, MultiTurnItem
 from .scoring import correct_calls, render_calls, tool_name
 
 MISTAKES = (
@@ -385,6 +388,80 @@ def sim_multi_turn_respond(
     calls = planned_calls(item, plan, turn) if step == 0 else []
     if not calls:
         return SimReply(_ASK if step == 0 else _DONE)
+    if mode == "tools":
+        tool_calls = tuple(
+            ToolCall(id=f"call_{turn}_{i}", name=c.name, arguments=json.dumps(c.args))
+            for i, c in enumerate(calls)
+        )
+        return SimReply(None, tool_calls, "tool_calls")
+    return SimReply(render_calls(calls))
+
+
+# --------------------------------------------------------------------------- memory
+
+
+MEMORY_MISTAKES = ("forgot",)
+"""The simulated memory agent's mistake: it answers "I do not know" (the official
+don't-know answer), having searched its memory like a correct answer does."""
+_NOTED = "Noted."
+_CONTEXT = "From what you told me in our earlier conversations."
+_STORE_CHARS = {"MemoryAPI_kv": 2000, "MemoryAPI_rec_sum": 60}
+"""Characters of a user message the agent stores: a whole entry of the key-value memory
+(its archival limit), a short line of the summary (whose limit is 10,000 in all)."""
+
+
+class MemoryPlan(NamedTuple):
+    """The simulated memory agent's plan for one conversation."""
+
+    mistake: str
+    """``remember`` (a prerequisite conversation), ``none`` or ``forgot`` (a question)."""
+    answer: str | None = None
+    """What a correct answer says (the question's first accepted answer)."""
+
+
+def plan_memory(item: MemoryItem, knobs: SimSpec, rng: np.random.Generator) -> MemoryPlan:
+    """With probability ``accuracy_for(category)`` a correct answer, else ``forgot``."""
+    correct = rng.random() < knobs.accuracy_for(item.category)
+    return MemoryPlan("none" if correct else "forgot", item.answers[0])
+
+
+def memory_calls(item: MultiTurnItem, plan: MemoryPlan, turn: int) -> list[Call]:
+    """The agent's calls at the first step of ``turn``: store the user's message (a
+    prerequisite conversation; key-value keys ``note_<conversation>_<turn>``), or search the
+    memory for the question."""
+    backend = item.involved_classes[0]
+    text = str(item.question[turn][-1]["content"])
+    if plan.mistake == "remember" and backend == "MemoryAPI_kv":
+        number = item.id.rsplit("_", 1)[1].split("-")[0]
+        value = text[: _STORE_CHARS[backend]]
+        return [Call("archival_memory_add", {"key": f"note_{number}_{turn}", "value": value})]
+    if plan.mistake == "remember":
+        return [Call("memory_append", {"text": text[: _STORE_CHARS[backend]] + "\n"})]
+    if backend == "MemoryAPI_kv":
+        return [Call("archival_memory_key_search", {"query": text})]
+    return [Call("memory_retrieve", {})]
+
+
+def sim_memory_respond(
+    request: ChatRequest,
+    knobs: SimSpec,
+    rng: np.random.Generator,
+    *,
+    item: MultiTurnItem,
+    plan: MemoryPlan,
+    turn: int,
+    step: int,
+    mode: str,
+) -> SimReply:
+    """The simulated memory agent's reply at ``(turn, step)``: its calls at the first step
+    (:func:`memory_calls`), then "Noted." (a prerequisite conversation) or its answer in the
+    official answer format."""
+    if step > 0:
+        if plan.mistake == "remember":
+            return SimReply(_NOTED)
+        answer = plan.answer if plan.mistake == "none" else "I do not know"
+        return SimReply(str({"answer": answer, "context": _CONTEXT}))
+    calls = memory_calls(item, plan, turn)
     if mode == "tools":
         tool_calls = tuple(
             ToolCall(id=f"call_{turn}_{i}", name=c.name, arguments=json.dumps(c.args))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -51,6 +51,7 @@ from .data import (
 from .format_sensitivity import Case, cases
 from .format_sensitivity import messages as format_messages
 from .leaderboard import comparison, leaderboard_tables, scores_from_verdicts
+from .memory import LIVE_MEMORY, converse_memory, prereq_row, write_snapshots
 from .metrics import (
     Summary,
     compare_with_published,
@@ -64,6 +65,7 @@ from .records import (
     BfclParams,
     BfclResult,
     FormatVerdictRecord,
+    MemoryPrereqRecord,
     ResultSet,
     TurnStepRecord,
     VerdictRecord,
@@ -74,6 +76,7 @@ from .schema import (
     PYTHON,
     AnyItem,
     Item,
+    MemoryItem,
     MultiTurnItem,
     ResultLine,
 )
@@ -88,10 +91,13 @@ from .scoring import (
     verdict_frame,
 )
 from .sim import (
+    MemoryPlan,
     MultiTurnPlan,
+    plan_memory,
     plan_mistake,
     plan_multi_turn,
     sim_format_respond,
+    sim_memory_respond,
     sim_multi_turn_respond,
     sim_respond,
 )
@@ -335,6 +341,8 @@ class LiveMultiTurn(NamedTuple):
     details: pd.DataFrame
     steps: list[dict[str, Any]]
     """``records/steps.jsonl`` rows (:class:`~.records.TurnStepRecord`)."""
+    prereqs: tuple[dict[str, Any], ...] = ()
+    """Memory: the prerequisite conversations held (:class:`~.records.MemoryPrereqRecord`)."""
 
 
 def run_live_multi_turn(
@@ -354,8 +362,10 @@ def run_live_multi_turn(
     if spec.provider in ("python", "command"):
         return _score_talks(run, spec, run_user_agent(run, spec, items), {})
     plans = _sim_plans(spec, items, run.params.seed)
-    talks = _chat_conversations(run, spec, items, plans)
-    return _score_talks(run, spec, [talk.finished() for talk in talks], plans)
+    talks = _chat_conversations(run, spec, items, partial(_multi_turn_sim, plans))
+    injected = {k: f"{p.mistake}@turn{p.turn}" if p.turn is not None else p.mistake
+                for k, p in plans.items()}  # fmt: skip
+    return _score_talks(run, spec, [talk.finished() for talk in talks], injected)
 
 
 def run_user_agent(
@@ -367,20 +377,23 @@ def run_user_agent(
     here or, with the Ray executor, on a worker of the cluster (:mod:`~.remote`). Returns
     every item's conversation, in order."""
     store = run.store("agent_conversations", ("system", "id"))
-    store.drop_where(lambda r: r["system"] == spec.name and r["error"] is not None)
+    ids = {item.id for item in items}
+    store.drop_where(lambda r: r["system"] == spec.name and r["id"] in ids and r["error"])
     done = {r["id"] for r in store.rows() if r["system"] == spec.name}
     todo = [item for item in items if item.id not in done]
 
     def record(talk: Finished) -> None:
         store.append(AgentConversationRecord(system=spec.name, id=talk.item.id,
-                     result=talk.result, events=talk.events, error=talk.error))  # fmt: skip
+                     result=talk.result, events=talk.events, error=talk.error,
+                     state=talk.state))  # fmt: skip
 
     if todo:
         play = remote.player(run.executor, spec, user_agent(spec), STOP)
         run_sync(remote.play_all(play, spec, todo, record, STOP))
     rows = {r["id"]: r for r in store.rows() if r["system"] == spec.name}
     return [Finished(item, rows[item.id]["result"], rows[item.id]["events"],
-                     rows[item.id]["error"]) for item in items]  # fmt: skip
+                     rows[item.id]["error"], state=rows[item.id].get("state"))
+            for item in items]  # fmt: skip
 
 
 def user_agent(spec: SystemSpec) -> remote.Agent:
@@ -406,10 +419,13 @@ def command_argv(spec: SystemSpec) -> list[str]:
     return argv
 
 
+SimOf = Callable[[Conversation], SimTask]
+"""How a simulated system answers a conversation's next request."""
+
+
 def _chat_conversations(
-    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem],
-    plans: Mapping[str, MultiTurnPlan],
-) -> list[Conversation]:  # fmt: skip
+    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MultiTurnItem], sim_of: SimOf
+) -> list[Conversation]:
     mode, asked = run.params.mode_of(spec.name), asked_model(spec)
     agent = spec.provider == "agent"
     steps = spec.limits.max_steps if agent else MAX_STEPS
@@ -420,7 +436,7 @@ def _chat_conversations(
         going = [talk for talk in talks if not talk.done]
         if not going:
             break
-        jobs = {talk.key: (talk, _turn_job(talk, asked, plans)) for talk in going}
+        jobs = {talk.key: (talk, _turn_job(talk, asked, sim_of)) for talk in going}
         answers = run.ask(asked, [job for _, job in jobs.values()], store="bfcl_multi_turn",
                           desc=f"BFCL multi-turn {spec.name} ({mode})", progress=False)  # fmt: skip
         for key, (talk, _) in jobs.items():
@@ -440,15 +456,17 @@ def _sim_plans(
     return {item.id: plan_multi_turn(item, spec.sim, rngs[item.id]) for item in items}
 
 
-def _turn_job(talk: Conversation, spec: ModelSpec, plans: Mapping[str, MultiTurnPlan]) -> Job:
+def _turn_job(talk: Conversation, spec: ModelSpec, sim_of: SimOf) -> Job:
     messages, tools = talk.request()
-    sim = None
-    if spec.simulated:
-        plan = plans[talk.item.id]
-        respond = partial(sim_multi_turn_respond, item=talk.item, plan=plan, turn=talk.turn,
-                          step=talk.step, mode=talk.mode)  # fmt: skip
-        sim = SimTask(respond, talk.key, {"plan": plan._asdict(), "mode": talk.mode})
+    sim = sim_of(talk) if spec.simulated else None
     return Job(talk.key, ChatRequest(messages=messages, tools=tools), sim)
+
+
+def _multi_turn_sim(plans: Mapping[str, MultiTurnPlan], talk: Conversation) -> SimTask:
+    plan = plans[talk.item.id]
+    respond = partial(sim_multi_turn_respond, item=talk.item, plan=plan, turn=talk.turn,
+                      step=talk.step, mode=talk.mode)  # fmt: skip
+    return SimTask(respond, talk.key, {"plan": plan._asdict(), "mode": talk.mode})
 
 
 def _hand_back(talk: Conversation, answer: ResponseRecord) -> None:
@@ -462,7 +480,7 @@ def _hand_back(talk: Conversation, answer: ResponseRecord) -> None:
 
 def _score_talks(
     run: Run[BfclParams], spec: SystemSpec, talks: Sequence[Finished],
-    plans: Mapping[str, MultiTurnPlan],
+    injected: Mapping[str, str],
 ) -> LiveMultiTurn:  # fmt: skip
     mode = run.params.mode_of(spec.name)
     lines = [_talk_line(talk) for talk in talks if talk.error is None]
@@ -477,8 +495,6 @@ def _score_talks(
         for t in talks
         if t.error
     ]
-    injected = {k: f"{p.mistake}@turn{p.turn}" if p.turn is not None else p.mistake
-                for k, p in plans.items()}  # fmt: skip
     verdicts = pd.concat([verdicts, verdict_frame(failed)], ignore_index=True)
     verdicts = verdicts.assign(mode=mode, injected=verdicts["id"].map(injected))
     details = details.assign(injected=details["id"].map(injected))
@@ -490,20 +506,78 @@ def _talk_line(talk: Finished) -> ResultLine:
     return ResultLine(talk.item.id, talk.item.category, talk.result, *talk.usage)
 
 
-def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
+# --------------------------------------------------------------------------- live memory
+
+
+def run_live_memory(
+    run: Run[BfclParams], spec: SystemSpec, items: Sequence[MemoryItem]
+) -> LiveMultiTurn:
+    """Hold one live system's memory conversations (:func:`~.memory.converse_memory`): the
+    prerequisite conversations the questions need, then each question, all with the memory
+    backend's tools, played as multi-turn conversations are (chat models, the reference
+    agent, users' agents); write the official result files and memory snapshots
+    (``bfcl_results/<system>/agentic/memory/<backend>/``) and score the answers.
+    ``memory_vector`` is never asked (:data:`~.backends.VECTOR_REFUSAL`)."""
+    plans = _memory_plans(spec, items, run.params.seed)
+    play = partial(_play_memory, run, spec, plans)
+    prereqs, questions, snapshots = converse_memory(items, play)
+    write_snapshots(run.dir / "bfcl_results" / spec.name.replace("/", "_"), snapshots)
+    write_results([_talk_line(t) for t in prereqs if t.error is None],
+                  run.dir / "bfcl_results", spec.name)  # fmt: skip
+    asked = [talk._replace(item=item) for talk, item in zip(questions, items, strict=True)]
+    scored = _score_talks(run, spec, asked, {k: p.mistake for k, p in plans.items()})
+    steps = [{"system": spec.name, **event} for talk in prereqs for event in talk.events]
+    held = tuple(prereq_row(spec.name, talk) for talk in prereqs)
+    return scored._replace(steps=steps + scored.steps, prereqs=held)
+
+
+def _memory_plans(spec: ModelSpec, items: Sequence[MemoryItem], seed: int) -> dict[str, MemoryPlan]:
+    if not spec.simulated:
+        return {}
+    sim_seed = spec.seed if spec.seed is not None else seed
+    rngs = {item.id: sim_rng(sim_seed, spec.name, f"plan:{item.id}") for item in items}
+    return {item.id: plan_memory(item, spec.sim, rngs[item.id]) for item in items}
+
+
+def _play_memory(
+    run: Run[BfclParams], spec: SystemSpec, plans: Mapping[str, MemoryPlan],
+    batch: list[MultiTurnItem],
+) -> list[Finished]:  # fmt: skip
+    if spec.provider in ("python", "command"):
+        return run_user_agent(run, spec, batch)
+    talks = _chat_conversations(run, spec, batch, partial(_memory_sim, plans))
+    return [talk.finished() for talk in talks]
+
+
+def _memory_sim(plans: Mapping[str, MemoryPlan], talk: Conversation) -> SimTask:
+    plan = plans.get(talk.item.id, MemoryPlan("remember"))  # a prerequisite conversation
+    respond = partial(sim_memory_respond, item=talk.item, plan=plan, turn=talk.turn,
+                      step=talk.step, mode=talk.mode)  # fmt: skip
+    return SimTask(respond, talk.key, {"plan": plan._asdict(), "mode": talk.mode})
+
+
+class Scored(NamedTuple):
+    """What :func:`run_study` scored."""
+
+    verdicts: pd.DataFrame
+    """One row per system and item (see :class:`VerdictRecord`)."""
+    multi_turn: pd.DataFrame
+    """The multi-turn replay's diagnostics."""
+    memory_prereqs: pd.DataFrame | None
+    """The prerequisite conversations live systems held (None when none was)."""
+
+
+def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scored:
     """Score every result set and live system on ``items``; write ``records/bfcl.jsonl``
-    (and ``records/steps.jsonl`` when live systems conversed).
+    (and ``records/steps.jsonl``, ``records/memory_prereqs.jsonl`` when live systems
+    conversed).
 
     Result sets are scored on the categories they have; live systems answer the Python
-    items and converse on the multi-turn ones.
+    items and converse on the multi-turn and memory ones (:func:`run_live_memory`).
 
     Args:
         run: the open :class:`evalbench.runs.Run` of a ``bfcl`` study.
         items: from :func:`load_study_items`.
-
-    Returns:
-        The verdict frame (one row per system and item; see :class:`VerdictRecord`) and the
-        multi-turn replay's diagnostics.
     """
     params = run.params
     known = None
@@ -511,13 +585,10 @@ def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
         known = {item.id for item in load(params.categories, source=params.data)}
     scored = [score_result_set(rs, items, known) for rs in params.result_sets]
     python = [it for it in items if isinstance(it, Item) and it.category in PYTHON]
-    talked = [it for it in items if isinstance(it, MultiTurnItem)]
-    # users' agents converse on the multi-turn items only (single-turn: not submitted)
+    # users' agents converse on the multi-turn and memory items only (single-turn: not asked)
     answering = [spec for spec in params.systems if spec.provider not in ("python", "command")]
     live = [run_live_system(run, spec, python) for spec in answering if python]
-    conversations = [run_live_multi_turn(run, spec, talked) for spec in params.systems if talked]
-    if conversations:
-        run.write_records("steps", [step for talk in conversations for step in talk.steps])
+    conversations = converse_all(run, items)
     frames = [*(s.verdicts for s in scored), *live, *(c.verdicts for c in conversations)]
     verdicts = pd.concat(frames, ignore_index=True) if frames else verdict_frame([])
     # The frame's columns are exactly VerdictRecord's fields and hold JSON types already;
@@ -526,7 +597,26 @@ def run_study(run: Run[BfclParams], items: Sequence[AnyItem]) -> Scores:
     details = [frame for frame in (*(s.multi_turn for s in scored),
                *(c.details for c in conversations)) if len(frame)]  # fmt: skip
     empty = pd.DataFrame(columns=DETAIL_COLUMNS)
-    return Scores(verdicts, pd.concat(details, ignore_index=True) if details else empty)
+    prereqs = [row for talk in conversations for row in talk.prereqs]
+    held = pd.DataFrame(prereqs) if prereqs else None
+    return Scored(verdicts, pd.concat(details, ignore_index=True) if details else empty, held)
+
+
+def converse_all(run: Run[BfclParams], items: Sequence[AnyItem]) -> list[LiveMultiTurn]:
+    """Every live system's multi-turn and memory conversations (``memory_vector`` is not
+    asked: :data:`~.backends.VECTOR_REFUSAL`); writes their steps and prerequisite
+    conversations."""
+    systems = run.params.systems
+    talked = [it for it in items if isinstance(it, MultiTurnItem)]
+    memory = [it for it in items if isinstance(it, MemoryItem) and it.category in LIVE_MEMORY]
+    conversations = [run_live_multi_turn(run, spec, talked) for spec in systems if talked]
+    conversations += [run_live_memory(run, spec, memory) for spec in systems if memory]
+    if conversations:
+        run.write_records("steps", [step for talk in conversations for step in talk.steps])
+    prereqs = [row for talk in conversations for row in talk.prereqs]
+    if prereqs:
+        run.write_records("memory_prereqs", prereqs)
+    return conversations
 
 
 def to_records(verdicts: pd.DataFrame) -> list[VerdictRecord]:
@@ -538,8 +628,8 @@ def to_records(verdicts: pd.DataFrame) -> list[VerdictRecord]:
 
 
 def published_extras(params: BfclParams, scored: Collection[str] = ()) -> pd.DataFrame | None:
-    """Published scores of the categories the study does not score (memory, and those not
-    studied) for result sets with a ``leaderboard_model``, ready for
+    """Published scores of the categories the study does not score (those not studied, or
+    without result files) for result sets with a ``leaderboard_model``, ready for
     ``summarize(extra_categories=...)`` so their overall matches the leaderboard's.
 
     Args:
@@ -632,7 +722,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
     with run.timed("load"):
         items = load_study_items(params)
         format_cases = load_format_cases(params)
-    verdicts, multi_turn = run_study(run, items)
+    verdicts, multi_turn, memory_prereqs = run_study(run, items)
     formats = run_formats(run, format_cases)
     scored = set(verdicts["test_category"])
     summary = summarize(
@@ -661,6 +751,7 @@ def run(run: Run[BfclParams]) -> BfclResult:
         multi_turn=multi_turn if len(multi_turn) else None,
         formats=formats,
         tables=official_tables(params, verdicts),
+        memory_prereqs=memory_prereqs,
     )
 
 
@@ -685,9 +776,12 @@ STUDY = Study(
         "steps": TurnStepRecord,
         "agent_conversations": AgentConversationRecord,
         "format_sensitivity": FormatVerdictRecord,
+        "memory_prereqs": MemoryPrereqRecord,
     },
     headlines=report.headlines,
     counts=counts,
     # live multi-turn conversations only; users' Python agents only
-    optional_records=frozenset({"steps", "agent_conversations", "format_sensitivity"}),
+    optional_records=frozenset(
+        {"steps", "agent_conversations", "format_sensitivity", "memory_prereqs"}
+    ),
 )

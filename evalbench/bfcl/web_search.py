@@ -6,7 +6,14 @@ Reimplements (does not import or copy) ``_evaluate_single_agentic_entry`` of
 searches themselves are not re-run (no network): only the last step that is *not* a
 function call is read, and it passes when one accepted answer appears in it as a whole
 word after both are standardized (``,./-_*^()`` removed, lower case, ``'`` -> ``"``;
-spaces are kept, unlike the AST checker's standardization).
+spaces are kept, unlike the AST checker's standardization). The memory categories are
+checked the same way (:mod:`.memory`).
+
+"As a whole word" is the official ``\b<answer>\b``, which also demands a word character
+next to an answer that starts or ends with a non-word one: "$49.99" (standardized "$4999")
+never matches "it was $49.99". :data:`CORRECTED` is the variant without that bug (no word
+character right before or after the answer); the study records its verdict beside the
+official one.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from .checker import Check
 from .multi_turn import decode_step
 from .schema import WebSearchItem
 
+CORRECTED = "no word character right before or after the answer"
+"""The corrected whole-word rule (``(?<!\\w)answer(?!\\w)``; equal to ``\b`` at word edges)."""
 INFERENCE_ERROR = "agentic:inference_error"
 NO_LAST_MESSAGE = "agentic:no_last_message"
 ANSWER_NOT_FOUND = "agentic:answer_not_found"
@@ -51,12 +60,20 @@ def last_message(steps: list[Any], style: str) -> tuple[Any, int]:
 
 
 def check_web_search(item: WebSearchItem, result: Any, *, style: str = "fc") -> Answer:
-    """Score one web-search result with the official semantics.
+    """Score one web-search result with the official semantics (:func:`check_answer`)."""
+    return check_answer(item.answers, result, style=style)
+
+
+def check_answer(
+    answers: list[str], result: Any, *, style: str = "fc", corrected: bool = False
+) -> Answer:
+    """Score one agentic (web-search or memory) result with the official semantics.
 
     Args:
-        item: the test entry.
+        answers: the accepted answers.
         result: the ``result`` of its result-file line: a list holding one list of steps.
         style: how steps are decoded (``fc``, ``prompt`` or ``auto``, as for multi-turn).
+        corrected: use the corrected whole-word rule (:data:`CORRECTED`).
     """
     if type(result) is not list or len(result) != 1:
         message = "Error during inference phase. Model did not output a list of model responses."
@@ -66,16 +83,18 @@ def check_web_search(item: WebSearchItem, result: Any, *, style: str = "fc") -> 
     if not message:
         text = "Cannot find the last chat message that is not a function call."
         return Answer(Check(False, NO_LAST_MESSAGE, text), message, calls)
-    return Answer(answer_check(message, item.answers), message, calls)
+    return Answer(answer_check(message, answers, corrected=corrected), message, calls)
 
 
-def answer_check(message: Any, answers: list[str]) -> Check:
-    """Official ``agentic_checker``: one accepted answer found as a whole word."""
+def answer_check(message: Any, answers: list[str], *, corrected: bool = False) -> Check:
+    """Official ``agentic_checker``: one accepted answer found as a whole word (with
+    ``corrected``, by :data:`CORRECTED`)."""
     if type(message) is list:
         message = message[0]
     text = standardize(message if type(message) is str else str(message))
+    before, after = (r"(?<!\w)", r"(?!\w)") if corrected else (r"\b", r"\b")
     for answer in answers:
-        if re.search(rf"\b{re.escape(standardize(answer))}\b", text):
+        if re.search(before + re.escape(standardize(answer)) + after, text):
             return Check(True, None, None)
     error = "None of the expected answers were found in the model response."
     return Check(False, ANSWER_NOT_FOUND, error)

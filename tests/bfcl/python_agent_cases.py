@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -100,3 +101,17 @@ class _Locked:
 
 
 locked = _Locked()
+
+
+def remembers(turn: dict[str, Any], call: Any) -> str:
+    """A memory agent: keeps the user's first name in core memory when told it; answers a
+    memory question with the core memory its system prompt shows."""
+    SEEN.append(turn)
+    system, said = turn["messages"][0]["content"], turn["messages"][-1]["content"]
+    if "For your final answer" not in system:  # a prerequisite conversation
+        name = re.search(r"My name is (\w+)", said)
+        if name:
+            RESULTS.append(call("core_memory_add", {"key": "first_name", "value": name[1]}))
+        return "Noted."
+    shown = system.split("Core Memory from previous interactions:\n", 1)[1]
+    return str({"answer": shown.split("For your final answer")[0].strip(), "context": "memory"})

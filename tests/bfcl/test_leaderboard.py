@@ -11,7 +11,8 @@ from bfcl.category_cases import glyphh_own_checker_verdicts
 
 from evalbench import bfcl
 from evalbench.bfcl import backends, data, leaderboard, metrics
-from evalbench.bfcl.leaderboard import MEMORY, NEEDS_MEMORY, Score
+from evalbench.bfcl.leaderboard import NEEDS_MEMORY, Score
+from evalbench.bfcl.schema import MEMORY
 
 HAND = {
     "simple_python": Score(0.9, 400),
@@ -90,10 +91,13 @@ def test_one_formula_for_the_aggregates_and_the_tables():
 def test_glyphh_published_rows_are_reproduced(public_items):
     single = bfcl.score_results(public_items, python_results("glyphh-ada-1.1"),
                                 system="glyphh-ada-1.1", style="fc")  # fmt: skip
-    scores = leaderboard.scores_from_verdicts(pd.concat([single, glyphh_own_checker_verdicts()]))
+    memory = bfcl.score_results(bfcl.load("memory"), bfcl.fetch_results("glyphh-ada-1.1", MEMORY),
+                                system="glyphh-ada-1.1", style="fc")  # fmt: skip
     model = "Glyphh Ada 1.1 (HDC+FC)"
     tables = ("data_non_live", "data_live", "data_multi_turn", "data_agentic", "data_overall")
     published = {t: data.published_row(t, model) for t in tables}
+    # without the memory categories, exactly the columns that need them differ
+    scores = leaderboard.scores_from_verdicts(pd.concat([single, glyphh_own_checker_verdicts()]))
     table = leaderboard.comparison(leaderboard.leaderboard_tables(scores), published)
     unequal = table[~table["equal"]]
     needs_memory = {(t, c) for t, cols in NEEDS_MEMORY.items() for c in cols}
@@ -101,11 +105,17 @@ def test_glyphh_published_rows_are_reproduced(public_items):
     assert (unequal["reason"] == "needs the memory categories").all()
     multi_turn = table[table["table"] == "data_multi_turn"].set_index("column")["ours"]
     assert [round(v * 100, 2) for v in multi_turn] == [53.75, 60.50, 51.00, 47.50, 56.00]
-    # with the published memory scores plugged in, the two remaining columns match too
-    memory = published["data_agentic"]["Memory KV"]  # 87.10% for each memory category
-    full = leaderboard.leaderboard_tables({**scores, **{m: Score(memory, 0) for m in MEMORY}})
-    assert round(full["data_overall"]["Overall Acc"] * 100, 2) == 74.50
-    assert round(full["data_agentic"]["Agentic Overall Acc"] * 100, 2) == 83.30
+    # with our memory verdicts (135 of 155 in each) every published column is reproduced
+    full = leaderboard.scores_from_verdicts(
+        pd.concat([single, glyphh_own_checker_verdicts(), memory])
+    )
+    table = leaderboard.comparison(leaderboard.leaderboard_tables(full), published)
+    assert table["equal"].all() and (table["reason"] == "").all()
+    ours = leaderboard.leaderboard_tables(full)
+    assert round(ours["data_agentic"]["Memory Summary"] * 100, 2) == 87.10  # 135 / 155
+    # agentic = (web search 79.50 + memory 87.10) / 2; overall weighs agentic 40 of 100
+    assert round(ours["data_agentic"]["Agentic Overall Acc"] * 100, 2) == 83.30
+    assert round(ours["data_overall"]["Overall Acc"] * 100, 2) == 74.50
 
 
 def test_an_n_a_cell_of_a_published_row_is_nan_not_dropped(mirror):

@@ -27,18 +27,20 @@ def test_one_categories_list_takes_every_name_and_group(tmp_path):
     params = study_params(tmp_path, result_sets=SETS, categories=["multi_turn", "simple_java"])
     assert params.categories == [*MULTI_TURN, "simple_java"]
     assert study_params(tmp_path, result_sets=SETS).categories == list(PYTHON)  # the default
-    # all = 11 Python + 2 Java/JavaScript + 4 multi-turn + 2 web search
+    # all = 11 Python + 2 Java/JavaScript + 4 multi-turn + 2 web search + 3 memory
     assert (
         study_params(tmp_path, result_sets=SETS, categories="all").categories == list(CATEGORIES)
-        and len(CATEGORIES) == 11 + 2 + 4 + 2
+        and len(CATEGORIES) == 11 + 2 + 4 + 2 + 3
     )
     assert study_params(tmp_path, result_sets=SETS, categories="non_live").categories == [
         "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
         "simple_java", "simple_javascript"]  # fmt: skip
     with pytest.raises(ParamsError, match=r"categories.*unknown BFCL category 'multi_turn_x'"):
         study_params(tmp_path, result_sets=SETS, categories="multi_turn_x")
-    with pytest.raises(ParamsError, match=r"'memory_kv' is not scored by evalbench: needs the"):
-        study_params(tmp_path, result_sets=SETS, categories=["python", "memory_kv"])
+    # the official groups memory and agentic (memory + web search)
+    assert study_params(tmp_path, result_sets=SETS, categories="agentic").categories == [
+        "memory_kv", "memory_vector", "memory_rec_sum", "web_search_base",
+        "web_search_no_snippet"]  # fmt: skip
 
 
 def test_the_old_more_categories_key_says_what_to_write(tmp_path):
@@ -61,7 +63,8 @@ def test_sections_say_why_they_are_empty_without_multi_turn(tmp_path):
     coverage = report.coverage_v4_table(result).set_index("test_category")
     assert coverage.loc["multi_turn_base", "in BFCL v4"] == 200
     assert coverage.loc["multi_turn_base", "not scored"] == "not in this study"
-    assert "memory backends" in coverage.loc["memory_kv", "not scored"]
+    assert coverage.loc["memory_kv", "in BFCL v4"] == 155
+    assert coverage.loc["memory_kv", "not scored"] == "not in this study"
     with pytest.raises(ValueError, match="no multi-turn item"):
         figures.multi_turn_outcomes(result)
 
@@ -96,7 +99,7 @@ def test_a_run_scores_the_other_categories_of_the_sets_that_have_them(small_publ
     assert per_system["g"] == {"simple_python", "simple_java", "multi_turn_base",
                                "multi_turn_miss_func", "web_search_base"}  # fmt: skip
     assert len(result.multi_turn) == 16 and set(result.multi_turn["system"]) == {"g"}
-    # scored categories are never filled in from the published table; memory is
+    # scored categories are never filled in from the published table; those not studied are
     extra = published_extras(result.params, set(result.verdicts["test_category"]))
     assert extra is not None
     assert "simple_java" not in set(extra["test_category"])
