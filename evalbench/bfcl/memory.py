@@ -1,7 +1,8 @@
 """BFCL v4 memory: the questions, the prerequisite conversations, the prompts and the check.
 
 Reimplements (does not import or copy) the memory parts of ``bfcl-eval`` 2026.3.23 (gorilla
-commit 6ea5797):
+commit 6ea5797) around the official key-value and recursive-summary classes, which run the
+memory tools (:mod:`.backends`; the vector memory is not run: :data:`~.backends.VECTOR_REFUSAL`):
 
 - **Items** (``load_dataset_entry`` / ``process_memory_test_case`` of ``bfcl_eval/utils.py``):
   the 155 questions of ``BFCL_v4_memory.json`` are asked once per memory category, their ids
