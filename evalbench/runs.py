@@ -328,6 +328,7 @@ class Run(Generic[P]):
         self.ledger = UsageLedger()
         self._stores: dict[str, RecordStore] = {}
         self._asked: dict[str, ModelSpec] = {}
+        self._started = time.monotonic()  # reset by start(): local servers used since
         self.phases: dict[str, float] = {}
         """Seconds spent per timed phase (:meth:`timed`), kept in the manifest."""
         self.executor: dict[str, Any] = {}
@@ -459,6 +460,7 @@ class Run(Generic[P]):
             RunInUse: another process is running this study in this folder.
         """
         lock_run(self.dir)
+        self._started = time.monotonic()
         self.executor = requested_manifest()
         resolved = self.params.model_dump(mode="json")
         write_atomic(self.dir / "params.yaml", dump_yaml(resolved))
@@ -523,7 +525,7 @@ class Run(Generic[P]):
             records={name: len(store) for name, store in self._stores.items()},
             phases={k: round(v, 3) for k, v in self.phases.items()},
             executor=self.executor,
-            local_servers=local.started(),
+            local_servers=local.used_since(self._started),
             executed_at=now_iso(),
             status="executed",
         )

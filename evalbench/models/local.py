@@ -41,15 +41,18 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import datetime as dt
 import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -348,9 +351,13 @@ class Server(NamedTuple):
     base_url: str
     launched: launcher.Launched
     fingerprint: dict[str, Any]
+    started_at: str
+    """When it started (UTC, ISO-8601)."""
 
 
 _SERVERS: dict[str, Server] = {}
+_USED: dict[str, float] = {}
+"""Server key -> ``time.monotonic()`` of its latest :func:`endpoint` call in this process."""
 _START_LOCK = threading.Lock()
 
 
@@ -374,6 +381,7 @@ def endpoint(spec: ModelSpec) -> str:
     path = check(spec)
     key = server_key(spec, path)
     with _START_LOCK:
+        _USED[key] = time.monotonic()
         server = _SERVERS.get(key)
         if server is not None and server.launched.running():
             return server.base_url
@@ -402,7 +410,8 @@ def _start(spec: ModelSpec, path: Path, key: str) -> Server:
             if attempt < PORT_ATTEMPTS and _port_taken(str(exc)):
                 continue
             raise
-        return Server(key, base_url, launched, fingerprint(spec))
+        when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        return Server(key, base_url, launched, fingerprint(spec), when)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -430,13 +439,15 @@ def _export() -> None:
     os.environ[ENV_SERVERS] = json.dumps(running, sort_keys=True)
 
 
-def started() -> list[dict[str, Any]]:
-    """The servers this process started (for the manifest): engine, model sha256, start-up
-    seconds and the command line (port included)."""
+def used_since(since: float = -math.inf) -> list[dict[str, Any]]:
+    """The servers this process started and asked for since ``since`` (``time.monotonic()``),
+    for the manifest: engine, model sha256, when and how fast it started, its command line
+    (port included). A server a warm kernel started for an earlier study is listed (with its
+    own ``started_at``) only if this run used it."""
     return [
         {**s.fingerprint, "base_url": s.base_url, "server_argv": s.launched.argv,
-         "startup_s": round(s.launched.startup_s or 0.0, 3), "running": s.launched.running()}
-        for s in _SERVERS.values()
+         "started_at": s.started_at, "startup_s": round(s.launched.startup_s or 0.0, 3)}
+        for s in _SERVERS.values() if _USED.get(s.key, -math.inf) >= since
     ]  # fmt: skip
 
 

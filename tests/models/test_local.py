@@ -248,7 +248,7 @@ def test_the_cache_key_covers_the_model_file_not_where_it_is_served(tmp_path):
 def test_asking_for_a_cache_key_starts_no_server(tmp_path):
     spec = ModelSpec(name="m", provider="local", local={"model_file": str(model_file(tmp_path))})
     ModelClient(spec).key_for(ChatRequest(messages=[{"role": "user", "content": "q"}]))
-    assert local.started() == []
+    assert local.used_since() == []
 
 
 # --- the manifest -----------------------------------------------------------------------------
