@@ -77,6 +77,13 @@ class SimSpec(BaseModel):
         return float(table.get(str(key), table.get("default", 0.7)))
 
 
+_SERVER_OWNED_ARGS = frozenset({
+    "-m", "--model", "--host", "--port", "--alias", "--model_alias", "--served-model-name",
+    "--api_key", "--api-key", "--config_file",
+})  # fmt: skip
+"""Engine arguments that ``local.extra_args`` may not set (evalbench's own)."""
+
+
 class LocalSpec(BaseModel):
     """A model file that evalbench serves itself (``provider: local``, or the model of a
     ``provider: agent`` system): an OpenAI-compatible engine started on a free 127.0.0.1 port
@@ -121,7 +128,20 @@ class LocalSpec(BaseModel):
             raise ValueError(
                 f"model file not found: {path} (relative paths are resolved against {base})"
             )
+        if not (path.is_file() or path.is_dir()):  # a FIFO or a device would never end
+            raise ValueError(f"model file {path} is neither a regular file nor a folder")
         return str(path)
+
+    @field_validator("extra_args")
+    @classmethod
+    def _check_extra_args(cls, value: list[str]) -> list[str]:
+        taken = sorted({arg.split("=", 1)[0] for arg in value} & _SERVER_OWNED_ARGS)
+        if taken:
+            raise ValueError(
+                f"extra_args may not set {taken}: evalbench chooses the model, address, port "
+                "and model id, and sends no key"
+            )
+        return value
 
     @model_validator(mode="after")
     def _check_engine_fields(self) -> LocalSpec:

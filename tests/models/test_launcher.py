@@ -60,6 +60,35 @@ def test_ready_when_it_lists_the_model_and_stopped_with_its_whole_group():
     assert not launcher.probe_models(url, "tiny")
 
 
+REDIRECTING = r"""
+import http.server, sys
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(302)
+        self.send_header("Location", sys.argv[2])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+print("serving", flush=True)  # listening
+server.serve_forever()
+"""
+
+
+def test_readiness_never_follows_a_redirect():
+    real, url = started_fake()  # lists "tiny"
+    port = launcher.free_port()
+    redirecting = launcher.start([sys.executable, "-c", REDIRECTING, str(port), url + "/models"])
+    try:
+        other = f"http://127.0.0.1:{port}/v1"
+        launcher.wait_ready(redirecting, lambda: "serving" in redirecting.tail(), 60, "it")
+        assert launcher.probe_models(url, "tiny") and not launcher.probe_models(other, "tiny")
+    finally:
+        redirecting.stop()
+        real.stop()
+
+
 def test_a_server_that_exits_is_one_line_ending_with_its_last_output():
     code = "print('loading'); print('error: bad magic in model file'); raise SystemExit(3)"
     server = launcher.start([sys.executable, "-c", code])

@@ -105,6 +105,10 @@ def test_a_missing_model_file_is_one_line_naming_the_path(tmp_path):
          "local applies to provider 'local' (or 'agent') only, not 'openai'"),
         ({"base_url": "http://127.0.0.1:1/v1"}, "a local model has no base_url"),
         ({"processes": 2}, "processes applies to remote endpoints"),
+        ({"local": {"model_file": "/dev/zero"}},
+         "model file /dev/zero is neither a regular file nor a folder"),  # hashing never ends
+        ({"local": {"extra_args": ["--seed", "1", "--port=8000", "--api_key", "k"]}},
+         "extra_args may not set ['--api_key', '--port']: evalbench chooses"),
     ],
 )  # fmt: skip
 def test_params_mistakes_are_one_line(tmp_path, system, message):
