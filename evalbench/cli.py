@@ -2,7 +2,8 @@
 
 Exit status: 0 when every study asked for is ok (or skipped for missing public data),
 1 when one failed, was degraded (too many failed calls) or its run folder was busy, 2 for
-a usage, params, missing-secret or unwritable-outputs error (one line on stderr), 130 when
+a usage, params, missing-secret, missing-local-model or unwritable-outputs error (one line
+on stderr), 130 when
 interrupted (Ctrl-C or SIGTERM: the requests in flight are recorded; rerun to resume).
 """
 
@@ -29,12 +30,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser(argv)
     args = parser.parse_args(argv)
     from evalbench.executors import ExecutorError
+    from evalbench.models.local import LocalModelUnavailable
     from evalbench.publish import OutputsUnwritable
     from evalbench.settings import MissingSecret
 
     try:
         return int(args.handler(args))
-    except (ParamsError, MissingSecret, OutputsUnwritable, ExecutorError) as exc:
+    except (ParamsError, MissingSecret, OutputsUnwritable, ExecutorError,
+            LocalModelUnavailable) as exc:  # fmt: skip
         print(f"evalbench: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -323,20 +326,23 @@ def exit_status(statuses: Sequence[str]) -> int:
 
 def check_secrets(params: StudyParams) -> None:
     """Before an explicit run: the key (and base-URL variable) of every system or judge whose
-    requests evalbench sends to an endpoint is set (a user's own agent needs none).
+    requests evalbench sends to a remote endpoint is set (a user's own agent, a keyless or
+    loopback endpoint need none), and every local model's engine and file are here.
 
     Raises:
         MissingSecret: naming the variable and the system (replay needs no key).
+        LocalModelUnavailable: naming the system and what to install.
     """
-    from evalbench.models.providers import resolve_base_url
-    from evalbench.settings import secret
+    from evalbench.models import local
+    from evalbench.models.providers import api_key
 
     if params.cache == "replay":
         return
     for spec in params.model_specs():
-        if spec.calls_endpoint:
-            secret(spec.api_key_env, purpose=f"system {spec.name!r}")
-            resolve_base_url(spec)
+        if spec.local is not None:
+            local.check(spec)
+        elif spec.calls_endpoint:
+            api_key(spec)  # resolves the base URL (a variable may name it) on the way
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ from pydantic import (
 )
 
 from evalbench.alerts.spec import AlertsSpec
-from evalbench.models import CacheMode, ModelSpec
+from evalbench.models import CacheMode, ModelSpec, local
 
 
 class ParamsError(ValueError):
@@ -200,8 +200,14 @@ def _non_finite(value: Any, where: str = "") -> list[tuple[str, float]]:
 
 
 def params_hash(params: StudyParams) -> str:
-    """First 12 hex digits of the sha256 of the fully resolved params (canonical JSON)."""
-    text = json.dumps(params.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    """First 12 hex digits of the sha256 of the fully resolved params (canonical JSON), with
+    what changes a local model's answers beyond its params (its file's sha256, the engine's
+    version: :func:`evalbench.models.local.fingerprint`) when a system is one."""
+    resolved: Any = params.model_dump(mode="json")
+    served = [local.fingerprint(s) for s in params.model_specs() if s.local is not None]
+    if served:  # only then: the hash of every other study stays what it was
+        resolved = {"params": resolved, "local_models": served}
+    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

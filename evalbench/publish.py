@@ -66,7 +66,7 @@ Status = Literal["ok", "degraded", "failed", "skipped", "interrupted", "busy", "
 report in place; ``current``: nothing to do, the published run is up to date
 (:mod:`evalbench.freshness`); ``pending``: batch mode submitted its batches and stopped
 (``--no-wait``), run again to collect."""
-SKIP_ERRORS = {"DataUnavailable", "MissingSecret"}
+SKIP_ERRORS = {"DataUnavailable", "MissingSecret", "LocalModelUnavailable"}
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 ATTEMPT_NOTEBOOK, ATTEMPT_REPORT = "notebook.attempt.ipynb", "report.attempt.html"
 FAILED_NOTEBOOK = "notebook.failed.ipynb"
@@ -451,7 +451,8 @@ def _require_finished(run_dir: Path) -> None:
 
 
 def classify_failure(exc: BaseException) -> tuple[Status, str]:
-    """``skipped`` for unavailable data or secrets, ``pending`` for batches submitted with
+    """``skipped`` for unavailable data, secrets or local models (the ``local`` extra not
+    installed), ``pending`` for batches submitted with
     ``--no-wait``, ``failed`` otherwise; one-line reason."""
     ename = getattr(exc, "ename", type(exc).__name__)
     evalue = str(getattr(exc, "evalue", exc)).strip().splitlines()

@@ -42,6 +42,7 @@ from evalbench.models import (
     ResponseCache,
     UsageLedger,
     generate,
+    local,
 )
 from evalbench.models.usage import token_cost
 from evalbench.params import StudyParams, dump_yaml, params_hash
@@ -278,6 +279,20 @@ def environment_info() -> dict[str, Any]:
     }
 
 
+def model_identity(spec: ModelSpec) -> dict[str, Any]:
+    """What the manifest records of a system or judge: its settings (no secret), and for a
+    local model what it is served from (:func:`evalbench.models.local.describe`: engine and
+    version, model file with its sha256, context size, chat format, server command line).
+
+    Raises:
+        evalbench.models.local.LocalModelUnavailable: a local model that cannot run here.
+    """
+    identity = spec.identity()
+    if spec.local is not None:
+        identity["served"] = local.describe(spec)
+    return identity
+
+
 P = TypeVar("P", bound=StudyParams, covariant=True)
 
 
@@ -313,6 +328,7 @@ class Run(Generic[P]):
         self.ledger = UsageLedger()
         self._stores: dict[str, RecordStore] = {}
         self._asked: dict[str, ModelSpec] = {}
+        self._started = time.monotonic()  # reset by start(): local servers used since
         self.phases: dict[str, float] = {}
         """Seconds spent per timed phase (:meth:`timed`), kept in the manifest."""
         self.executor: dict[str, Any] = {}
@@ -444,6 +460,7 @@ class Run(Generic[P]):
             RunInUse: another process is running this study in this folder.
         """
         lock_run(self.dir)
+        self._started = time.monotonic()
         self.executor = requested_manifest()
         resolved = self.params.model_dump(mode="json")
         write_atomic(self.dir / "params.yaml", dump_yaml(resolved))
@@ -459,7 +476,7 @@ class Run(Generic[P]):
             params_hash=params_hash(self.params),
             simulated=self.simulated,
             simulated_names=sorted(self.simulated_names),
-            models=[spec.identity() for spec in self.params.model_specs()],
+            models=[model_identity(spec) for spec in self.params.model_specs()],
             seeds={"study": self.params.seed},
             environment=environment_info(),
             executor=self.executor,
@@ -508,6 +525,7 @@ class Run(Generic[P]):
             records={name: len(store) for name, store in self._stores.items()},
             phases={k: round(v, 3) for k, v in self.phases.items()},
             executor=self.executor,
+            local_servers=local.used_since(self._started),
             executed_at=now_iso(),
             status="executed",
         )

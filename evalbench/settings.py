@@ -77,17 +77,20 @@ def find_project_root(start: Path | None = None) -> Path:
     return here
 
 
-def secret(env_name: str, *, purpose: str) -> str:
+def secret(env_name: str, *, purpose: str, hint: str = "") -> str:
     """Return the value of the environment variable ``env_name``.
 
     Args:
         env_name: name of the variable (params only ever hold this name, not the value).
         purpose: what the secret is for, used in the error message.
+        hint: what else the user may do, appended to the error message.
 
     Raises:
         MissingSecret: naming the variable and what needs it.
     """
     value = os.environ.get(env_name, "")
     if not value:
-        raise MissingSecret(f"{purpose} needs the environment variable {env_name}; it is not set")
+        raise MissingSecret(
+            f"{purpose} needs the environment variable {env_name}; it is not set{hint}"
+        )
     return value

@@ -398,9 +398,11 @@ def test_retry_after_header_forms():
 
 
 def test_missing_api_key_is_a_clear_error(loopback, monkeypatch):
+    # a remote endpoint (never contacted: the key is checked first); loopback ones need none
     monkeypatch.delenv(KEY_ENV)
     with pytest.raises(Exception, match=f"needs the environment variable {KEY_ENV}"):
-        ask(client_for(loopback))
+        ask(client_for(loopback, base_url="https://api.example.invalid/v1"))
+    assert loopback.count == 0
 
 
 # --- the sim provider ---------------------------------------------------------------

@@ -107,11 +107,15 @@ def test_errors_within_max_error_rate_are_ok_and_above_it_degraded(tmp_path, loo
 
 
 def test_a_missing_api_key_is_one_line_and_exit_code_2(tmp_path, loopback, monkeypatch, capsys):
+    # a remote endpoint (never contacted: the key is checked first); loopback ones need none
     monkeypatch.delenv(KEY_ENV)
-    assert main(["run", str(_study(tmp_path, loopback))]) == 2
+    remote = {"base_url": "https://api.example.invalid/v1"}
+    assert main(["run", str(_study(tmp_path, loopback, **remote))]) == 2
     err = capsys.readouterr().err.strip()
-    assert (
-        err == f"evalbench: system 'loop' needs the environment variable {KEY_ENV}; it is not set"
+    assert err == (
+        f"evalbench: system 'loop' needs the environment variable {KEY_ENV}; it is not set (an "
+        "endpoint that takes no key: set api_key_env: null for this system; endpoints on "
+        "loopback, such as http://127.0.0.1:8000/v1, need none)"
     )
     assert loopback.count == 0
 

@@ -29,7 +29,7 @@ from evalbench.records import Record
 
 from .tools.sandbox import SandboxLimits
 
-AgentProvider = Literal["openai", "sim", "python", "command", "agent"]
+AgentProvider = Literal["openai", "local", "sim", "python", "command", "agent"]
 EndState = Literal["answered", "timeout", "step_limit", "error"]
 END_STATES: tuple[EndState, ...] = ("answered", "timeout", "step_limit", "error")
 DEFAULT_TOOLS = ("read_file", "python", "final_answer")
@@ -86,7 +86,8 @@ class SystemSpec(ModelSpec):
     """A system under test: a chat model or an agent (see the module docstring)."""
 
     provider: AgentProvider = "sim"  # type: ignore[assignment]
-    """``sim`` | ``openai`` (chat models), ``python`` | ``command`` | ``agent`` (agents)."""
+    """``sim`` | ``openai`` | ``local`` (chat models), ``python`` | ``command`` | ``agent``
+    (agents)."""
     entrypoint: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """``python``: ``package.module:function`` (importable from the project root)."""
     argv: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
@@ -142,9 +143,10 @@ class SystemSpec(ModelSpec):
         return self.provider in ("python", "command", "agent") or self.sim_agent is not None
 
     def chat_spec(self) -> ModelSpec:
-        """The chat model the reference agent calls (its cache, retries and prices)."""
+        """The chat model the reference agent calls (its cache, retries and prices): a model
+        evalbench serves when the agent names a ``local`` one."""
         fields = self.model_dump(include=set(ModelSpec.model_fields) - {"provider"})
-        return ModelSpec(**fields, provider="openai")
+        return ModelSpec(**fields, provider="local" if self.local else "openai")
 
 
 class AgentTask(BaseModel):

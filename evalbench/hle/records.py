@@ -51,7 +51,7 @@ class HleSystem(SystemSpec):
     an imported official predictions file (``predictions:``; ``provider: predictions`` may
     be left out)."""
 
-    provider: Literal["openai", "sim", "predictions", "python", "command", "agent"] = "sim"  # type: ignore[assignment]
+    provider: Literal["openai", "local", "sim", "predictions", "python", "command", "agent"] = "sim"  # type: ignore[assignment]
     """``sim`` | ``openai`` (asked), agents, ``predictions`` (read from ``predictions``)."""
     predictions: Annotated[str, AfterValidator(_local_or_keyword(()))] | None = Field(
         default=None, exclude_if=lambda v: v is None

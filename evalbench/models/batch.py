@@ -53,13 +53,13 @@ from evalbench.models.progress import STOP, progress_bar
 from evalbench.models.providers import (
     RETRYABLE_STATUS,
     ProviderError,
+    api_key,
     parse_completion,
     payload_for,
     resolve_base_url,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
 from evalbench.records import parse_json, to_json
-from evalbench.settings import secret
 
 ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
@@ -289,9 +289,8 @@ class _Session:
     def _open(self) -> Any:
         from openai import AsyncOpenAI
 
-        key = secret(self.spec.api_key_env, purpose=f"system {self.spec.name!r}")
         return AsyncOpenAI(
-            api_key=key,
+            api_key=api_key(self.spec) or "no-key",  # a keyless endpoint: the SDK needs one
             base_url=resolve_base_url(self.spec),
             timeout=self.spec.timeout_s,
             max_retries=self.spec.max_retries,

@@ -19,6 +19,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from evalbench.models import local
 from evalbench.models.types import ChatRequest, ChatResponse, ModelSpec, SimTask
 
 _SCHEMA = """
@@ -51,7 +52,9 @@ def cache_key(
     """sha256 of everything that determines a response (never the API key).
 
     Args:
-        spec: the system; its provider, model and generation settings enter the key.
+        spec: the system; its provider, model and generation settings enter the key (a
+            local model's :func:`evalbench.models.local.fingerprint` too: its file's sha256,
+            engine and version, chat format, context size).
         request: the request, with ``None`` fields resolved from ``spec`` by the caller.
         base_url: the resolved endpoint URL (a value, not a secret).
         sim: for simulated systems, the item key and hidden truth also enter the key.
@@ -66,6 +69,8 @@ def cache_key(
     # Request-shaping fields added later: the spec's dump leaves them out at their defaults,
     # so keys of requests that do not use them stay what they always were.
     payload.update(spec.model_dump(mode="json", include={"max_tokens_field", "extra_body"}))
+    if spec.local is not None:  # its server's port changes every start; its model does not
+        payload["local"] = local.fingerprint(spec)
     if spec.simulated:
         payload["sim"] = {
             "system": spec.name,

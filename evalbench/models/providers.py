@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import email.utils
 import hashlib
+import ipaddress
 import json
 import math
+import os
 import re
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -30,6 +33,12 @@ from evalbench.models.types import (
 from evalbench.settings import secret
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+OPENAI_URL = "https://api.openai.com/v1"
+"""The SDK's default endpoint (no ``base_url`` and no ``OPENAI_BASE_URL``)."""
+KEYLESS_HINT = (
+    " (an endpoint that takes no key: set api_key_env: null for this system; endpoints on "
+    "loopback, such as http://127.0.0.1:8000/v1, need none)"
+)
 
 
 class ProviderError(Exception):
@@ -77,6 +86,52 @@ def resolve_base_url(spec: ModelSpec) -> str | None:
     if spec.base_url_env:
         return secret(spec.base_url_env, purpose=f"system {spec.name!r} (base URL)")
     return None
+
+
+def endpoint_url(spec: ModelSpec) -> str:
+    """Where a remote system's requests go: ``base_url`` / ``base_url_env``, else
+    ``OPENAI_BASE_URL``, else OpenAI's API (as the SDK chooses)."""
+    return resolve_base_url(spec) or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine: ``localhost``, 127.0.0.0/8 or ``::1`` (also
+    IPv4-mapped, ``::ffff:127.0.0.1``). Names are not resolved: ``127.0.0.1.example.com``
+    and ``localhost@example.com`` (whose host is ``example.com``) are not loopback."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host.rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+def api_key(spec: ModelSpec) -> str | None:
+    """The key to send to ``spec``'s endpoint; ``None``: send none.
+
+    No key for a local model (evalbench's own server), for ``api_key_env: null``, and for a
+    loopback endpoint whose variable is unset (it is sent when set: a local proxy may want it).
+
+    Raises:
+        MissingSecret: any other endpoint whose variable is unset (the message says how to
+            declare an endpoint keyless).
+    """
+    if spec.local is not None:
+        return None
+    url = endpoint_url(spec)  # first: an unset base_url_env is the error to report
+    if spec.api_key_env is None:
+        return None
+    if is_loopback(url):
+        return os.environ.get(spec.api_key_env) or None
+    return secret(spec.api_key_env, purpose=f"system {spec.name!r}", hint=KEYLESS_HINT)
 
 
 def payload_for(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:

