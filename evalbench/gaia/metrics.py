@@ -425,18 +425,21 @@ def semantic_accuracy(
 ) -> pd.DataFrame:
     """Accuracy under each scorer over the items with both verdicts, and the paired test.
 
-    Per system: ``items, unscored, n`` (= items − unscored: answers scored by the judge
-    plus those with nothing to judge, wrong under both), ``official, semantic`` with Wilson
-    intervals (``_low``/``_high``), ``difference`` = semantic − official with a paired
-    bootstrap interval, ``only_official, only_semantic`` (the discordant items) and the exact
-    McNemar ``mcnemar_p`` (:func:`evalbench.stats.paired_comparison`); NaN when ``n`` is 0.
+    Per system: ``items, unscored, scored`` (answers the judge scored), ``n`` (= items −
+    unscored: the scored answers plus those with nothing to judge, wrong under both),
+    ``official, semantic`` with Wilson intervals (``_low``/``_high``), ``difference`` =
+    semantic − official with a paired bootstrap interval, ``only_official, only_semantic``
+    (the discordant items) and the exact McNemar ``mcnemar_p``
+    (:func:`evalbench.stats.paired_comparison`). No result (NaN) when the judge scored no
+    answer: items with nothing to judge alone do not measure it.
     """
     rows = []
     for system, group in first.groupby("system", sort=True):
         both = group[group["semantic_status"].isin(["scored", "no_answer"])]
-        official, semantic = _verdicts(both)
+        scored = int((group["semantic_status"] == "scored").sum())
+        official, semantic = _verdicts(both if scored else both.iloc[:0])
         head = {"system": system, "items": len(group), "unscored": len(group) - len(both),
-                "n": len(both)}  # fmt: skip
+                "scored": scored, "n": len(both)}  # fmt: skip
         rows.append(head | _paired_cells(official, semantic, rng, rounds, confidence))
     return pd.DataFrame(rows)
 

@@ -202,7 +202,7 @@ def semantic_section(result: GaiaResult) -> str:
     summary = result.semantic
     if summary is None:
         return SEMANTIC_OFF
-    parts = [_judge_sentence(result), _semantic_sentences(result)]
+    parts = [_judge_sentence(result), _constant_note(summary), _semantic_sentences(result)]
     parts.append(display.table_block(_agreement_table(summary), _agreement_caption(result)))
     parts.append(display.table_block(_accuracy_table(summary), _accuracy_caption(result)))
     parts.append(_unscored_block(summary))
@@ -214,12 +214,34 @@ def semantic_section(result: GaiaResult) -> str:
 def _judge_sentence(result: GaiaResult) -> str:
     judge = result.params.semantic_judge
     assert judge is not None  # a summary exists only with a judge
+    assert result.semantic is not None
+    table = result.semantic.agreement
+    unscored = int(table["unscored"].sum())
     return display.fill(
         "<p>Semantic judge <b>{name}</b> ({kind}), prompt <code>{prompt}</code> "
-        "(<code>evalbench.judge.matching</code>); the official scorer stays the headline.</p>",
+        "(<code>evalbench.judge.matching</code>); the official scorer stays the headline. "
+        "First attempts: {u} of {asked} judgments unscored.</p>",
         name=judge.name,
         kind=display.system_kind(judge.name, result.simulated),
         prompt=judge.prompt,
+        u=unscored,
+        asked=unscored + int(table["scored"].sum()),
+    )
+
+
+def _constant_note(summary: metrics.SemanticSummary) -> str:
+    """A warning when the judge gave one verdict to every answer it scored ("" otherwise):
+    then its agreement measures nothing (kappa 0 or undefined)."""
+    table = summary.agreement
+    scored = int(table["scored"].sum())
+    yes = int((table["both_right"] + table["semantic_only"]).sum())
+    if scored < 2 or 0 < yes < scored:  # one verdict alone is not "one verdict throughout"
+        return ""
+    return display.fill(
+        "<p><b>The judge said {word} to every one of the {n} answers it scored</b>: its "
+        "verdicts do not tell equivalent answers from different ones.</p>",
+        word="yes" if yes else "no",
+        n=scored,
     )
 
 
@@ -228,9 +250,11 @@ def _semantic_sentences(result: GaiaResult) -> str:
     level = result.params.confidence_level
     parts = []
     for row in result.semantic.accuracy.to_dict("records"):
-        if not row["n"]:
-            parts.append(display.fill("<b>{s}</b>: no result (no item has both verdicts)",
-                                      s=row["system"]))  # fmt: skip
+        if not row["scored"]:
+            parts.append(display.fill(
+                "<b>{s}</b>: no result (the judge scored none of its answers; {u} unscored)",
+                s=row["system"], u=row["unscored"],
+            ))  # fmt: skip
             continue
         parts.append(display.fill(
             "<b>{s}</b> official {o:.1%} vs semantic {m:.1%} on {n}, difference {d:+.1%} "
@@ -261,7 +285,8 @@ def _agreement_caption(result: GaiaResult) -> str:
 
 
 def _accuracy_table(summary: metrics.SemanticSummary) -> pd.DataFrame:
-    return display.fold_intervals(summary.accuracy, ["official", "semantic", "difference"])
+    table = summary.accuracy.drop(columns=["scored"])  # in the agreement table
+    return display.fold_intervals(table, ["official", "semantic", "difference"])
 
 
 def _accuracy_caption(result: GaiaResult) -> str:

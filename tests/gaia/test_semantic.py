@@ -127,6 +127,32 @@ def test_no_item_with_both_verdicts_is_no_result_not_zero():
     assert math.isnan(kappa)
 
 
+def test_a_judge_that_scored_no_answer_has_no_result_even_with_no_answer_items():
+    # SmolLM2 with the HLE grader prompt: every output unreadable. The one item with no answer
+    # is wrong under both scorers, but 0 of 1 is not a measurement of the judge.
+    recs = _hand_records()
+    scored = recs["semantic_status"] == "scored"
+    recs.loc[scored, "semantic_status"] = "unscored"
+    recs.loc[scored, "correct_semantic"] = None
+    row = metrics.semantic_accuracy(recs, rng=np.random.default_rng(0)).iloc[0]
+    assert (row["items"], row["unscored"], row["n"]) == (8, 7, 1)
+    assert math.isnan(row["official"]) and math.isnan(row["semantic"])
+    assert math.isnan(row["mcnemar_p"])
+    html = report.semantic_section(_result(recs))
+    assert "<b>A</b>: no result (the judge scored none of its answers; 7 unscored)" in html
+    assert "7 of 7 judgments unscored" in html
+
+
+def test_a_judge_that_says_yes_to_everything_is_called_out():
+    # SmolLM2 with the equality checker: "Yes" to all 90 answers, kappa 0
+    recs = _hand_records()
+    scored = recs["semantic_status"] == "scored"
+    recs.loc[scored, "correct_semantic"] = True
+    html = report.semantic_section(_result(recs))
+    assert "The judge said yes to every one of the 6 answers it scored" in html
+    assert "said yes to every" not in report.semantic_section(_result(_hand_records()))
+
+
 def test_disagreements_are_the_scored_answers_whose_verdicts_differ():
     rows = metrics.semantic_disagreements(_hand_records())
     assert rows["task_id"].tolist() == ["t2", "t3"]  # official wrong, semantic right
@@ -277,14 +303,14 @@ def test_a_judge_whose_calls_all_fail_leaves_every_answer_unscored(tmp_path):
     assert len(asked) and (asked["semantic_status"] == "unscored").all()
     assert asked["correct_semantic"].isna().all()  # never 0/1
     assert asked["semantic_reason"].str.startswith("the judge call failed: sim_error").all()
-    # only the first-attempt items with nothing to judge have both verdicts (wrong under both)
+    # only the first-attempt items with nothing to judge have both verdicts, and those do not
+    # measure the judge: no result for every system, never 0%
     first = recs[recs["attempt"] == 0]
     nothing = (first["semantic_status"] == "no_answer").groupby(first["system"]).sum()
     table = result.semantic.accuracy.set_index("system")
-    assert table["n"].to_dict() == nothing.to_dict()
-    measured = table[table["n"] > 0]
-    assert (measured["semantic"] == 0).all() and (measured["mcnemar_p"] == 1).all()
-    assert table[table["n"] == 0]["semantic"].isna().all()  # no item: no result, not 0
+    assert table["n"].to_dict() == nothing.to_dict() and (table["scored"] == 0).all()
+    assert table["semantic"].isna().all() and table["mcnemar_p"].isna().all()
+    assert "no result (the judge scored none of its answers;" in report.semantic_section(result)
     run.finish(result)
 
 

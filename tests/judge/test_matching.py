@@ -26,6 +26,8 @@ def test_the_equality_checker_gets_the_gold_as_expression_1_and_no_question():
     assert message["role"] == "user"
     assert message["content"].endswith("    Expression 1: 42\n    Expression 2: 四十二")
     assert "How many?" not in message["content"]
+    (tricky,) = M.match_messages("equality_checker", "q", "50%", "%(expression1)s 100%%")
+    assert tricky["content"].endswith("Expression 1: 50%\n    Expression 2: %(expression1)s 100%%")
 
 
 def test_the_hle_grader_gets_question_response_and_correct_answer_verbatim():
