@@ -219,7 +219,13 @@ def test_a_perfect_sim_judge_gives_the_truth_in_a_format_its_parser_reads(prompt
     perfect = SimSpec(accuracy=1.0)
     assert _judge(prompt, perfect, 0).correct is True  # 四十二 = 42
     assert _judge(prompt, perfect, 0, answer="43").correct is False
+    assert _judge(prompt, perfect, 0, answer="42.0").correct is True
+    assert _judge(prompt, perfect, 0, answer="5000 m", expected="5 km").correct is True
+    assert _judge(prompt, perfect, 0, answer="5 m", expected="5 km").correct is False
     assert _judge(prompt, perfect, 0, answer="pear, apple", expected="apple, pear").correct
+    ordered = "List them in alphabetical order."
+    assert not _judge(prompt, perfect, 0, answer="pear, apple", expected="apple, pear",
+                      question=ordered).correct  # fmt: skip
 
 
 @pytest.mark.parametrize("prompt", ["hle_grader", "equality_checker"])
