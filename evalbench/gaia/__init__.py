@@ -11,8 +11,12 @@ and users call:
   :func:`level_accuracy` (accuracy by level with Wilson intervals).
 * :func:`export_submission` / :func:`read_submission` (the leaderboard JSONL).
 * :mod:`~.report` (sentences and tables) and :mod:`~.figures` (figures) of a result.
+* Semantic answer matching (``semantic_judge:`` in params): a judge
+  (:mod:`evalbench.judge.matching`) says whether each answer means the same as the gold one;
+  its verdict (``correct_semantic``) is shown beside the official one, never instead.
 
-Everything else is in the submodules: :mod:`~.data`, :mod:`~.scoring`, :mod:`~.metrics`.
+Everything else is in the submodules: :mod:`~.data`, :mod:`~.scoring`, :mod:`~.metrics`,
+:mod:`~.equivalence` (the simulation's truth of "the same answer").
 """
 
 from .data import GaiaDataError, demo_path, export_submission, load, read_submission

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.agents import metrics as agent_metrics
+from evalbench.agreement import kappa_interval
 from evalbench.stats import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,
@@ -28,6 +29,7 @@ from evalbench.stats import (
 )
 
 from .data import LEVELS, GaiaDataError, GaiaItem, first_attempts, require_columns
+from .equivalence import SEMANTIC_CASES, semantic_case
 from .scoring import USAGE_COLUMNS
 
 
@@ -330,6 +332,182 @@ def lenient_only(records: pd.DataFrame) -> int:
     """First-attempt answers wrong for the official scorer but right for the lenient one."""
     first = first_attempts(records)
     return int((first["correct_lenient"].astype(bool) & ~first["correct"].astype(bool)).sum())
+
+
+# ---------------------------------------------------------------------- semantic matching
+
+
+class SemanticSummary(NamedTuple):
+    """Official vs semantic matching, first attempt of every item (:func:`semantic_summary`)."""
+
+    judge: str
+    """The semantic judge's name."""
+    agreement: pd.DataFrame
+    """Per system, over the answers the judge scored: the 2×2 table, agreement and kappa."""
+    accuracy: pd.DataFrame
+    """Per system: accuracy under each scorer with Wilson intervals, the paired test."""
+    disagreements: pd.DataFrame
+    """Every scored answer on which the two verdicts differ."""
+    unscored: pd.DataFrame
+    """Every answer whose judgment is unscored, with the reason."""
+    truth: pd.DataFrame | None
+    """Simulated judge only: both scorers against the simulation's truth, by case."""
+
+
+def semantic_summary(
+    records: pd.DataFrame,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    confidence: float = DEFAULT_LEVEL,
+) -> SemanticSummary | None:
+    """:class:`SemanticSummary` of the records, or ``None`` when no record was judged."""
+    if "semantic_status" not in records or records["semantic_status"].isna().all():
+        return None
+    first = first_attempts(records)
+    judge = records["semantic_judge"].dropna()
+    return SemanticSummary(
+        judge=str(judge.iloc[0]) if len(judge) else "",
+        agreement=semantic_agreement(first, rng=rng, rounds=rounds, confidence=confidence),
+        accuracy=semantic_accuracy(first, rng=rng, rounds=rounds, confidence=confidence),
+        disagreements=semantic_disagreements(first),
+        unscored=first[first["semantic_status"] == "unscored"][
+            ["system", "task_id", "level", "extracted_answer", "expected", "semantic_reason"]
+        ],
+        truth=semantic_truth_check(first),
+    )
+
+
+def _verdicts(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    return part["correct"].to_numpy(bool), part["correct_semantic"].to_numpy(bool)
+
+
+def semantic_agreement(
+    first: pd.DataFrame,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    confidence: float = DEFAULT_LEVEL,
+) -> pd.DataFrame:
+    """The official and the semantic verdicts of the answers the judge scored, per system.
+
+    Columns ``system, scored, both_right, official_only, semantic_only, both_wrong,
+    agreement`` (share of equal verdicts), ``kappa, kappa_low, kappa_high`` (Cohen's kappa
+    over right/wrong with a percentile bootstrap interval, NaN when undefined),
+    ``unscored, no_answer`` (not in the table: no verdict, or nothing to judge).
+    """
+    rows = []
+    for system, group in first.groupby("system", sort=True):
+        scored = group[group["semantic_status"] == "scored"]
+        official, semantic = _verdicts(scored)
+        kappa = kappa_interval(official, semantic, (False, True), rng=rng, rounds=rounds,
+                               level=confidence)  # fmt: skip
+        rows.append({
+            "system": system, "scored": len(scored),
+            "both_right": int((official & semantic).sum()),
+            "official_only": int((official & ~semantic).sum()),
+            "semantic_only": int((~official & semantic).sum()),
+            "both_wrong": int((~official & ~semantic).sum()),
+            "agreement": _share(pd.Series(official == semantic)),
+            "kappa": kappa.estimate, "kappa_low": kappa.low, "kappa_high": kappa.high,
+            "unscored": int((group["semantic_status"] == "unscored").sum()),
+            "no_answer": int((group["semantic_status"] == "no_answer").sum()),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def semantic_accuracy(
+    first: pd.DataFrame,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    confidence: float = DEFAULT_LEVEL,
+) -> pd.DataFrame:
+    """Accuracy under each scorer over the items with both verdicts, and the paired test.
+
+    Per system: ``items, unscored, scored`` (answers the judge scored), ``n`` (= items −
+    unscored: the scored answers plus those with nothing to judge, wrong under both),
+    ``official, semantic`` with Wilson intervals (``_low``/``_high``), ``difference`` =
+    semantic − official with a paired bootstrap interval, ``only_official, only_semantic``
+    (the discordant items) and the exact McNemar ``mcnemar_p``
+    (:func:`evalbench.stats.paired_comparison`). No result (NaN) when the judge scored no
+    answer: items with nothing to judge alone do not measure it.
+    """
+    rows = []
+    for system, group in first.groupby("system", sort=True):
+        both = group[group["semantic_status"].isin(["scored", "no_answer"])]
+        scored = int((group["semantic_status"] == "scored").sum())
+        official, semantic = _verdicts(both if scored else both.iloc[:0])
+        head = {"system": system, "items": len(group), "unscored": len(group) - len(both),
+                "scored": scored, "n": len(both)}  # fmt: skip
+        rows.append(head | _paired_cells(official, semantic, rng, rounds, confidence))
+    return pd.DataFrame(rows)
+
+
+def _paired_cells(
+    official: np.ndarray, semantic: np.ndarray, rng: np.random.Generator, rounds: int, level: float
+) -> dict[str, Any]:
+    cells: dict[str, Any] = {}
+    for name, flags in (("official", official), ("semantic", semantic)):
+        wilson = wilson_interval(int(flags.sum()), flags.size, level)
+        cells |= {name: wilson.estimate, f"{name}_low": wilson.low, f"{name}_high": wilson.high}
+    if not official.size:
+        nan = math.nan
+        return cells | {"difference": nan, "difference_low": nan, "difference_high": nan,
+                        "only_official": 0, "only_semantic": 0, "mcnemar_p": nan}  # fmt: skip
+    cmp = paired_comparison(semantic, official, rng=rng, rounds=rounds, level=level)
+    return cells | {
+        "difference": cmp.difference.estimate,
+        "difference_low": cmp.difference.low,
+        "difference_high": cmp.difference.high,
+        "only_official": cmp.only_b,
+        "only_semantic": cmp.only_a,
+        "mcnemar_p": cmp.mcnemar_p,
+    }
+
+
+SEMANTIC_DISAGREEMENT_COLUMNS = ("system", "task_id", "level", "extracted_answer", "expected",
+                                 "correct", "correct_semantic")  # fmt: skip
+"""The columns of :func:`semantic_disagreements` (plus ``semantic_truth`` when simulated)."""
+
+
+def semantic_disagreements(first: pd.DataFrame) -> pd.DataFrame:
+    """Every scored answer whose official and semantic verdicts differ, by system, level and
+    task; with ``semantic_truth`` when the judge is simulated."""
+    scored = first[first["semantic_status"] == "scored"]
+    differ = scored[scored["correct"].astype(bool) != scored["correct_semantic"].astype(bool)]
+    columns = list(SEMANTIC_DISAGREEMENT_COLUMNS)
+    if differ["semantic_truth"].notna().any():
+        columns.append("semantic_truth")
+    return differ.sort_values(["system", "level", "task_id"])[columns].reset_index(drop=True)
+
+
+def semantic_truth_check(
+    first: pd.DataFrame, confidence: float = DEFAULT_LEVEL
+) -> pd.DataFrame | None:
+    """Both scorers against the simulation's truth (scored answers that carry one), per
+    system and case (:func:`~.equivalence.semantic_case`, and ``all``): ``n``,
+    ``judge_right`` (judge verdict = truth) with its Wilson interval, ``official_right``
+    (official verdict = truth); ``None`` when no answer carries a truth (a real judge)."""
+    scored = first[(first["semantic_status"] == "scored") & first["semantic_truth"].notna()]
+    if scored.empty:
+        return None
+    truth = scored["semantic_truth"].astype(bool)
+    cases = [semantic_case(t, o) for t, o in zip(truth, scored["correct"].astype(bool),
+                                                 strict=True)]  # fmt: skip
+    frame = scored.assign(truth=truth, case=cases)
+    rows = []
+    for system, group in frame.groupby("system", sort=True):
+        parts = [("all", group), *((c, group[group["case"] == c]) for c in SEMANTIC_CASES)]
+        for case, part in parts:
+            judge_right = int((part["correct_semantic"].astype(bool) == part["truth"]).sum())
+            wilson = wilson_interval(judge_right, len(part), confidence)
+            rows.append({"system": system, "case": case, "n": len(part),
+                         "judge_right": judge_right, "judge_accuracy": wilson.estimate,
+                         "judge_low": wilson.low, "judge_high": wilson.high,
+                         "official_right": int((part["correct"].astype(bool) == part["truth"])
+                                               .sum())})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def degenerate_drops(drops: pd.DataFrame) -> pd.DataFrame:

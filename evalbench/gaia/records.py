@@ -14,12 +14,13 @@ import pandas as pd
 from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from evalbench.agents import SystemSpec
+from evalbench.judge.matching import MatchPrompt
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.stats import PairedComparison
 
 from .data import LEVELS, GaiaItem
-from .metrics import AgentSummary, GaiaSummary
+from .metrics import AgentSummary, GaiaSummary, SemanticSummary
 from .scoring import DEFAULT_ATTACHMENT_CHARS, GaiaRecord
 
 
@@ -34,6 +35,31 @@ def _dataset_source(value: str, info: ValidationInfo) -> str:
     if value in {"demo", "hf"}:
         return value
     return str(data_path(value, info))
+
+
+class GaiaSystem(SystemSpec):
+    """A GAIA system under test: a chat model or an agent (see
+    :class:`~evalbench.agents.SystemSpec`)."""
+
+    sim_variant_rate: float = Field(default=0.0, ge=0, le=1, exclude_if=lambda v: v == 0.0)
+    """``sim`` chat models only: the share of right answers written in another, equivalent
+    form (``forty-two``, ``四十二``, ``3.5 hours``, a list in another order where none is
+    asked), to exercise semantic matching; 0 keeps every answer as the gold one."""
+
+    @model_validator(mode="after")
+    def _variants_need_sim(self) -> GaiaSystem:
+        if self.sim_variant_rate and (self.provider != "sim" or self.sim_agent is not None):
+            raise ValueError("sim_variant_rate applies to simulated chat models (provider sim)")
+        return self
+
+
+class SemanticJudge(ModelSpec):
+    """The judge of semantic answer matching (:mod:`evalbench.judge.matching`)."""
+
+    prompt: MatchPrompt = "hle_grader"
+    """``hle_grader`` (HLE's and BrowseComp's grader prompt: question, response, correct
+    answer; ``correct: yes|no``) or ``equality_checker`` (simple-evals' MATH equality checker:
+    two expressions; ``Yes``/``No``)."""
 
 
 class GaiaParams(StudyParams):
@@ -53,7 +79,7 @@ class GaiaParams(StudyParams):
     """Levels to keep."""
     limit_per_level: int | None = Field(default=None, ge=1)
     """Keep the first N items of each level (quick runs); ``None`` keeps all."""
-    systems: list[SystemSpec] = Field(min_length=1)
+    systems: list[GaiaSystem] = Field(min_length=1)
     """The assistants under test (unique names): chat models or agents."""
     attempts: int = Field(default=1, ge=1, le=20)
     """Attempts per item (pass@k for k up to this; the headline uses the first)."""
@@ -65,6 +91,10 @@ class GaiaParams(StudyParams):
     """Also show the (non-official) lenient scorer beside the official one."""
     submission_system: str | None = None
     """Write the leaderboard submission JSONL for this system (default: the first)."""
+    semantic_judge: SemanticJudge | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A judge that says whether each answer means the same as the gold one (numbers equal in
+    value, units converted, a list in another order, another script...), shown beside the
+    official verdict (which stays the headline); ``None``: no semantic matching."""
 
     @model_validator(mode="after")
     def _check_names(self) -> GaiaParams:
@@ -74,11 +104,15 @@ class GaiaParams(StudyParams):
         for name in [*(self.compare or ()), self.submission_system]:
             if name is not None and name not in names:
                 raise ValueError(f"unknown system {name!r} (systems are {names})")
+        judge = self.semantic_judge
+        if judge is not None and judge.name in names:
+            raise ValueError(f"semantic_judge: a system is named like the judge: {judge.name!r}")
         return self
 
     def model_specs(self) -> list[ModelSpec]:
-        """The systems under test."""
-        return list(self.systems)
+        """The systems under test, then the semantic judge (if any)."""
+        judge = [self.semantic_judge] if self.semantic_judge is not None else []
+        return [*self.systems, *judge]
 
     def comparison(self) -> tuple[str, str] | None:
         """The pair of systems to compare (``compare`` or the first two), if any."""
@@ -93,6 +127,19 @@ class ScoredRecord(GaiaRecord):
 
     correct_lenient: bool | None = None
     """The non-official lenient verdict (only when ``lenient: true``; ``None`` when hidden)."""
+    correct_semantic: bool | None = None
+    """The semantic judge's verdict (``semantic_judge``): ``False`` without an answer to judge
+    (error, no answer, past a limit: ``semantic_status`` ``no_answer``, as the official scorer
+    counts it); ``None`` when unscored or not judged (no judge, hidden truth)."""
+    semantic_judge: str | None = None
+    """Name of the semantic judge (``None`` when not judged)."""
+    semantic_status: Literal["scored", "unscored", "no_answer"] | None = None
+    """``scored`` (a yes/no verdict), ``unscored`` (unreadable output or a failed judge
+    call: counted, never 0/1), ``no_answer`` (nothing to judge); ``None``: not judged."""
+    semantic_reason: str | None = None
+    """Why the judgment is unscored."""
+    semantic_truth: bool | None = None
+    """Simulated judge only: the simulation's truth (:func:`~.equivalence.equivalent`)."""
     steps: float | None = None
     """Agent steps taken (agents only)."""
     tool_calls: float | None = None
@@ -141,3 +188,5 @@ class GaiaResult(NamedTuple):
     """Trajectory statistics of the agent systems (``None`` when no system is an agent)."""
     steps: tuple[dict[str, Any], ...] = ()
     """Every step of the agents' trajectories (``records/steps.jsonl``)."""
+    semantic: SemanticSummary | None = None
+    """Official vs semantic matching (``None`` without ``semantic_judge``)."""

@@ -186,6 +186,184 @@ def scorers_section(result: GaiaResult) -> str:
     return display.table_block(result.scorers, caption) + only
 
 
+# ------------------------------------------------------------------ semantic matching
+
+SEMANTIC_OFF = (
+    "<p>Semantic matching is off (<code>semantic_judge: null</code>): official verdicts only.</p>"
+)
+"""What the semantic sections show without a semantic judge."""
+_CLIP = 300
+
+
+def semantic_section(result: GaiaResult) -> str:
+    """Official vs semantic matching: who judged, a sentence per system (accuracy under each
+    scorer, the paired test), the agreement table with kappa, the accuracy table, the
+    unscored judgments and, for a simulated judge, both scorers against the known truth."""
+    summary = result.semantic
+    if summary is None:
+        return SEMANTIC_OFF
+    parts = [_judge_sentence(result), _constant_note(summary), _semantic_sentences(result)]
+    parts.append(display.table_block(_agreement_table(summary), _agreement_caption(result)))
+    parts.append(display.table_block(_accuracy_table(summary), _accuracy_caption(result)))
+    parts.append(_unscored_block(summary))
+    if summary.truth is not None:
+        parts.append(display.table_block(_truth_table(summary), _truth_caption(result)))
+    return "".join(parts)
+
+
+def _judge_sentence(result: GaiaResult) -> str:
+    judge = result.params.semantic_judge
+    assert judge is not None  # a summary exists only with a judge
+    assert result.semantic is not None
+    table = result.semantic.agreement
+    unscored = int(table["unscored"].sum())
+    return display.fill(
+        "<p>Semantic judge <b>{name}</b> ({kind}), prompt <code>{prompt}</code> "
+        "(<code>evalbench.judge.matching</code>); the official scorer stays the headline. "
+        "First attempts: {u} of {asked} judgments unscored.</p>",
+        name=judge.name,
+        kind=display.system_kind(judge.name, result.simulated),
+        prompt=judge.prompt,
+        u=unscored,
+        asked=unscored + int(table["scored"].sum()),
+    )
+
+
+def _constant_note(summary: metrics.SemanticSummary) -> str:
+    """A warning when the judge gave one verdict to every answer it scored ("" otherwise):
+    then its agreement measures nothing (kappa 0 or undefined)."""
+    table = summary.agreement
+    scored = int(table["scored"].sum())
+    yes = int((table["both_right"] + table["semantic_only"]).sum())
+    if scored < 2 or 0 < yes < scored:  # one verdict alone is not "one verdict throughout"
+        return ""
+    return display.fill(
+        "<p><b>The judge said {word} to every one of the {n} answers it scored</b>: its "
+        "verdicts do not tell equivalent answers from different ones.</p>",
+        word="yes" if yes else "no",
+        n=scored,
+    )
+
+
+def _semantic_sentences(result: GaiaResult) -> str:
+    assert result.semantic is not None
+    level = result.params.confidence_level
+    parts = []
+    for row in result.semantic.accuracy.to_dict("records"):
+        if not row["scored"]:
+            parts.append(display.fill(
+                "<b>{s}</b>: no result (the judge scored none of its answers; {u} unscored)",
+                s=row["system"], u=row["unscored"],
+            ))  # fmt: skip
+            continue
+        parts.append(display.fill(
+            "<b>{s}</b> official {o:.1%} vs semantic {m:.1%} on {n}, difference {d:+.1%} "
+            "({lvl:.0%} paired bootstrap {lo:+.1%} to {hi:+.1%}); only semantic right: {om}, "
+            "only official right: {oo}; exact McNemar p = {p:.3g}",
+            s=row["system"], o=row["official"], m=row["semantic"],
+            n=display.count(row["n"], "item"), d=row["difference"], lvl=level,
+            lo=row["difference_low"], hi=row["difference_high"], om=row["only_semantic"],
+            oo=row["only_official"], p=row["mcnemar_p"],
+        ))  # fmt: skip
+    return "<p>" + "; ".join(parts) + ".</p>"
+
+
+def _agreement_table(summary: metrics.SemanticSummary) -> pd.DataFrame:
+    return display.fold_intervals(summary.agreement, ["kappa"])
+
+
+def _agreement_caption(result: GaiaResult) -> str:
+    return (
+        "Official vs semantic verdicts of the first-attempt answers the judge scored: "
+        "both_right, official_only (right only for the official scorer), semantic_only, "
+        "both_wrong; agreement = share of equal verdicts; Cohen's kappa over right/wrong "
+        f"[{result.params.confidence_level:.0%} percentile bootstrap, "
+        f"{result.params.bootstrap_rounds} rounds; — when undefined: one verdict throughout]; "
+        "unscored = unreadable judge output or failed judge call, no_answer = nothing to "
+        "judge (error, no answer, past a limit): neither is in the table"
+    )
+
+
+def _accuracy_table(summary: metrics.SemanticSummary) -> pd.DataFrame:
+    table = summary.accuracy.drop(columns=["scored"])  # in the agreement table
+    return display.fold_intervals(table, ["official", "semantic", "difference"])
+
+
+def _accuracy_caption(result: GaiaResult) -> str:
+    return (
+        "Accuracy under each scorer over the n items with both verdicts (first attempt; "
+        "items − unscored; an item with no answer is wrong under both): official and semantic "
+        f"with {result.params.confidence_level:.0%} Wilson intervals; difference = semantic − "
+        "official with a paired bootstrap interval; only_official / only_semantic = the "
+        "discordant items; mcnemar_p = exact McNemar test"
+    )
+
+
+def _unscored_block(summary: metrics.SemanticSummary) -> str:
+    unscored = summary.unscored
+    if unscored.empty:
+        return "<p>Every judge output was readable: no unscored judgment.</p>"
+    caption = (
+        f"{display.count(len(unscored), 'unscored judgment')} (first attempt; counted, never "
+        "right or wrong): the answer and why"
+    )
+    return display.table_block(_clipped(unscored), caption, max_rows=len(unscored))
+
+
+def _truth_table(summary: metrics.SemanticSummary) -> pd.DataFrame:
+    assert summary.truth is not None
+    return display.fold_intervals(
+        summary.truth.rename(columns={"judge_low": "judge_accuracy_low",
+                                      "judge_high": "judge_accuracy_high"}),
+        ["judge_accuracy"],
+    )  # fmt: skip
+
+
+def _truth_caption(result: GaiaResult) -> str:
+    judge = result.params.semantic_judge
+    assert judge is not None
+    level = result.params.confidence_level
+    return (
+        "Simulated judge against the simulation's truth (evalbench.gaia.equivalence), scored "
+        "first-attempt answers by case: same = equivalent and accepted by the official scorer, "
+        "variant = equivalent but rejected by it, different = not equivalent; judge_right = "
+        f"verdicts equal to the truth, judge_accuracy with its {level:.0%} "
+        "Wilson interval; official_right = official verdicts equal to the truth. The judge's "
+        f"set accuracy: {judge.sim.accuracy}, malformed_rate {judge.sim.malformed_rate}"
+    )
+
+
+def semantic_disagreements_section(result: GaiaResult) -> str:
+    """Every first-attempt answer on which the official and the semantic verdicts differ, with
+    both answers (escaped, clipped to 300 characters); one line when there is none."""
+    summary = result.semantic
+    if summary is None:
+        return SEMANTIC_OFF
+    rows = summary.disagreements
+    if rows.empty:
+        return "<p>The official and the semantic verdicts agree on every scored answer.</p>"
+    caption = (
+        f"Every disagreement ({len(rows)}), first attempt: extracted_answer (the model's) and "
+        "expected (gold), correct = official verdict, correct_semantic = the judge's"
+        + ("; semantic_truth = the simulation's truth" if "semantic_truth" in rows else "")
+    )
+    return display.table_block(_clipped(rows), caption, max_rows=len(rows))
+
+
+def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for column in ("extracted_answer", "expected", "semantic_reason"):
+        if column in out:
+            out[column] = [_clip(v) for v in out[column]]
+    return out
+
+
+def _clip(value: Any) -> Any:
+    if not isinstance(value, str) or len(value) <= _CLIP:
+        return value
+    return value[:_CLIP] + f" … [{len(value) - _CLIP} more chars]"
+
+
 def paired_sentence(result: GaiaResult) -> str:
     """The paired comparison of the two systems (McNemar, paired bootstrap), in one sentence."""
     if result.pair is None or result.comparison is None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalbench.judge.matching import MatchPrompt, MatchVerdict, match_messages
 from evalbench.records import Record
 
 from .data import GaiaDataError, GaiaItem, text_or_none
@@ -44,9 +45,18 @@ PLACEHOLDER = "YOUR FINAL ANSWER"
 INLINE_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".jsonl", ".md", ".py", ".xml"})
 DEFAULT_ATTACHMENT_CHARS = 8000
 
-_OBJECT_COLUMNS = frozenset(
-    {"model_answer", "extracted_answer", "expected", "error", "correct", "correct_lenient"}
+SEMANTIC_COLUMNS = (
+    "correct_semantic",
+    "semantic_judge",
+    "semantic_status",
+    "semantic_reason",
+    "semantic_truth",
 )
+"""The semantic judge's fields of a record (:func:`semantic_fields`)."""
+_OBJECT_COLUMNS = frozenset(
+    {"model_answer", "extracted_answer", "expected", "error", "correct", "correct_lenient",
+     *SEMANTIC_COLUMNS}
+)  # fmt: skip
 USAGE_COLUMNS = (
     "wall_s",
     "steps",
@@ -508,3 +518,74 @@ def _lenient_verdict(row: Mapping[str, Any]) -> bool | None:
     if row["expected"] is None:
         return None
     return row["error"] is None and lenient_scorer(row["extracted_answer"], row["expected"])
+
+
+# ---------------------------------------------------------------------------- semantic matching
+# A judge says whether an answer means the same as the gold one (evalbench.judge.matching);
+# its verdict is stored beside the official one and never replaces it.
+
+
+def semantic_judgeable(row: Mapping[str, Any]) -> bool:
+    """Whether a record has an answer for the semantic judge: a known gold answer, an extracted
+    answer, no failed call, and not past an agent's limit (those are wrong under both)."""
+    return (
+        row.get("expected") is not None
+        and row.get("extracted_answer") is not None
+        and text_or_none(row.get("error")) is None
+        and row.get("state") not in ("timeout", "step_limit")
+    )
+
+
+def semantic_messages(prompt: MatchPrompt, item: GaiaItem, answer: str) -> list[dict[str, str]]:
+    """The semantic judge's request for one answer to ``item`` (its question and gold)."""
+    if item.final_answer is None:
+        raise GaiaDataError(f"task {item.task_id!r}: no gold answer to match against")
+    return match_messages(prompt, item.question, item.final_answer, answer)
+
+
+def semantic_fields(
+    row: Mapping[str, Any],
+    judge: str,
+    verdict: MatchVerdict | None,
+    *,
+    error: str | None = None,
+    truth: bool | None = None,
+) -> dict[str, Any]:
+    """The semantic fields of one record (:data:`SEMANTIC_COLUMNS`).
+
+    Args:
+        row: the record (:func:`score`).
+        judge: the judge's name.
+        verdict: the parsed judgment (``None`` when not asked, or the call failed).
+        error: why the judge call failed.
+        truth: the simulation's truth (simulated judges only).
+
+    Returns:
+        All ``None`` when the gold answer is hidden; ``correct_semantic`` False with status
+        ``no_answer`` when there is nothing to judge (:func:`semantic_judgeable`); status
+        ``unscored`` (verdict ``None``, with the reason) when the call failed or the output
+        is unreadable; else ``scored`` with the verdict.
+    """
+    fields = dict.fromkeys(SEMANTIC_COLUMNS) | {"semantic_judge": judge}
+    if row.get("expected") is None:
+        return dict.fromkeys(SEMANTIC_COLUMNS)
+    if not semantic_judgeable(row):
+        return fields | {"correct_semantic": False, "semantic_status": "no_answer"}
+    fields["semantic_truth"] = truth
+    if error is not None or verdict is None:
+        reason = f"the judge call failed: {error}" if error else "the judge was not asked"
+        return fields | {"semantic_status": "unscored", "semantic_reason": reason}
+    if verdict.correct is None:
+        return fields | {"semantic_status": "unscored", "semantic_reason": verdict.reason}
+    return fields | {"correct_semantic": verdict.correct, "semantic_status": "scored"}
+
+
+def with_semantic(records: pd.DataFrame, fields: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """``records`` with the :data:`SEMANTIC_COLUMNS` of ``fields`` (one per row, in order),
+    kept as objects so ``None`` stays ``null`` in JSONL."""
+    if len(fields) != len(records):
+        raise ValueError(f"with_semantic: {len(fields)} field rows for {len(records)} records")
+    out = records.copy()
+    for column in SEMANTIC_COLUMNS:
+        out[column] = pd.Series([f[column] for f in fields], index=out.index, dtype=object)
+    return out

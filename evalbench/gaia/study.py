@@ -24,6 +24,7 @@ from evalbench.agents import (
     backend_for,
     run_agents,
 )
+from evalbench.judge.matching import parse_match
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask, token_cost
 from evalbench.records import ResponseRecord
 from evalbench.runs import Run
@@ -33,10 +34,25 @@ from evalbench.tiers import apply_tier
 
 from . import report
 from .data import GaiaItem, export_submission, load
-from .metrics import AgentSummary, agent_summary, compare_systems, scorer_comparison, summarize
-from .records import GaiaParams, GaiaResult, ScoredRecord
-from .scoring import build_messages, score
-from .sim import plausible_wrong, sim_answer
+from .equivalence import equivalent
+from .metrics import (
+    AgentSummary,
+    agent_summary,
+    compare_systems,
+    scorer_comparison,
+    semantic_summary,
+    summarize,
+)
+from .records import GaiaParams, GaiaResult, GaiaSystem, ScoredRecord, SemanticJudge
+from .scoring import (
+    build_messages,
+    score,
+    semantic_fields,
+    semantic_judgeable,
+    semantic_messages,
+    with_semantic,
+)
+from .sim import plausible_wrong, semantic_reply, sim_answer
 
 
 def load_study_items(params: GaiaParams) -> list[GaiaItem]:
@@ -55,27 +71,35 @@ def load_study_items(params: GaiaParams) -> list[GaiaItem]:
     return kept
 
 
-def answer_jobs(items: Sequence[GaiaItem], params: GaiaParams) -> list[Job]:
-    """One chat job per (item, attempt); attempts differ by their request seed."""
+def answer_jobs(
+    items: Sequence[GaiaItem], params: GaiaParams, *, variant_rate: float = 0.0
+) -> list[Job]:
+    """One chat job per (item, attempt); attempts differ by their request seed
+    (``variant_rate``: a simulated system's ``sim_variant_rate``)."""
     jobs = []
     for item in items:
         messages = build_messages(item, attachment_chars=params.attachment_chars)
-        truth = {"expected": item.final_answer, "level": item.level}
+        truth: dict[str, Any] = {"expected": item.final_answer, "level": item.level}
+        if variant_rate:  # only then, so the cache keys of every other system stay the same
+            truth |= {"variant_rate": variant_rate, "question": item.question}
+        respond = partial(sim_answer, expected=item.final_answer, level=item.level,
+                          question=item.question, variant_rate=variant_rate)  # fmt: skip
         for attempt in range(params.attempts):
             key = f"{item.task_id}#{attempt}"
             request = ChatRequest(messages=messages, seed=attempt if attempt else None)
-            respond = partial(sim_answer, expected=item.final_answer, level=item.level)
             jobs.append(Job(key, request, SimTask(respond, key, truth)))
     return jobs
 
 
 def ask_system(
-    run: Run[GaiaParams], spec: SystemSpec, jobs: Sequence[Job], items: Sequence[GaiaItem]
+    run: Run[GaiaParams], spec: GaiaSystem, jobs: Sequence[Job], items: Sequence[GaiaItem]
 ) -> list[dict[str, Any]]:
     """One system's predictions for every job, as :func:`~.scoring.score` takes them: a chat
     model through ``run.ask``, an agent through :func:`agent_predictions` (both resumable)."""
     if spec.is_agent:
         return agent_predictions(run, spec, items, run.params.attempts)
+    if spec.sim_variant_rate:
+        jobs = answer_jobs(items, run.params, variant_rate=spec.sim_variant_rate)
     answers = run.ask(spec, jobs, desc=f"GAIA {spec.name}")
     return [_prediction(spec, job.key, answers[job.key]) for job in jobs]
 
@@ -135,8 +159,49 @@ def run_study(run: Run[GaiaParams], items: Sequence[GaiaItem]) -> pd.DataFrame:
     jobs = answer_jobs(items, params)
     predictions = [row for spec in params.systems for row in ask_system(run, spec, jobs, items)]
     records = score(items, predictions, with_lenient=params.lenient)
+    if params.semantic_judge is not None:
+        records = judge_semantic(run, params.semantic_judge, items, records)
     run.write_records("gaia", records)
     return records
+
+
+def judge_semantic(
+    run: Run[GaiaParams], judge: SemanticJudge, items: Sequence[GaiaItem], records: pd.DataFrame
+) -> pd.DataFrame:
+    """Ask the semantic judge about every record with an answer (resumable, cached like every
+    judge call: ``records/semantic.jsonl``) and add its verdicts
+    (:func:`~.scoring.semantic_fields`); a failed call or an unreadable output is unscored."""
+    by_id = {item.task_id: item for item in items}
+    rows = records.to_dict("records")
+    jobs = {i: _semantic_job(judge, by_id[str(row["task_id"])], row)
+            for i, row in enumerate(rows) if semantic_judgeable(row)}  # fmt: skip
+    replies = run.ask(judge, list(jobs.values()), store="semantic",
+                      desc=f"semantic judge {judge.name}") if jobs else {}  # fmt: skip
+    fields = []
+    for i, row in enumerate(rows):
+        reply = replies[jobs[i].key] if i in jobs else None
+        failed = reply is not None and reply.error is not None
+        verdict = parse_match(judge.prompt, reply.text) if reply and not failed else None
+        truth = _truth(judge, by_id[str(row["task_id"])], row) if i in jobs else None
+        error = reply.error if reply is not None else None
+        fields.append(semantic_fields(row, judge.name, verdict, error=error, truth=truth))
+    return with_semantic(records, fields)
+
+
+def _semantic_job(judge: SemanticJudge, item: GaiaItem, row: dict[str, Any]) -> Job:
+    key = f"{row['system']}|{item.task_id}#{row['attempt']}"
+    answer = str(row["extracted_answer"])
+    request = ChatRequest(messages=semantic_messages(judge.prompt, item, answer))
+    respond = partial(semantic_reply, prompt=judge.prompt, answer=answer,
+                      expected=str(item.final_answer), question=item.question)  # fmt: skip
+    truth = {"expected": item.final_answer, "answer": answer, "question": item.question}
+    return Job(key, request, SimTask(respond, key, truth))
+
+
+def _truth(judge: SemanticJudge, item: GaiaItem, row: dict[str, Any]) -> bool | None:
+    if not judge.simulated or item.final_answer is None:
+        return None
+    return equivalent(str(row["extracted_answer"]), item.final_answer, item.question)
 
 
 def _prediction(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, Any]:
@@ -192,6 +257,8 @@ def run(run: Run[GaiaParams]) -> GaiaResult:
     system = params.submission_system or params.systems[0].name
     path = run.dir / "submission" / "gaia_submission.jsonl"
     agents, steps = _agents(run, records, items)
+    semantic = semantic_summary(records, rng=run.rng("semantic"), rounds=params.bootstrap_rounds,
+                                confidence=params.confidence_level)  # fmt: skip
     return GaiaResult(
         params=params,
         items=items,
@@ -206,6 +273,7 @@ def run(run: Run[GaiaParams]) -> GaiaResult:
         simulated=run.simulated_names,
         agents=agents,
         steps=steps,
+        semantic=semantic,
     )
 
 
@@ -239,8 +307,9 @@ STUDY = Study(
         "responses": ResponseRecord,
         "agent_runs": AgentRunRecord,
         "steps": StepRecord,
+        "semantic": ResponseRecord,
     },
-    optional_records=frozenset({"responses", "agent_runs", "steps"}),
+    optional_records=frozenset({"responses", "agent_runs", "steps", "semantic"}),
     headlines=report.headlines,
     counts=counts,
 )

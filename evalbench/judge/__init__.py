@@ -23,6 +23,8 @@ The modules, one role each:
 - :mod:`~evalbench.judge.ask`: rubric and pairwise jobs asked through a run;
 - :mod:`~evalbench.judge.sim`: the simulated judges (kept apart from the parsers);
 - :mod:`~evalbench.judge.tables`: verdict-agreement tables shared by the judge studies;
+- :mod:`~evalbench.judge.matching`: answer-matching judges (does an answer mean the same as
+  the gold one?) with HLE's grader or simple-evals' equality checker, strictly parsed;
 - :mod:`~evalbench.judge.spec`: :class:`JudgeModel`, the params of a judge that may be asked
   for structured output.
 
