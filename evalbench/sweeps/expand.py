@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evalbench.importers import READERS
 from evalbench.params import (
     ParamsError,
     StudyParams,
@@ -231,3 +232,33 @@ def validated_cells(
                 "that changes nothing"
             )
     return done
+
+
+def ranking_metric(
+    kind: str, cells: list[tuple[Cell, StudyParams]], wanted: str | None, path: Path
+) -> str:
+    """The metric that ranks the configurations: ``wanted`` (``sweep.metric``), else the
+    swept study's first (its headline's), checked against the metrics every cell's outcomes
+    will have (:attr:`evalbench.importers.outcomes.Reader.metrics`), before any cell runs.
+
+    Raises:
+        ParamsError: a metric the study kind does not have (the valid ones named), or one
+            that some cell does not have (a swept setting renames it).
+    """
+    names = [(cell, READERS[kind].metrics(params.model_dump(mode="json")))
+             for cell, params in cells]  # fmt: skip
+    metric = wanted if wanted is not None else names[0][1][0]
+    where = "sweep.metric" if wanted is not None else "sweep.metric (default: the study's first)"
+    every = list(dict.fromkeys(name for _, found in names for name in found))
+    if metric not in every:
+        raise ParamsError(
+            f"{path}: {where}: {metric!r} is no metric of study kind {kind} "
+            f"(valid: {', '.join(every)})"
+        )
+    for cell, found in names:
+        if metric not in found:
+            raise ParamsError(
+                f"{path}: {where}: {metric!r} is not a metric of every cell (cell {cell.id} "
+                f"has: {', '.join(found)})"
+            )
+    return metric

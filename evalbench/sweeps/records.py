@@ -87,6 +87,7 @@ class SweepParams(StudyParams):
     """The swept study's params as resolved (the file and its ``-p`` overrides, without the
     ``sweep:`` block); each cell applies its overrides to these."""
     _cells: list[tuple[Cell, StudyParams]] = PrivateAttr(default_factory=list)
+    _metric: str = PrivateAttr(default="")
 
     @property
     def cells(self) -> list[tuple[Cell, StudyParams]]:
@@ -94,6 +95,14 @@ class SweepParams(StudyParams):
         if not self._cells:
             raise ValueError("sweep params without cells: load them with evalbench.studies")
         return self._cells
+
+    @property
+    def metric(self) -> str:
+        """The ranking metric: ``sweep.metric``, else the swept study's first (checked against
+        every cell's metrics when the sweep is loaded)."""
+        if not self._metric:
+            raise ValueError("sweep params without a metric: load them with evalbench.studies")
+        return self._metric
 
     def model_specs(self) -> list[ModelSpec]:
         """The systems and judges of every cell, once per name, provider and endpoint."""

@@ -60,10 +60,13 @@ def headlines(result: SweepResult) -> dict[str, Any]:
     ok = int((cells["status"] == "ok").sum())
     out: dict[str, Any] = {"cells": f"{len(cells)} ({ok} ok)"}
     best = _best_row(result)
-    if best is not None:
-        out[f"best {result.metric}"] = (
-            f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
-        )
+    if best is None:  # a headline over nothing measured is no number
+        why = "no cell ended ok" if not ok else f"no cell has {result.metric}"
+        out[f"best {result.metric}"] = f"no result ({why})"
+        return out
+    out[f"best {result.metric}"] = (
+        f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
+    )
     return out
 
 

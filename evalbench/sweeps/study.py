@@ -30,6 +30,7 @@ from evalbench.params import ParamsError, StudyParams, params_hash, validate_par
 from evalbench.publish import classify_failure, error_verdict
 from evalbench.records import read_jsonl
 from evalbench.runs import (
+    UNFINISHED,
     USAGE_COLUMNS,
     Run,
     RunInUse,
@@ -47,7 +48,15 @@ from evalbench.studies import SWEEP, Study, UnknownStudyKind, get_study, summari
 from . import metrics, report
 from .data import read_cell
 from .executor import CellExecutor, Finished, LocalExecutor, Task
-from .expand import check_spec, expand, factors, level_label, validated_cells, value_text
+from .expand import (
+    check_spec,
+    expand,
+    factors,
+    level_label,
+    ranking_metric,
+    validated_cells,
+    value_text,
+)
 from .records import (
     Cell,
     CellRecord,
@@ -96,6 +105,7 @@ def load(data: dict[str, Any], path: Path) -> SweepParams:
     check_spec(params.sweep, path)
     cells = expand(params.sweep, params.seed, path)
     params._cells = validated_cells(model, dict(params.base), cells, path)
+    params._metric = ranking_metric(params.swept, params._cells, params.sweep.metric, path)
     return params
 
 
@@ -320,17 +330,41 @@ def execute(
     shared = any(spec.calls_endpoint for spec in params.model_specs())
     by_id = {job.cell.id: job for job in jobs}
     summaries: dict[int, CellSummary] = {}
+    stopped: list[tuple[CellJob, str]] = []
     bar = progress_bar()(total=len(jobs), desc="sweep cells", unit="cell")
+    done_cells = executor.run(plan(jobs, shared), compute_cell,
+                              timeout_s=params.sweep.cell_timeout_s)  # fmt: skip
     try:
-        for done in executor.run(
-            plan(jobs, shared), compute_cell, timeout_s=params.sweep.cell_timeout_s
-        ):
-            ok = done.error is None
-            summaries[done.cell] = done.value if ok else _failed(by_id[done.cell], done)
+        for done in done_cells:
+            if done.error is None:
+                summaries[done.cell] = done.value
+            else:
+                summaries[done.cell] = _failed(by_id[done.cell], done)
+                stopped.append((by_id[done.cell], done.error))
             bar.update(1)
     finally:
+        getattr(done_cells, "close", lambda: None)()  # its workers stopped: their folders free
+        for job, why in stopped:
+            settle_stopped(job.folder, why)
         bar.close()
     return summaries
+
+
+def settle_stopped(folder: Path, why: str) -> None:
+    """Record in a cell's manifest how it ended when its worker could not (timed out and
+    killed, or its process died): ``failed`` with ``why``, if the manifest still says it is
+    running (or says nothing: a cluster's task that never sent its files back). Done holding
+    the folder's lock, once the executor stopped the worker; a folder another sweep holds by
+    then is that sweep's to end."""
+    try:
+        lock_run(folder)
+    except RunInUse:
+        return
+    try:
+        if read_manifest(folder).get("status") in (*UNFINISHED, None):  # None: never started
+            update_manifest(folder, status="failed", reason=why, ended_at=now_iso())
+    finally:
+        release_run(folder)
 
 
 def cell_jobs(run: Run[Any]) -> list[CellJob]:
@@ -379,22 +413,11 @@ def run(run: Run[Any]) -> SweepResult:
 # ------------------------------------------------------------------------------ analysis
 
 
-def ranking_metric(params: SweepParams, estimates: pd.DataFrame) -> tuple[str, bool]:
-    """The metric that ranks configurations and its direction.
-
-    Raises:
-        ValueError: ``sweep.metric`` names no metric of the cells.
-    """
-    have = list(dict.fromkeys(estimates["metric"]))
-    if not have:
-        return params.sweep.metric or "", True
-    metric = params.sweep.metric or have[0]
-    if metric not in have:
-        raise ValueError(
-            f"sweep.metric: {metric!r} is no metric of the cells (they have: {', '.join(have)})"
-        )
+def higher_is_better(metric: str, estimates: pd.DataFrame) -> bool:
+    """Whether a higher ``metric`` is better, as the cells' outcomes say (``True`` when no
+    cell has it: nothing is ranked then)."""
     rows = estimates[estimates["metric"] == metric]
-    return metric, bool(rows["higher_is_better"].iloc[0])
+    return bool(rows["higher_is_better"].iloc[0]) if len(rows) else True
 
 
 def compare_all(
@@ -439,7 +462,8 @@ def analyse(
     outcomes = metrics.outcomes_of(summaries)
     estimates = metrics.estimate_frame(outcomes, level=level, rounds=rounds, seed=seed)
     usage = metrics.usage_frame(summaries)
-    metric, higher = ranking_metric(params, estimates)
+    metric = params.metric
+    higher = higher_is_better(metric, estimates)
     tests, notes = compared or compare_all(params, cells, summaries)
     configs = metrics.with_fronts(metrics.config_frame(cells, estimates, usage, metric), higher)
     best = metrics.best_vs_others(
@@ -571,7 +595,10 @@ def verdict(run_dir: Path, params: SweepParams) -> tuple[str, str]:
         return "ok", ""
     shown = "; ".join(f"cell {r['cell']} {r['status']}: {r.get('reason') or ''}" for r in bad[:3])
     more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-    return "degraded", f"{len(bad)} of {len(rows)} cells did not end ok: {shown}{more}"
+    head = f"{len(bad)} of {len(rows)} cells did not end ok"
+    if len(bad) == len(rows):
+        head = f"no cell ended ok ({len(bad)} of {len(rows)})"
+    return "degraded", f"{head}: {shown}{more}"
 
 
 def counts(result: SweepResult) -> dict[str, int]:

@@ -169,3 +169,47 @@ def test_evalbench_run_refuses_a_bad_sweep_with_exit_2_and_runs_nothing(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "sweep.zip: lists of different lengths" in err
     assert not (get_settings().outputs_dir / "sw").exists()
+
+
+# --------------------------------------------------------------------- the ranking metric
+
+
+def test_a_ranking_metric_the_study_does_not_have_is_refused_before_any_cell(
+    tmp_path: Path, capsys
+) -> None:
+    # GAIA's outcomes have one metric, accuracy: a typo is one line naming the valid ones
+    path = sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "metric": "acuracy"})
+    assert "sweep.metric: 'acuracy' is no metric of study kind gaia (valid: accuracy)" in refused(
+        path
+    )
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "sweep.metric: 'acuracy'" in err
+    assert not (get_settings().outputs_dir / "sw").exists()  # no cell ran
+    # without sweep.metric: the study's first (its headline's)
+    assert load_params(sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}}, "d")).metric == (
+        "accuracy"
+    )
+
+
+def test_judge_golden_metrics_follow_its_params_and_must_be_in_every_cell(tmp_path: Path) -> None:
+    def golden(sweep: dict, name: str) -> Path:
+        path = tmp_path / f"{name}.yaml"
+        demo = get_settings().project_root / "params" / "judge_golden_demo.yaml"
+        data = {**yaml.safe_load(demo.read_text()), "sweep": sweep}
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        return path
+
+    # the default rubric (fine_grained: accuracy, completeness, clarity), headline accuracy,
+    # tolerance 1: "within ±1 (accuracy)" first
+    params = load_params(golden({"seeds": [1, 2]}, "g"))
+    assert params.metric == "within ±1 (accuracy)"
+    ok = golden({"seeds": [1, 2], "metric": "abs error (clarity)"}, "g2")
+    assert load_params(ok).metric == "abs error (clarity)"
+    # sweeping the tolerance renames that metric per cell: it ranks no two cells alike
+    path = golden({"grid": {"tolerance": [1, 2]}, "metric": "within ±1 (accuracy)"}, "g3")
+    assert (
+        "sweep.metric: 'within ±1 (accuracy)' is not a metric of every cell (cell 1 has: "
+        "within ±2 (accuracy), abs error (weighted), abs error (accuracy), "
+        "abs error (completeness), abs error (clarity))"
+    ) in refused(path)

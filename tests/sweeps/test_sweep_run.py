@@ -299,3 +299,36 @@ def test_two_sweeps_sharing_cells_compute_each_cell_once(
         assert a["status"] == b["status"] == "ok", (a.get("reason"), b.get("reason"))
         assert sorted([a["reused"], b["reused"]]) == [False, True]
     assert loopback.count == 8 == len(_distinct(loopback))
+
+
+def test_a_sweep_in_which_no_cell_ends_ok_is_published_saying_so(
+    tmp_path: Path, loopback, monkeypatch
+) -> None:
+    # one cell's endpoint refuses every connection, the other's never answers (stopped at
+    # cell_timeout_s): no cell ends ok, and the sweep says so, with each reason, and exits 1
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    hung, port = _silent_port()
+    try:
+        study = _study(tmp_path, loopback, items=2)
+        study["systems"] = [study["systems"][0] | {"max_retries": 0}]
+        urls = [f"http://127.0.0.1:{_closed_port()}/v1", f"http://127.0.0.1:{port}/v1"]
+        sweep = {"grid": {"systems.0.base_url": urls}, "cell_timeout_s": 2, "max_parallel": 2}
+        path = write_params(tmp_path, "sweep_none", sweep, **study)
+        result = run_study(path, warm=True)
+    finally:
+        hung.close()
+    assert result.status == "degraded", result.reason  # published (exit 1), not ok
+    assert result.reason.startswith("no cell ended ok (2 of 2): cell 0 failed: ")
+    cells = read_jsonl(result.run_dir / "records" / "cells.jsonl")
+    assert [(c["cell"], c["status"]) for c in cells] == [(0, "failed"), (1, "failed")]
+    assert "2 of 2 calls failed" in cells[0]["reason"]
+    assert "timed out after 2 s" in cells[1]["reason"]
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["headlines"] == {"cells": "2 (0 ok)",
+                                     "best accuracy": "no result (no cell ended ok)"}  # fmt: skip
+    html = (result.run_dir / "report.html").read_text()
+    assert "No cell ended ok: nothing to rank" in html and "timed out after 2 s" in html
+    # the timed-out cell's own manifest says how it ended (its worker was killed mid-run)
+    stopped = json.loads((result.run_dir.parent / "cells" / cells[1]["run_id"] /
+                          "manifest.json").read_text())  # fmt: skip
+    assert stopped["status"] == "failed" and "timed out after 2 s" in stopped["reason"]
