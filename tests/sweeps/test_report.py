@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
+from evalbench.importers import RunOutcomes, outcome_frame
 from evalbench.studies import load_params
 from evalbench.sweeps import report
+from evalbench.sweeps.data import CellData
 from evalbench.sweeps.records import CellSummary
 from evalbench.sweeps.study import analyse, cell_records
 
@@ -64,3 +67,47 @@ def test_a_sweep_in_which_no_cell_ended_ok_says_so_with_every_reason(tmp_path: P
     ):
         table(result)  # every table of the notebook renders (empty where nothing ended ok)
     assert "nothing to separate" in report.separation_sentence(result)
+
+
+def ended_ok(cell: int, right: dict[str, range], n: int = 20) -> CellSummary:
+    """A cell that ended ok: each system right on the items ``right[system]`` of ``n``."""
+    rows = [{"item_id": f"t{i}", "system": system, "metric": "accuracy", "kind": "binary",
+             "higher_is_better": True, "value": float(i in items), "state": "ok"}
+            for system, items in right.items() for i in range(n)]  # fmt: skip
+    run = RunOutcomes(f"s/{cell}", "gaia", "evalbench", tmp := Path(f"run{cell}"),
+                      outcome_frame(rows), (), frozenset(), {})  # fmt: skip
+    data = CellData(run, [], {})
+    return CellSummary(cell, "ok", None, str(tmp), False, 1.0, {}, data, {}, {})
+
+
+TWO = [dict(SIM), {"name": "b", "provider": "sim", "sim": {"accuracy": 0.5}}]
+
+
+def test_the_best_is_claimed_better_only_than_what_it_was_compared_with(tmp_path: Path) -> None:
+    # config 0 ended ok (system a right on 20 of 20 items, b on 2), config 1 failed: the best,
+    # config 0 · a, was tested against config 0 · b only (18 discordant pairs, all for a:
+    # exact McNemar p = 2 × 0.5^18 = 7.6e-6), never against config 1
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}}, TWO)
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(20), "b": range(2)}), 1: failed(1, "timed out")}
+    result = analyse(params, cells, summaries, tmp_path)
+    assert result.best["p"].tolist() == pytest.approx([2 * 0.5**18])
+    sentence = report.best_sentence(result)
+    assert "every other" not in sentence
+    assert "significantly better than config 0 · b (Holm-adjusted p below 0.05" in sentence
+    assert "Not compared: config 1 (no cell ended ok)." in sentence
+
+
+def test_an_entry_without_a_seed_in_common_with_the_best_is_not_compared(tmp_path: Path) -> None:
+    # config 0 ended ok at seed 0 only, config 1 at seed 1 only: no item is paired between
+    # them, so the best is neither better than config 1 nor "not told apart" from it
+    params = sweep_params(
+        tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}, "seeds": [0, 1]}
+    )
+    cells = [cell for cell, _ in params.cells]  # cells 0, 1: config 0; 2, 3: config 1
+    summaries = {0: ended_ok(0, {"a": range(15)}), 1: failed(1, "died"),
+                 2: failed(2, "died"), 3: ended_ok(3, {"a": range(10)})}  # fmt: skip
+    result = analyse(params, cells, summaries, tmp_path)
+    sentence = report.best_sentence(result)
+    assert "not significantly better" not in sentence and "every other" not in sentence
+    assert "Not compared: config 1 (no seed at which both ended ok)." in sentence
