@@ -71,7 +71,9 @@ def cell_count(spec: SweepSpec) -> int:
 
 
 def check_spec(spec: SweepSpec, path: Path) -> None:
-    """The sweep block's own rules (see the module docstring).
+    """The sweep block's own rules (see the module docstring): its keys, then the number of
+    cells (counted from the lists' lengths alone), then each value, in time linear in the
+    values.
 
     Raises:
         ParamsError: one line naming the file and the sweep key.
@@ -83,17 +85,20 @@ def check_spec(spec: SweepSpec, path: Path) -> None:
                 raise ParamsError(
                     f"{path}: sweep.{part}.{key}: no values (a swept key needs at least one)"
                 )
-            if part == "grid":  # a zip's lists may repeat a value; its positions may not
-                _no_repeats(listed, f"sweep.{part}.{key}", path)
-    _check_zip(spec, path)
-    if spec.seeds is not None:
-        _no_repeats(spec.seeds, "sweep.seeds", path)
+    _check_zip_lengths(spec, path)
     count = cell_count(spec)
     if count > MAX_CELLS:
         raise ParamsError(
             f"{path}: sweep: {count:,d} cells ({_shape(spec)}); a sweep may have at most "
             f"{MAX_CELLS:,d} (split it into several sweeps, or sweep fewer values)"
         )
+    for key, listed in spec.grid.items():  # a zip's lists may repeat a value; its rows may not
+        _no_repeats(listed, f"sweep.grid.{key}", path)
+    rows = [list(row) for row in zip(*spec.zip.values(), strict=True)]
+    if (index := _first_repeat(rows)) is not None:
+        raise ParamsError(f"{path}: sweep.zip: position {index} repeats {_same(rows[index])}")
+    if spec.seeds is not None:
+        _no_repeats(spec.seeds, "sweep.seeds", path)
 
 
 def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
@@ -108,14 +113,38 @@ def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
         raise ParamsError(f"{path}: {where}: in both sweep.grid and sweep.zip")
 
 
+def _first_repeat(values: Sequence[Any]) -> int | None:
+    """The position of the first value the same as an earlier one (:func:`_identity`), in one
+    pass over a set."""
+    keys = [_identity(value) for value in values]
+    if len(set(keys)) == len(keys):
+        return None
+    seen: set[Any] = set()
+    for index, key in enumerate(keys):
+        if key in seen:
+            return index
+        seen.add(key)
+    return None  # pragma: no cover (the set above was smaller: some key repeats)
+
+
+def _identity(value: Any) -> Any:
+    """What makes two swept values the same: their JSON text; for a scalar (quicker), its
+    type and value (a float's repr: NaN is NaN, as in its text; True is not 1)."""
+    kind = type(value)
+    if kind is float:
+        return kind, repr(value)
+    if kind in (int, str, bool) or value is None:
+        return kind, value
+    return "json", _same(value)
+
+
 def _no_repeats(values: Sequence[Any], where: str, path: Path) -> None:
-    seen = [_same(v) for v in values]
-    for index, text in enumerate(seen):
-        if text in seen[:index]:
-            raise ParamsError(f"{path}: {where}: {text} is listed twice (cells would repeat)")
+    if (index := _first_repeat(values)) is not None:
+        text = _same(values[index])
+        raise ParamsError(f"{path}: {where}: {text} is listed twice (cells would repeat)")
 
 
-def _check_zip(spec: SweepSpec, path: Path) -> None:
+def _check_zip_lengths(spec: SweepSpec, path: Path) -> None:
     lengths = {key: len(values) for key, values in spec.zip.items()}
     if len(set(lengths.values())) > 1:
         shown = ", ".join(f"{k}: {n}" for k, n in lengths.items())
@@ -123,10 +152,6 @@ def _check_zip(spec: SweepSpec, path: Path) -> None:
             f"{path}: sweep.zip: lists of different lengths ({shown}); zipped "
             "keys vary together, one value of each per configuration"
         )
-    rows = [_same(list(values)) for values in zip(*spec.zip.values(), strict=True)]
-    for index, text in enumerate(rows):
-        if text in rows[:index]:
-            raise ParamsError(f"{path}: sweep.zip: position {index} repeats {text}")
 
 
 def _shape(spec: SweepSpec) -> str:

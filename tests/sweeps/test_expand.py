@@ -3,6 +3,7 @@ line naming it, before anything runs (load_params and ``evalbench run``: exit 2)
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -213,3 +214,53 @@ def test_judge_golden_metrics_follow_its_params_and_must_be_in_every_cell(tmp_pa
         "within ±2 (accuracy), abs error (weighted), abs error (accuracy), "
         "abs error (completeness), abs error (clarity))"
     ) in refused(path)
+
+
+# --------------------------------------------------------------------- size first, then linear
+
+
+@pytest.mark.slow  # builds and validates lists of 10^6 values (about 3 s)
+def test_a_huge_seed_list_or_grid_is_counted_and_refused_before_any_per_value_check(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from evalbench.sweeps import expand as expand_module
+    from evalbench.sweeps.study import load
+
+    def never(*args, **kwargs):
+        raise AssertionError("a per-value check ran before the cell count")
+
+    monkeypatch.setattr(expand_module, "_no_repeats", never)
+    monkeypatch.setattr(expand_module, "_first_repeat", never, raising=False)
+    base = {"study": "gaia", "title": "t", "dataset": "demo", "systems": [dict(SIM)]}
+    # 2 configurations × 100,000 seeds = 200,000 cells (the duplicate check was quadratic and
+    # ran first: 397 s to this line); a 10^6-value grid: 1,000,000 cells
+    for sweep, expected in [
+        ({"grid": {"attempts": [1, 2]}, "seeds": list(range(100_000))},
+         "200,000 cells (2 configurations × 100,000 seeds)"),
+        ({"grid": {"systems.0.sim.accuracy": [i / 10**6 for i in range(10**6)]}},
+         "1,000,000 cells (1,000,000 configurations × 1 seed)"),
+        ({"zip": {"attempts": list(range(10**6)), "sample": list(range(10**6))}},
+         "1,000,000 cells (zip 1,000,000 configurations × 1 seed)"),
+    ]:  # fmt: skip
+        with pytest.raises(ParamsError) as info:
+            load({**base, "sweep": sweep}, tmp_path / "big.yaml")
+        assert expected in str(info.value) and f"at most {MAX_CELLS:,d}" in str(info.value)
+
+
+@pytest.mark.slow  # 10^6 values (about 1 s)
+def test_the_repeat_checks_are_linear() -> None:
+    from evalbench.sweeps.expand import _no_repeats
+
+    # 10^6 distinct values, then the first again: a linear check finds it in well under a
+    # second (the quadratic one took about 5·10^11 comparisons: hours); the bound is generous
+    # for a loaded machine
+    values = [*range(10**6), 0]
+    started = time.perf_counter()
+    with pytest.raises(ParamsError, match=r"p.yaml: sweep.seeds: 0 is listed twice"):
+        _no_repeats(values, "sweep.seeds", Path("p.yaml"))
+    assert time.perf_counter() - started < 5.0
+    # the same value as JSON is the same (1.0 is not 1, true is not 1, NaN is NaN)
+    for same in ([{"a": 1, "b": 2}, {"b": 2, "a": 1}], [math.nan, math.nan], ["x", "x"]):
+        with pytest.raises(ParamsError, match="is listed twice"):
+            _no_repeats(same, "sweep.grid.k", Path("p.yaml"))
+    _no_repeats([1, 1.0, True, "1", None, [1]], "sweep.grid.k", Path("p.yaml"))
