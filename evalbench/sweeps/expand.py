@@ -3,9 +3,12 @@
 Configurations are every combination of the ``grid`` lists (the first key varies slowest)
 crossed with the positions of the ``zip`` lists; each configuration runs once per seed.
 Any mistake is one :class:`~evalbench.params.ParamsError` line naming the file, the sweep
-key or the cell and what is wrong: an empty list, zip lists of different lengths, a key
-swept twice, a baseline that is no configuration, more than :data:`~.records.MAX_CELLS`
-cells, or a cell whose params do not validate (a bad key or value, named as ``-p`` names it).
+key or the cell and what is wrong: nothing to sweep, an empty list, zip lists of different
+lengths, a key swept twice, a seed key listed twice, swept, or naming no integer seed, more
+than :data:`~.records.MAX_CELLS` cells (counted from the lists' lengths before any value is
+looked at; every later check is one pass), a repeated value, a baseline that is no
+configuration (numbers match by value: ``2.0`` is ``2``), a cell whose params do not validate
+(a bad key or value, named as ``-p`` names it), or a ranking metric the cells will not have.
 """
 
 from __future__ import annotations
@@ -36,6 +39,22 @@ RESERVED = ("study", "sweep")
 
 def _same(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def _value(value: Any) -> str:
+    """A value as the baseline matches it: its JSON text with every number a float (the
+    baseline's ``2.0`` is the grid's ``2``; ``true`` stays no number)."""
+
+    def numbers(v: Any) -> Any:
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return float(v)
+        if isinstance(v, list):
+            return [numbers(x) for x in v]
+        if isinstance(v, dict):
+            return {k: numbers(x) for k, x in v.items()}
+        return v
+
+    return _same(numbers(value))
 
 
 ZIPPED = " (zip)"
@@ -78,6 +97,12 @@ def check_spec(spec: SweepSpec, path: Path) -> None:
     Raises:
         ParamsError: one line naming the file and the sweep key.
     """
+    if not spec.grid and not spec.zip and spec.seeds is None:
+        raise ParamsError(
+            f"{path}: sweep: nothing to sweep (no grid, zip or seeds); add one, or drop the "
+            "sweep block (-p sweep=null) to run the study once"
+        )
+    _check_seed_keys(spec, path)
     for part, values in [("grid", spec.grid), ("zip", spec.zip)]:
         for key, listed in values.items():
             _check_key(key, f"sweep.{part}.{key}", spec, path)
@@ -108,9 +133,39 @@ def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
     if parts[0] in RESERVED:
         raise ParamsError(f"{path}: {where}: {parts[0]!r} cannot be swept")
     if key in spec.seed_keys:
-        raise ParamsError(f"{path}: {where}: also in sweep.seed_keys (seeds set it)")
+        keys = ", ".join(spec.seed_keys)
+        if spec.seeds is not None:
+            raise ParamsError(f"{path}: {where}: also set by sweep.seeds (sweep.seed_keys: {keys})")
+        raise ParamsError(
+            f"{path}: {where}: a seed key (sweep.seed_keys: {keys}): list its values in "
+            "sweep.seeds, each configuration then runs once per seed"
+        )
     if key in spec.grid and key in spec.zip:
         raise ParamsError(f"{path}: {where}: in both sweep.grid and sweep.zip")
+
+
+def _check_seed_keys(spec: SweepSpec, path: Path) -> None:
+    """Each seed key once, a dotted key the sweep may set (:func:`check_seed_fields` checks,
+    once the cells are validated, that each names an integer seed)."""
+    seen: set[str] = set()
+    for key in spec.seed_keys:
+        if key in seen:
+            raise ParamsError(f"{path}: sweep.seed_keys: {key} is listed twice")
+        seen.add(key)
+        parts = key.split(".")
+        if not all(parts):
+            raise ParamsError(f"{path}: sweep.seed_keys: {key!r} is not a dotted key")
+        if parts[0] in RESERVED:
+            raise ParamsError(f"{path}: sweep.seed_keys: {parts[0]!r} cannot be set")
+        if not _seed_name(parts[-1]):
+            raise ParamsError(
+                f"{path}: sweep.seed_keys: {key} is not a seed field (a seed key names an "
+                f"integer seed: {SEED_FIELDS})"
+            )
+
+
+def _seed_name(name: str) -> bool:
+    return name == "seed" or name.endswith("_seed")
 
 
 def _first_repeat(values: Sequence[Any]) -> int | None:
@@ -185,9 +240,9 @@ def baseline_config(spec: SweepSpec, configs: list[dict[str, Any]], path: Path) 
                 f"(swept: {', '.join(configs[0]) or 'none'})"
             )
     first = {**configs[0], **wanted} if wanted else configs[0]
-    target = {k: _same(v) for k, v in first.items()}
+    target = {k: _value(v) for k, v in first.items()}
     for index, settings in enumerate(configs):
-        if {k: _same(v) for k, v in settings.items()} == target:
+        if {k: _value(v) for k, v in settings.items()} == target:
             return index
     raise ParamsError(
         f"{path}: sweep.baseline: {_same(wanted)} is no configuration of the "
@@ -287,3 +342,40 @@ def ranking_metric(
                 f"has: {', '.join(found)})"
             )
     return metric
+
+
+SEED_FIELDS = "seed, sample_seed, systems.0.seed"
+"""Examples of integer seed fields, for the refusal of a seed key that is none."""
+
+
+def check_seed_fields(spec: SweepSpec, cells: list[tuple[Cell, StudyParams]], path: Path) -> None:
+    """Each seed key names an integer field once the cell's params are validated (its name,
+    ``seed`` or ``*_seed``, was checked with the sweep block): a seed key landing on a
+    probability or a step limit would make the "seeds" differ in something else.
+
+    Raises:
+        ParamsError: a seed key that is no such field (one line naming it).
+    """
+    if spec.seeds is None or not cells:
+        return
+    cell, params = cells[0]
+    for key in spec.seed_keys:
+        value = _field_at(params, key.split("."))
+        if type(value) is not int:
+            raise ParamsError(
+                f"{path}: sweep.seed_keys: {key} is not a seed field (a seed key names an "
+                f"integer seed: {SEED_FIELDS}); cell {cell.id} has {value!r} there"
+            )
+
+
+def _field_at(params: Any, parts: list[str]) -> Any:
+    """The value at a dotted path of validated params (``None`` where there is none)."""
+    value = params
+    for part in parts:
+        if isinstance(value, list):
+            value = value[int(part)] if part.isdigit() and int(part) < len(value) else None
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            value = getattr(value, part, None)
+    return value

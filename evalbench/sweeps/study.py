@@ -49,6 +49,7 @@ from . import metrics, report
 from .data import read_cell
 from .executor import CellExecutor, Finished, LocalExecutor, Task
 from .expand import (
+    check_seed_fields,
     check_spec,
     expand,
     factors,
@@ -105,6 +106,7 @@ def load(data: dict[str, Any], path: Path) -> SweepParams:
     check_spec(params.sweep, path)
     cells = expand(params.sweep, params.seed, path)
     params._cells = validated_cells(model, dict(params.base), cells, path)
+    check_seed_fields(params.sweep, params._cells, path)
     params._metric = ranking_metric(params.swept, params._cells, params.sweep.metric, path)
     return params
 

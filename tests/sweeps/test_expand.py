@@ -23,7 +23,7 @@ SIM = {"name": "a", "provider": "sim", "sim": {"accuracy": 0.5}}
 def sweep_file(tmp_path: Path, sweep: dict, name: str = "sw", **extra) -> Path:
     """A GAIA demo params file with ``sweep``."""
     data = {"study": "gaia", "title": "t", "dataset": "demo", "systems": [dict(SIM)],
-            "sweep": sweep, **extra}  # fmt: skip
+            "sweep": sweep} | extra  # fmt: skip
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
@@ -85,6 +85,41 @@ def test_baseline_and_default_seed(tmp_path: Path) -> None:
     )
 
 
+def test_a_baseline_matches_a_number_by_its_value(tmp_path: Path) -> None:
+    # attempts: [1, 2] with baseline 2.0 (YAML float): the configuration attempts=2
+    path = sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "baseline": {"attempts": 2.0}})
+    assert [c.baseline for c, _ in load_params(path).cells] == [False, True]
+    nested = {"grid": {"systems.0.sim.accuracy": [{"1": 1, "2": 0.5}, {"1": 0.5, "2": 0.5}]},
+              "baseline": {"systems.0.sim.accuracy": {"1": 1.0, "2": 0.5}}}  # fmt: skip
+    assert [c.baseline for c, _ in load_params(sweep_file(tmp_path, nested, "n")).cells] == [
+        True,
+        False,
+    ]
+    # true is not 1: no configuration
+    path = sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "baseline": {"attempts": True}}, "b")
+    assert 'sweep.baseline: {"attempts": true} is no configuration' in refused(path)
+
+
+def test_seed_keys_that_are_seed_fields_are_accepted(tmp_path: Path) -> None:
+    keys = ["seed", "sample_seed", "systems.0.seed"]
+    path = sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "seeds": [3, 4], "seed_keys": keys})
+    params = load_params(path)
+    cell, cell_params = params.cells[1]
+    assert cell.seed == 4 and cell_params.seed == cell_params.sample_seed == 4
+    assert cell_params.systems[0].seed == 4
+
+
+def test_a_seed_key_must_hold_an_integer_once_validated(tmp_path: Path) -> None:
+    # named like a seed, but a key of the accuracy table (level -> probability): 0 becomes 0.0
+    systems = [{"name": "a", "provider": "sim", "sim": {"accuracy": {"1": 0.5}}}]
+    sweep = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.sim.accuracy.seed"]}
+    path = sweep_file(tmp_path, sweep, systems=systems)
+    assert (
+        "sweep.seed_keys: systems.0.sim.accuracy.seed is not a seed field (a seed key names an "
+        "integer seed: seed, sample_seed, systems.0.seed); cell 0 has 0.0 there"
+    ) in refused(path)
+
+
 def test_max_parallel_is_not_part_of_the_sweep(tmp_path: Path) -> None:
     one = load_params(sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "max_parallel": 1}, "a"))
     two = load_params(sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}, "max_parallel": 4}, "b"))
@@ -107,7 +142,20 @@ def test_max_parallel_is_not_part_of_the_sweep(tmp_path: Path) -> None:
         ({"grid": {"attempts": []}}, "sweep.grid.attempts: no values"),
         ({"grid": {"attempts": [1]}, "zip": {"attempts": [2]}}, "in both sweep.grid and sweep.zip"),
         ({"grid": {"study": ["hle"]}}, "sweep.grid.study: 'study' cannot be swept"),
-        ({"grid": {"seed": [1, 2]}}, "sweep.grid.seed: also in sweep.seed_keys"),
+        ({"grid": {"seed": [1, 2]}},
+         "sweep.grid.seed: a seed key (sweep.seed_keys: seed): list its values in sweep.seeds, "
+         "each configuration then runs once per seed"),
+        ({"grid": {"seed": [1, 2]}, "seeds": [0, 1]},
+         "sweep.grid.seed: also set by sweep.seeds (sweep.seed_keys: seed)"),
+        ({}, "sweep: nothing to sweep (no grid, zip or seeds); add one, or drop the sweep block "
+             "(-p sweep=null) to run the study once"),
+        ({"grid": {}, "zip": {}}, "sweep: nothing to sweep"),
+        ({"seeds": [0, 1], "seed_keys": ["seed", "seed"]}, "sweep.seed_keys: seed is listed twice"),
+        ({"seeds": [0, 1], "seed_keys": ["seed", "systems.0.sim.accuracy.1"]},
+         "sweep.seed_keys: systems.0.sim.accuracy.1 is not a seed field (a seed key names an "
+         "integer seed: seed, sample_seed, systems.0.seed)"),
+        ({"seeds": [0, 1], "seed_keys": ["systems.0.limits.max_steps"]},
+         "sweep.seed_keys: systems.0.limits.max_steps is not a seed field"),
         ({"grid": {"attempts": [1, 1]}}, "sweep.grid.attempts: 1 is listed twice"),
         ({"grid": {"attempts": [1, 2]}, "baseline": {"attempts": 3}},
          'sweep.baseline: {"attempts": 3} is no configuration'),
