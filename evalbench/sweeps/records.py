@@ -166,7 +166,7 @@ class CellRecord(Record):
     reason: str | None
     """Why the cell is not ``ok`` (its error, a timeout, failed calls)."""
     run_id: str
-    """The cell's run folder (``outputs/<study>/cells/<run id>``): its params hash."""
+    """The cell's run folder (``outputs/cells/<study kind>/<run id>``): its params hash."""
     reused: bool
     """Finished earlier with the same code, params and data: read, not run again."""
     wall_s: float | None

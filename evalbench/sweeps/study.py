@@ -2,12 +2,12 @@
 
 :func:`load` (the registry's ``load`` hook) validates the swept study's params and every
 cell before anything runs. :func:`run` computes each cell as a run of the swept study in
-its own run folder (``outputs/<params stem>/cells/<params hash>/``) through the study's own
-``run`` function, without a notebook, in worker processes (:mod:`.executor`); a cell
-finished earlier with the same code, params and data is read, not run again, and an
-unfinished one resumes from its records. The cells are then read like ``evalbench compare``
-reads runs and compared, summarized and ranked (:mod:`.metrics`). It writes
-``records/cells.jsonl`` and ``records/comparisons.jsonl``.
+its own run folder (``outputs/cells/<study kind>/<params hash>/``: every sweep with an equal
+cell shares it) through the study's own ``run`` function, without a notebook, in worker
+processes (:mod:`.executor`); a cell finished earlier with the same code, params and data is
+read, not run again, and an unfinished one resumes from its records. The cells are then
+read like ``evalbench compare`` reads runs and compared, summarized and ranked
+(:mod:`.metrics`). It writes ``records/cells.jsonl`` and ``records/comparisons.jsonl``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
+from filelock import FileLock, Timeout
 
 from evalbench import executors, sources
 from evalbench.freshness import run_inputs
@@ -369,24 +370,48 @@ def settle_stopped(folder: Path, why: str) -> None:
         release_run(folder)
 
 
+def cells_dir(outputs: Path, kind: str) -> Path:
+    """Where every sweep's cells of study kind ``kind`` live: ``<outputs>/cells/<kind>/``, one
+    folder per cell named by its params hash, so two sweeps with an equal cell (another params
+    file name, another sweep block) share it."""
+    return outputs / "cells" / kind
+
+
 def cell_jobs(run: Run[Any]) -> list[CellJob]:
-    """One job per cell of the sweep ``run`` (folders under ``<run folder>/../cells/``)."""
+    """One job per cell of the sweep ``run`` (folders under :func:`cells_dir`; a cell an
+    earlier version left under ``<params name>/cells/`` is moved there first)."""
     params = params_of(run)
     notebook = get_settings().project_root / "notebooks" / get_study(params.swept).notebook
-    folder = run.dir.parent / "cells"
-    return [
-        CellJob(
-            params.swept,
-            cell,
-            cell_params,
-            run.params_file,
-            [*run.overrides, "sweep=null", *cell.overrides],
-            folder / params_hash(cell_params),
-            notebook,
-            params.sweep.cell_timeout_s,
-        )
-        for cell, cell_params in params.cells
-    ]
+    folder = cells_dir(run.dir.parent.parent, params.swept)
+    jobs = []
+    for cell, cell_params in params.cells:
+        name = params_hash(cell_params)
+        adopt_legacy(run.dir.parent / "cells" / name, folder / name)
+        overrides = [*run.overrides, "sweep=null", *cell.overrides]
+        jobs.append(CellJob(params.swept, cell, cell_params, run.params_file, overrides,
+                            folder / name, notebook, params.sweep.cell_timeout_s))  # fmt: skip
+    return jobs
+
+
+def adopt_legacy(legacy: Path, folder: Path) -> None:
+    """Move a cell folder of the per-params-file layout (``outputs/<params name>/cells/<hash>``,
+    before cells were shared) to ``folder`` and leave a link in its place, so its old path
+    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is."""
+    if folder.exists() or legacy.is_symlink() or not legacy.is_dir():
+        return
+    lock = FileLock(legacy / ".lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return  # an older evalbench computes it right now: this sweep computes its own
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        legacy.rename(folder)
+    except OSError:  # taken meanwhile (another sweep made folder): the old one stays
+        return
+    finally:
+        lock.release()
+    legacy.symlink_to(folder.resolve(), target_is_directory=True)
 
 
 def run(run: Run[Any]) -> SweepResult:

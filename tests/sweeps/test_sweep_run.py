@@ -184,7 +184,7 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     finally:
         proc.wait(30)
     before = loopback.count
-    folders = list((outputs / "sweep_kill" / "cells").glob("*/records/responses.jsonl"))
+    folders = list((outputs / "cells" / "gaia").glob("*/records/responses.jsonl"))
     recorded = sum(len(read_jsonl(f)) for f in folders)  # answers kept: not asked again
     assert 0 < recorded < 16 and before <= recorded + 2, "killed too late, or lost answers"
     loopback.latency = 0.0
@@ -192,7 +192,7 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     cells = read_jsonl(run.dir / "records" / "cells.jsonl")
     assert [c["status"] for c in cells] == ["ok"] * 4
     for cell in cells:  # one record per item and system in every cell, none twice
-        counts = records_per_key(outputs / "sweep_kill" / "cells" / cell["run_id"])
+        counts = records_per_key(outputs / "cells" / "gaia" / cell["run_id"])
         assert len(counts) == 4 and set(counts.values()) == {1}
     # the rerun asked exactly what the cells had not recorded (a request in flight at the kill,
     # at most one per cell running, was paid and is asked again)
@@ -329,6 +329,47 @@ def test_a_sweep_in_which_no_cell_ends_ok_is_published_saying_so(
     html = (result.run_dir / "report.html").read_text()
     assert "No cell ended ok: nothing to rank" in html and "timed out after 2 s" in html
     # the timed-out cell's own manifest says how it ended (its worker was killed mid-run)
-    stopped = json.loads((result.run_dir.parent / "cells" / cells[1]["run_id"] /
-                          "manifest.json").read_text())  # fmt: skip
+    cell_dir = get_settings().outputs_dir / "cells" / "gaia" / cells[1]["run_id"]
+    stopped = json.loads((cell_dir / "manifest.json").read_text())
     assert stopped["status"] == "failed" and "timed out after 2 s" in stopped["reason"]
+
+
+# --------------------------------------------------------------------- cells shared by hash
+
+
+def test_the_same_sweep_under_another_name_reads_every_cell(tmp_path: Path) -> None:
+    # a copy of a params file under another name is the same sweep: its cells are the same
+    # runs (same params hash), computed once and read by the second
+    sweep = {"grid": {"systems.0.sim.accuracy": [0.5, 0.9]}, "max_parallel": 1}
+    study = {"dataset": "demo", "systems": [{"name": "a", "provider": "sim"}], "title": "same"}
+    first = write_params(tmp_path, "sweep_name_a", sweep, **study)
+    second = tmp_path / "sweep_name_b.yaml"
+    second.write_text(first.read_text())
+    _, one = sweep_in_process(first)
+    _, two = sweep_in_process(second)
+    assert one.folder == two.folder == get_settings().outputs_dir / "cells" / "gaia"
+    assert list(one.cells["run_id"]) == list(two.cells["run_id"])
+    assert list(one.cells["reused"]) == [False, False] and list(two.cells["reused"]) == [True, True]
+
+
+def test_cells_in_the_old_per_file_folder_are_moved_and_still_readable_there(
+    tmp_path: Path,
+) -> None:
+    # before: outputs/<params name>/cells/<hash>; a finished cell found there is moved to
+    # outputs/cells/<kind>/<hash> (read, not rerun) and its old path is a link to it
+    sweep = {"grid": {"systems.0.sim.accuracy": [0.5, 0.9]}, "max_parallel": 1}
+    path = write_params(tmp_path, "sweep_old", sweep, dataset="demo",
+                        systems=[{"name": "a", "provider": "sim"}])  # fmt: skip
+    _, result = sweep_in_process(path)
+    outputs = get_settings().outputs_dir
+    legacy = outputs / "sweep_old" / "cells"
+    legacy.mkdir(parents=True)
+    for run_id in result.cells["run_id"]:  # as the previous version left them
+        (outputs / "cells" / "gaia" / run_id).rename(legacy / run_id)
+    _, again = sweep_in_process(path)
+    assert list(again.cells["reused"]) == [True, True]
+    for run_id in again.cells["run_id"]:
+        moved = outputs / "cells" / "gaia" / run_id
+        assert (moved / "manifest.json").is_file() and not moved.is_symlink()
+        assert (legacy / run_id).is_symlink() and (legacy / run_id).resolve() == moved.resolve()
+        assert json.loads((legacy / run_id / "manifest.json").read_text())["status"] == "ok"
