@@ -18,6 +18,7 @@ from evalbench.sweeps import MAX_CELLS, SweepParams
 from evalbench.sweeps.expand import cell_count, factors, level_label
 
 SIM = {"name": "a", "provider": "sim", "sim": {"accuracy": 0.5}}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def sweep_file(tmp_path: Path, sweep: dict, name: str = "sw", **extra) -> Path:
@@ -312,3 +313,22 @@ def test_the_repeat_checks_are_linear() -> None:
         with pytest.raises(ParamsError, match="is listed twice"):
             _no_repeats(same, "sweep.grid.k", Path("p.yaml"))
     _no_repeats([1, 1.0, True, "1", None, [1]], "sweep.grid.k", Path("p.yaml"))
+
+
+def test_run_from_outside_the_project_is_one_line_saying_what_to_do(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    # the project (params/ and notebooks/) is found from the current folder upward; from
+    # elsewhere the study's notebook is not there: one line, exit 2, nothing written
+    monkeypatch.delenv("EVALBENCH_HOME")
+    monkeypatch.chdir(tmp_path)
+    demo = ROOT / "params" / "sweep_demo.yaml"
+    assert main(["run", str(demo), "-p", "sweep.seeds=[0]"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err == (
+        f"evalbench: {tmp_path}/notebooks/sweep.ipynb: no such notebook (the project, a "
+        "folder with params/ and notebooks/, is found from the current folder upward); run "
+        "from your evalbench checkout, or set EVALBENCH_HOME to it"
+    )
+    assert not any((get_settings().outputs_dir).glob("*/*"))
