@@ -134,6 +134,10 @@ class CellSummary(NamedTuple):
     """Seconds (see :attr:`CellRecord.timing`)."""
     data_files: dict[str, Any]
     """The data files the cell read (name or path -> sha256), from its manifest."""
+    resumed: bool = False
+    """See :attr:`CellRecord.resumed`."""
+    reasked: int = 0
+    reasked_cost_usd: float = 0.0
 
 
 class Estimate(BaseModel):
@@ -169,6 +173,17 @@ class CellRecord(Record):
     """The cell's run folder (``outputs/cells/<study kind>/<run id>``): its params hash."""
     reused: bool
     """Finished earlier with the same code, params and data: read, not run again."""
+    resumed: bool = False
+    """Computed over more than one attempt: it went on from what an earlier one (interrupted,
+    killed, failed or timed out) had recorded."""
+    reasked: int = 0
+    """Requests its earlier attempts had sent and not recorded when they stopped, asked again:
+    paid twice (at most: one sent an instant before a kill may not have reached the endpoint).
+    Counted from the cell's note of requests sent (``in_flight.jsonl``); not counted: requests
+    sent from other processes (``processes`` > 1, agents on Ray)."""
+    reasked_cost_usd: float = 0.0
+    """What those requests cost when asked again (the earlier payment, estimated by it);
+    included in :attr:`cost_usd`."""
     wall_s: float | None
     """Seconds the cell took (null when reused)."""
     timing: dict[str, float]
@@ -179,7 +194,8 @@ class CellRecord(Record):
     """The swept study's own index headlines of the cell."""
     metrics: list[Estimate]
     cost_usd: float | None
-    """USD paid for the cell's calls (cache hits free); null when no system is priced."""
+    """USD paid for the cell's calls (cache hits free), the requests lost in flight by earlier
+    attempts included (:attr:`reasked_cost_usd`); null when no system is priced."""
     prompt_tokens: int
     completion_tokens: int
     latency_s: float | None

@@ -194,8 +194,40 @@ def sweep_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
     return frame, caption
 
 
+def resumed_sentence(result: SweepResult) -> str:
+    """The cells that went on from an earlier attempt, and the requests that attempt had sent
+    and not recorded (asked again: paid twice). Empty when none."""
+    cells = result.cells
+    resumed = cells[cells["resumed"]] if "resumed" in cells else cells.iloc[:0]
+    if not len(resumed):
+        return ""
+    many = len(resumed) > 1
+    ids = _joined([f"cell {c}" if not many else str(c) for c in resumed["cell"]])
+    text = fill(
+        "{n} went on from an earlier attempt that stopped ({cells}); ",
+        n=count(len(resumed), "cell"),
+        cells=("cells " if many else "") + ids,
+    )
+    asked = int(resumed["reasked"].sum())
+    if not asked:
+        return text + "none had a request in flight when it stopped."
+    return text + fill(
+        "{asked} {they} had sent and not recorded were asked again: paid twice, {usd} USD "
+        "(in the costs below).",
+        asked=count(asked, "request"),
+        they="they" if many else "it",
+        usd=f"{float(resumed['reasked_cost_usd'].sum()):.4f}",
+    )
+
+
 def failed_sentence(result: SweepResult) -> str:
-    """Cells that did not end ok, each with its reason (never dropped: shown here)."""
+    """Cells that did not end ok, each with its reason (never dropped: shown here), and the
+    cells resumed from an earlier attempt (:func:`resumed_sentence`)."""
+    resumed = resumed_sentence(result)
+    return _failed_cells(result) + (f"<p>{resumed}</p>" if resumed else "")
+
+
+def _failed_cells(result: SweepResult) -> str:
     bad = result.cells[result.cells["status"] != "ok"]
     if not len(bad):
         return fill(

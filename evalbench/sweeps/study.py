@@ -26,7 +26,9 @@ from filelock import FileLock, Timeout
 from evalbench import executors, sources
 from evalbench.freshness import run_inputs
 from evalbench.importers import READERS
+from evalbench.models import ModelClient, ModelSpec
 from evalbench.models.progress import progress_bar
+from evalbench.models.usage import token_cost
 from evalbench.params import ParamsError, StudyParams, params_hash, validate_params
 from evalbench.publish import classify_failure, error_verdict
 from evalbench.records import read_jsonl
@@ -47,7 +49,7 @@ from evalbench.settings import get_settings
 from evalbench.studies import SWEEP, Study, UnknownStudyKind, get_study, summarize
 
 from . import metrics, report
-from .data import read_cell
+from .data import IN_FLIGHT, note_sent, read_cell, recorded_tokens, unanswered
 from .executor import CellExecutor, Finished, LocalExecutor, Task
 from .expand import (
     check_seed_fields,
@@ -153,6 +155,56 @@ class CellRun(Run[StudyParams]):
         )
         self.dir = job.folder
 
+    def client(self, spec: ModelSpec, **kwargs: Any) -> ModelClient:
+        """The run's client, noting each request it sends to a provider in the cell's
+        :data:`~.data.IN_FLIGHT` before it leaves (see :func:`_history`)."""
+        client = super().client(spec, **kwargs)
+        if not spec.simulated:
+            ask = client._ask
+            client._ask = partial(_noted, ask, self.dir, spec.name)  # type: ignore[method-assign]
+        return client
+
+    def cached(self, key: str) -> bool:
+        """Whether the response cache holds the answer to ``key`` (``cache: use`` only: the
+        other modes ask again whatever it holds)."""
+        return self.params.cache == "use" and self.cache.get(key) is not None
+
+
+async def _noted(ask: Any, folder: Path, system: str, request: Any, key: str, sim: Any) -> Any:
+    note_sent(folder, system, key)
+    return await ask(request, key, sim)
+
+
+def _history(job: CellJob, run: CellRun) -> dict[str, Any]:
+    """What the cell's earlier attempt left (read before the run marks it running): the
+    attempt it resumes when that one did not end ok (``resumed_from``: its status and
+    reason), and every request sent and never answered by it or the attempts before
+    (``lost_in_flight``: paid, and asked again now)."""
+    earlier = read_manifest(job.folder)
+    if earlier.get("status") in (None, "ok"):
+        return {"resumed_from": None, "lost_in_flight": []}
+    lost = [*(earlier.get("lost_in_flight") or []), *unanswered(job.folder, run.cached)]
+    return {
+        "resumed_from": {"status": earlier["status"], "reason": earlier.get("reason")},
+        "lost_in_flight": lost,
+    }
+
+
+def reasked_cost(folder: Path, specs: dict[str, ModelSpec], run: CellRun | None = None) -> float:
+    """USD of the requests lost in flight (the manifest's ``lost_in_flight``), each at what
+    asking it again cost (its answer in the response cache, or in the records): the payment
+    lost with the earlier attempt, estimated by the one that replaced it."""
+    lost = read_manifest(folder).get("lost_in_flight") or []
+    if not lost:
+        return 0.0
+    tokens = recorded_tokens(folder)
+    total = 0.0
+    for system, key in lost:
+        hit = run.cache.get(key) if run is not None and run.params.cache == "use" else None
+        used = (hit.usage.prompt_tokens, hit.usage.completion_tokens) if hit else tokens.get(key)
+        total += token_cost(specs.get(system), *used) if used else 0.0
+    return total
+
 
 def prepare_worker(kind: str) -> None:
     """A worker's start: end with the sweep's process; the swept study imported before the
@@ -206,9 +258,11 @@ def _compute(job: CellJob, timing: dict[str, float]) -> None:
     study = get_study(job.kind)
     sources.forget_reads()  # this worker's earlier cells read files too
     run = CellRun(job, study)
+    history = _history(job, run)
     run.start()
     cell = {"cell": job.cell.id, "config": job.cell.config, "seed": job.cell.seed}
-    update_manifest(job.folder, sweep_cell=cell)
+    update_manifest(job.folder, sweep_cell=cell, **history)
+    (job.folder / IN_FLIGHT).unlink(missing_ok=True)  # its lost requests are in the manifest
     timing["start"], clock = time.perf_counter() - clock, time.perf_counter()
     try:
         run.finish(study.run(run))
@@ -217,7 +271,11 @@ def _compute(job: CellJob, timing: dict[str, float]) -> None:
         update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso())
         timing["study"] = time.perf_counter() - clock
         return
+    finally:
+        lost = reasked_cost(job.folder, _specs(job.params), run)
+        update_manifest(job.folder, reasked_cost_usd=lost)
     timing["study"], clock = time.perf_counter() - clock, time.perf_counter()
+    (job.folder / IN_FLIGHT).unlink(missing_ok=True)  # every request came back: recorded
     _end(job, timing["study"])
     timing["end"] = time.perf_counter() - clock
 
@@ -274,7 +332,17 @@ def _summary(
         data=read_cell(job.folder, usage),
         timing=timing,
         data_files=manifest.get("data_files") or {},
+        **_resumed(manifest),
     )
+
+
+def _resumed(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A cell's :class:`CellSummary` fields on its earlier attempts (from its manifest)."""
+    return {
+        "resumed": manifest.get("resumed_from") is not None,
+        "reasked": len(manifest.get("lost_in_flight") or []),
+        "reasked_cost_usd": float(manifest.get("reasked_cost_usd") or 0.0),
+    }
 
 
 # ------------------------------------------------------------------------------ the sweep
@@ -298,8 +366,13 @@ def plan(jobs: list[CellJob], shared_cache: bool) -> list[list[list[Task]]]:
 
 
 def _failed(job: CellJob, finished: Finished) -> CellSummary:
-    """A cell whose worker raised, died or timed out (its records so far are counted)."""
+    """A cell whose worker raised, died or timed out (its records so far are counted, and
+    the requests its earlier attempts lost in flight)."""
     usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
+    manifest = read_manifest(job.folder)
+    earlier = _resumed(manifest) | {
+        "reasked_cost_usd": reasked_cost(job.folder, _specs(job.params))
+    }
     return CellSummary(
         job.cell.id,
         "failed",
@@ -311,6 +384,7 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
         read_cell(job.folder, usage),
         {"total": finished.wall_s},
         {},
+        **earlier,
     )
 
 
@@ -558,10 +632,13 @@ def cell_frame(
                 "status": s.status,
                 "reason": s.reason,
                 "reused": s.reused,
+                "resumed": s.resumed,
+                "reasked": s.reasked,
+                "reasked_cost_usd": s.reasked_cost_usd,
                 "wall_s": s.wall_s,
                 "run_id": s.run_id,
                 "overrides": list(cell.overrides),
-                "cost_usd": None if spent is None else float(spent["cost_usd"]),
+                "cost_usd": _cost(spent, s.reasked_cost_usd),
                 "prompt_tokens": 0 if spent is None else int(spent["prompt_tokens"]),
                 "completion_tokens": 0 if spent is None else int(spent["completion_tokens"]),
                 "latency_s": float(latency.mean()) if len(latency) else None,
@@ -571,6 +648,13 @@ def cell_frame(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _cost(spent: pd.Series | None, reasked: float) -> float | None:
+    """A cell's cost: its recorded calls' and what its requests lost in flight had cost."""
+    if spent is None:
+        return reasked or None
+    return float(spent["cost_usd"]) + reasked
 
 
 def cell_records(result: SweepResult) -> list[dict[str, Any]]:

@@ -111,3 +111,23 @@ def test_an_entry_without_a_seed_in_common_with_the_best_is_not_compared(tmp_pat
     sentence = report.best_sentence(result)
     assert "not significantly better" not in sentence and "every other" not in sentence
     assert "Not compared: config 1 (no seed at which both ended ok)." in sentence
+
+
+def test_resumed_cells_are_named_with_the_requests_they_paid_twice(tmp_path: Path) -> None:
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    # cell 1 went on from a killed attempt that had 2 requests in flight, each 0.02 USD when
+    # asked again
+    resumed = ended_ok(1, {"a": range(12)})._replace(resumed=True, reasked=2,
+                                                      reasked_cost_usd=0.04)  # fmt: skip
+    result = analyse(params, cells, {0: ended_ok(0, {"a": range(10)}), 1: resumed}, tmp_path)
+    rows = {r["cell"]: r for r in cell_records(result)}
+    assert (rows[1]["resumed"], rows[1]["reasked"], rows[1]["reasked_cost_usd"]) == (True, 2, 0.04)
+    assert rows[1]["cost_usd"] == pytest.approx(0.04)  # no recorded usage here: 0 + 0.04
+    assert (rows[0]["resumed"], rows[0]["reasked"]) == (False, 0)
+    text = report.failed_sentence(result)
+    assert "Every cell ended ok (0 read from an earlier run" in text
+    assert (
+        "1 cell went on from an earlier attempt that stopped (cell 1); 2 requests it had sent "
+        "and not recorded were asked again: paid twice, 0.0400 USD (in the costs below)."
+    ) in text

@@ -168,7 +168,10 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     seeds = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.seed"]}
     sweep = {"grid": {"systems.0.temperature": [0.0, 0.5]}, **seeds, "max_parallel": 2}
     study = _study(tmp_path, loopback)
-    study["systems"] = study["systems"][:1]
+    # priced so that one call (10 prompt + 5 completion tokens) costs 10 × 1000 / 10^6 +
+    # 5 × 2000 / 10^6 = 0.02 USD
+    study["systems"] = [study["systems"][0] | {"price_input_per_mtok": 1000.0,
+                                               "price_output_per_mtok": 2000.0}]  # fmt: skip
     path = write_params(tmp_path, "sweep_kill", sweep, **study)
     outputs = get_settings().outputs_dir
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -197,6 +200,15 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     # the rerun asked exactly what the cells had not recorded (a request in flight at the kill,
     # at most one per cell running, was paid and is asked again)
     assert len(_distinct(loopback)) == 16 and loopback.count - before == 16 - recorded
+    # the cells that were cut short say so, and count the requests they had sent and not
+    # recorded: asked again, so paid twice (a request noted as sent an instant before the kill
+    # may not have reached the server: at most one more per cell running, 2)
+    assert any(c["resumed"] for c in cells) and not any(c["reused"] for c in cells)
+    assert all(c["reasked"] == 0 for c in cells if not c["resumed"])
+    reasked, paid_twice = sum(c["reasked"] for c in cells), loopback.count - 16
+    assert paid_twice <= reasked <= paid_twice + 2
+    # the cells' costs: the 16 answers recorded, plus each re-asked request's earlier payment
+    assert sum(c["cost_usd"] for c in cells) == pytest.approx((16 + reasked) * 0.02)
 
 
 # --------------------------------------------------------------------- failures and the index
