@@ -23,6 +23,7 @@ from typing import Any
 
 from evalbench.importers import READERS
 from evalbench.params import (
+    MAX_DEPTH,
     ParamsError,
     StudyParams,
     apply_overrides,
@@ -128,6 +129,11 @@ def check_spec(spec: SweepSpec, path: Path) -> None:
 
 def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
     parts = key.split(".")
+    if len(parts) > MAX_DEPTH:
+        raise ParamsError(
+            f"{path}: {where[:60]}...: a key nested deeper than {MAX_DEPTH} levels (as a "
+            "params file may be)"
+        )
     if not all(parts):
         raise ParamsError(f"{path}: {where}: not a dotted key (as -p takes: systems.0.model)")
     if parts[0] in RESERVED:

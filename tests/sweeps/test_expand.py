@@ -171,6 +171,20 @@ def test_a_bad_sweep_is_one_line_naming_it(tmp_path: Path, sweep: dict, expected
     assert expected in refused(sweep_file(tmp_path, sweep))
 
 
+def test_a_key_nested_deeper_than_a_params_file_may_be_is_refused(tmp_path: Path, capsys) -> None:
+    # 5,000 levels: the override built a mapping that deep, and the error message's repr of it
+    # raised RecursionError (a traceback); a params file may nest 100 levels at most
+    deep = "systems.0.sim.accuracy." + ".".join(["x"] * 5000)
+    table = [{"name": "a", "provider": "sim", "sim": {"accuracy": {"1": 0.5}}}]
+    path = sweep_file(tmp_path, {"grid": {deep: [0.1, 0.9]}}, systems=table)
+    assert "sweep.grid.systems.0.sim.accuracy.x.x.x" in refused(path)
+    assert "a key nested deeper than 100 levels" in refused(path)
+    plain = sweep_file(tmp_path, {"grid": {"attempts": [1, 2]}}, "plain", systems=table)
+    assert main(["run", str(plain), "-p", f"{deep}=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "a key nested deeper than 100 levels" in err
+
+
 def test_two_cells_that_are_the_same_run_are_refused(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, {"zip": {"systems.0.temperature": [0.0, 0.0],
                                          "systems.0.model": ["", ""]}})  # fmt: skip
