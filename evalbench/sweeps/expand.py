@@ -350,6 +350,39 @@ def ranking_metric(
     return metric
 
 
+def check_new_keys(
+    model: type[StudyParams], base: dict[str, Any], spec: SweepSpec, cell: Cell, path: Path
+) -> None:
+    """Each swept key that lands in a free-form mapping (a table such as a simulator's
+    accuracy per level) names a key that mapping has without the sweep: a new key is one
+    the study never reads (a typo, a level that does not exist), and its configurations
+    would be the same study ranked as if they differed.
+
+    Each key is looked up in ``cell``'s params validated without that key's override (a
+    mapping the file does not write has its default); when those do not validate, the key
+    is needed to make them valid, and is not checked.
+
+    Raises:
+        ParamsError: a swept key the mapping does not have (its keys named).
+    """
+    for part, keys in [("grid", spec.grid), ("zip", spec.zip)]:
+        for key in keys:
+            others = [text for text in cell.overrides if not text.startswith(f"{key}=")]
+            try:
+                data = apply_overrides(copy.deepcopy(base), others, path)
+                params = validate_params(model, data, path)
+            except ParamsError:
+                continue
+            *parent, name = key.split(".")
+            table = _field_at(params, parent)
+            if isinstance(table, dict) and name not in table:
+                raise ParamsError(
+                    f"{path}: sweep.{part}.{key}: no key {name!r} in {'.'.join(parent)} (it has: "
+                    f"{', '.join(map(str, table)) or 'none'}); a sweep varies settings that "
+                    "exist: add it to the params file first"
+                )
+
+
 SEED_FIELDS = "seed, sample_seed, systems.0.seed"
 """Examples of integer seed fields, for the refusal of a seed key that is none."""
 

@@ -52,6 +52,7 @@ from . import metrics, report
 from .data import IN_FLIGHT, note_sent, read_cell, recorded_tokens, unanswered
 from .executor import CellExecutor, Finished, LocalExecutor, Task
 from .expand import (
+    check_new_keys,
     check_seed_fields,
     check_spec,
     expand,
@@ -109,6 +110,7 @@ def load(data: dict[str, Any], path: Path) -> SweepParams:
     check_spec(params.sweep, path)
     cells = expand(params.sweep, params.seed, path)
     params._cells = validated_cells(model, dict(params.base), cells, path)
+    check_new_keys(model, dict(params.base), params.sweep, cells[0], path)
     check_seed_fields(params.sweep, params._cells, path)
     params._metric = ranking_metric(params.swept, params._cells, params.sweep.metric, path)
     return params

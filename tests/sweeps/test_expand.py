@@ -185,6 +185,27 @@ def test_a_key_nested_deeper_than_a_params_file_may_be_is_refused(tmp_path: Path
     assert err.count("\n") == 0 and "a key nested deeper than 100 levels" in err
 
 
+def test_a_swept_key_a_mapping_does_not_have_is_refused(tmp_path: Path) -> None:
+    # GAIA's accuracy table has levels 1-3: a level 9 is a key the simulator never reads, so the
+    # two configurations were the same study, ranked as if they differed
+    table = [{"name": "a", "provider": "sim", "sim": {"accuracy": {"1": 0.6, "2": 0.4, "3": 0.2}}}]
+    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy.9": [0.1, 0.9]}},
+                      systems=table)  # fmt: skip
+    assert (
+        "sweep.grid.systems.0.sim.accuracy.9: no key '9' in systems.0.sim.accuracy (it has: 1, "
+        "2, 3); a sweep varies settings that exist: add it to the params file first"
+    ) in refused(path)
+    # a mapping the file does not write takes its default: the agent's tool mix
+    agent = [{"name": "a", "provider": "sim", "sim_agent": {"mean_steps": {"1": 3}}}]
+    path = sweep_file(tmp_path, {"zip": {"systems.0.sim_agent.tool_mix.serach": [0.1, 0.9]}},
+                      "mix", systems=agent)  # fmt: skip
+    assert "sweep.zip.systems.0.sim_agent.tool_mix.serach: no key 'serach' in" in refused(path)
+    # a key that exists is swept as before
+    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy.2": [0.1, 0.9]}}, "ok",
+                      systems=table)  # fmt: skip
+    assert len(load_params(path).cells) == 2
+
+
 def test_two_cells_that_are_the_same_run_are_refused(tmp_path: Path) -> None:
     path = sweep_file(tmp_path, {"zip": {"systems.0.temperature": [0.0, 0.0],
                                          "systems.0.model": ["", ""]}})  # fmt: skip
