@@ -54,8 +54,11 @@ class SweepSpec(BaseModel):
     """Level of the tests (Holm- and BH-adjusted over all cells)."""
     max_parallel: int = Field(default=2, ge=1, le=64, exclude=True)
     """Cells computed at once, each in a worker process (not part of the sweep's identity)."""
-    cell_timeout_s: float = Field(default=DAY_S, gt=0, exclude_if=lambda v: v == DAY_S)
-    """A cell still running after this long is stopped and shown as failed (timed out)."""
+    cell_timeout_s: float = Field(
+        default=DAY_S, gt=0, le=30 * DAY_S, exclude_if=lambda v: v == DAY_S
+    )
+    """A cell still running after this long is stopped and shown as failed (timed out); at
+    most 30 days (a longer wait is none: it overflowed the clock of the workers' wait)."""
     power: float = Field(default=0.8, gt=0.5, lt=1.0, exclude_if=lambda v: v == 0.8)
     """Power of the "seeds needed to separate the top two" estimate."""
 

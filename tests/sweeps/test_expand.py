@@ -164,6 +164,9 @@ def test_max_parallel_is_not_part_of_the_sweep(tmp_path: Path) -> None:
         ({"grid": {"attempts": 2}}, "sweep.grid.attempts: Input should be a valid list"),
         ({"grid": {"attempts": [1]}, "seeds": []}, "sweep.seeds: List should have at least 1 item"),
         ({"grid": {"attempts": [1]}, "gird": {}}, "sweep.gird: unknown key"),
+        # 1e300 s overflowed the executor's wait (a failed sweep after every cell ran)
+        ({"grid": {"attempts": [1]}, "cell_timeout_s": 1e300},
+         "sweep.cell_timeout_s: Input should be less than or equal to 2592000"),
         ({"grid": {"max_error_rate": [0.0, 0.0001]}, "seeds": [1, 1]}, "sweep.seeds: 1 is listed twice"),
     ],
 )  # fmt: skip
