@@ -32,7 +32,7 @@ from evalbench.params import (
     validate_params,
 )
 
-from .records import MAX_CELLS, Cell, SweepSpec
+from .records import MAX_CELLS, MAX_KEYS, Cell, SweepSpec
 
 RESERVED = ("study", "sweep")
 """Top-level keys a sweep may not vary: the study kind and the sweep itself."""
@@ -102,6 +102,12 @@ def check_spec(spec: SweepSpec, path: Path) -> None:
         raise ParamsError(
             f"{path}: sweep: nothing to sweep (no grid, zip or seeds); add one, or drop the "
             "sweep block (-p sweep=null) to run the study once"
+        )
+    keys = len(spec.grid) + len(spec.zip)
+    if keys > MAX_KEYS:
+        raise ParamsError(
+            f"{path}: sweep: {keys:,d} swept keys ({len(spec.grid):,d} in grid, "
+            f"{len(spec.zip):,d} in zip); a sweep may vary at most {MAX_KEYS}"
         )
     _check_seed_keys(spec, path)
     for part, values in [("grid", spec.grid), ("zip", spec.zip)]:

@@ -25,6 +25,9 @@ MAX_CELLS = 1000
 """The most cells one sweep may have (configurations × seeds). Each cell is a run: at the
 demo's ≈ 0.2 s per simulated cell a 1,000-cell sweep takes minutes, with real models hours;
 10,000 is refused before anything runs (split the sweep, or shrink the grid)."""
+MAX_KEYS = 100
+"""The most keys one sweep may vary (grid and zip together): with :data:`MAX_CELLS` cells,
+at most 9 keys can have two values each; each key is checked against the cells' params."""
 DAY_S = 86_400.0
 
 
@@ -41,7 +44,9 @@ class SweepSpec(BaseModel):
     the grid, e.g. a model and its price."""
     seeds: list[int] | None = Field(default=None, min_length=1)
     """Repeats of every configuration, one cell per seed (default: the study's own seed)."""
-    seed_keys: list[str] = Field(default_factory=lambda: ["seed"], min_length=1)
+    seed_keys: list[str] = Field(
+        default_factory=lambda: ["seed"], min_length=1, max_length=MAX_KEYS
+    )
     """Where each seed goes: ``seed`` (the study seed: simulated systems, bootstrap); add a
     real system's ``systems.0.seed`` so its repeats are new requests, not cache hits."""
     baseline: dict[str, JsonValue] | None = None

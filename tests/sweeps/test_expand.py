@@ -152,6 +152,8 @@ def test_max_parallel_is_not_part_of_the_sweep(tmp_path: Path) -> None:
              "(-p sweep=null) to run the study once"),
         ({"grid": {}, "zip": {}}, "sweep: nothing to sweep"),
         ({"seeds": [0, 1], "seed_keys": ["seed", "seed"]}, "sweep.seed_keys: seed is listed twice"),
+        ({"seeds": [0], "seed_keys": [f"k{i}_seed" for i in range(101)]},
+         "sweep.seed_keys: List should have at most 100 items"),
         ({"seeds": [0, 1], "seed_keys": ["seed", "systems.0.sim.accuracy.1"]},
          "sweep.seed_keys: systems.0.sim.accuracy.1 is not a seed field (a seed key names an "
          "integer seed: seed, sample_seed, systems.0.seed)"),
@@ -332,6 +334,22 @@ def test_a_huge_seed_list_or_grid_is_counted_and_refused_before_any_per_value_ch
         with pytest.raises(ParamsError) as info:
             load({**base, "sweep": sweep}, tmp_path / "big.yaml")
         assert expected in str(info.value) and f"at most {MAX_CELLS:,d}" in str(info.value)
+
+
+def test_more_swept_keys_than_a_sweep_may_vary_are_refused_at_once(tmp_path: Path) -> None:
+    # 3,000 one-value keys made one cell, and checking each key against the others took over
+    # 300 s; a sweep varies at most 100 keys (with 1,000 cells, only 9 of them can have two
+    # values)
+    table = {str(i): 0.5 for i in range(3000)}
+    systems = [{"name": "a", "provider": "sim", "sim": {"accuracy": table}}]
+    sweep = {"grid": {f"systems.0.sim.accuracy.{i}": [0.4] for i in range(2999)},
+             "zip": {"systems.0.sim.accuracy.2999": [0.1]}}  # fmt: skip
+    path = sweep_file(tmp_path, sweep, systems=systems)
+    started = time.perf_counter()
+    assert "sweep: 3,000 swept keys (2,999 in grid, 1 in zip); a sweep may vary at most 100" in (
+        refused(path)
+    )
+    assert time.perf_counter() - started < 30.0  # reading the 160 KB file; over 300 s before
 
 
 @pytest.mark.slow  # 10^6 values (about 1 s)
