@@ -140,7 +140,7 @@ def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
             f"{path}: {where[:60]}...: a key nested deeper than {MAX_DEPTH} levels (as a "
             "params file may be)"
         )
-    if not all(parts):
+    if not _dotted(parts):
         raise ParamsError(f"{path}: {where}: not a dotted key (as -p takes: systems.0.model)")
     if parts[0] in RESERVED:
         raise ParamsError(f"{path}: {where}: {parts[0]!r} cannot be swept")
@@ -165,7 +165,7 @@ def _check_seed_keys(spec: SweepSpec, path: Path) -> None:
             raise ParamsError(f"{path}: sweep.seed_keys: {key} is listed twice")
         seen.add(key)
         parts = key.split(".")
-        if not all(parts):
+        if not _dotted(parts):
             raise ParamsError(f"{path}: sweep.seed_keys: {key!r} is not a dotted key")
         if parts[0] in RESERVED:
             raise ParamsError(f"{path}: sweep.seed_keys: {parts[0]!r} cannot be set")
@@ -174,6 +174,12 @@ def _check_seed_keys(spec: SweepSpec, path: Path) -> None:
                 f"{path}: sweep.seed_keys: {key} is not a seed field (a seed key names an "
                 f"integer seed: {SEED_FIELDS})"
             )
+
+
+def _dotted(parts: list[str]) -> bool:
+    """Parts of a key an override can write: none empty, none with ``=`` (it ends the key) or
+    white space (stripped by ``-p``)."""
+    return all(part and "=" not in part and part == "".join(part.split()) for part in parts)
 
 
 def _seed_name(name: str) -> bool:

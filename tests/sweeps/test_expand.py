@@ -143,6 +143,11 @@ def test_max_parallel_is_not_part_of_the_sweep(tmp_path: Path) -> None:
         ({"grid": {"attempts": []}}, "sweep.grid.attempts: no values"),
         ({"grid": {"attempts": [1]}, "zip": {"attempts": [2]}}, "in both sweep.grid and sweep.zip"),
         ({"grid": {"study": ["hle"]}}, "sweep.grid.study: 'study' cannot be swept"),
+        # "=" ends the key of an override: systems.0.name=b swept the name to "b=x", "b=y"
+        ({"grid": {"systems.0.name=b": ["x", "y"]}},
+         "sweep.grid.systems.0.name=b: not a dotted key (as -p takes: systems.0.model)"),
+        ({"zip": {"attempts ": [1, 2]}}, "sweep.zip.attempts : not a dotted key"),
+        ({"seeds": [1], "seed_keys": ["seed=1"]}, "sweep.seed_keys: 'seed=1' is not a dotted key"),
         ({"grid": {"seed": [1, 2]}},
          "sweep.grid.seed: a seed key (sweep.seed_keys: seed): list its values in sweep.seeds, "
          "each configuration then runs once per seed"),
