@@ -196,7 +196,7 @@ def reasked_cost(folder: Path, specs: dict[str, ModelSpec], run: CellRun | None 
     """USD of the requests lost in flight (the manifest's ``lost_in_flight``), each at what
     asking it again cost (its answer in the response cache, or in the records): the payment
     lost with the earlier attempt, estimated by the one that replaced it."""
-    lost = read_manifest(folder).get("lost_in_flight") or []
+    lost = (_manifest_or_none(folder) or {}).get("lost_in_flight") or []
     if not lost:
         return 0.0
     tokens = recorded_tokens(folder)
@@ -371,7 +371,7 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
     """A cell whose worker raised, died or timed out (its records so far are counted, and
     the requests its earlier attempts lost in flight)."""
     usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
-    manifest = read_manifest(job.folder)
+    manifest = _manifest_or_none(job.folder) or {}
     earlier = _resumed(manifest) | {
         "reasked_cost_usd": reasked_cost(job.folder, _specs(job.params))
     }
@@ -440,10 +440,21 @@ def settle_stopped(folder: Path, why: str) -> None:
     except RunInUse:
         return
     try:
-        if read_manifest(folder).get("status") in (*UNFINISHED, None):  # None: never started
+        manifest = _manifest_or_none(folder)  # unreadable: left as it is, for a look
+        if manifest is not None and manifest.get("status") in (*UNFINISHED, None):
             update_manifest(folder, status="failed", reason=why, ended_at=now_iso())
     finally:
         release_run(folder)
+
+
+def _manifest_or_none(folder: Path) -> dict[str, Any] | None:
+    """A cell's manifest as the driver reads it (``None`` when it cannot be read: the cell's
+    problem, shown as its reason, never the end of the sweep)."""
+    try:
+        manifest = read_manifest(folder)
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
 
 
 def cells_dir(outputs: Path, kind: str) -> Path:

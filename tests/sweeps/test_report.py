@@ -9,11 +9,12 @@ import pytest
 import yaml
 
 from evalbench.importers import RunOutcomes, outcome_frame
-from evalbench.studies import load_params
+from evalbench.studies import load_params, open_run
 from evalbench.sweeps import report
 from evalbench.sweeps.data import CellData
+from evalbench.sweeps.executor import Finished
 from evalbench.sweeps.records import CellSummary
-from evalbench.sweeps.study import analyse, cell_records
+from evalbench.sweeps.study import _failed, analyse, cell_jobs, cell_records, settle_stopped
 
 SIM = {"name": "a", "provider": "sim", "sim": {"accuracy": 0.5}}
 
@@ -131,3 +132,23 @@ def test_resumed_cells_are_named_with_the_requests_they_paid_twice(tmp_path: Pat
         "1 cell went on from an earlier attempt that stopped (cell 1); 2 requests it had sent "
         "and not recorded were asked again: paid twice, 0.0400 USD (in the costs below)."
     ) in text
+
+
+def test_a_stopped_cell_with_an_unreadable_manifest_does_not_stop_the_sweep(
+    tmp_path: Path,
+) -> None:
+    # the driver reads a stopped cell's manifest (its earlier attempts, its final status): a
+    # file that is not JSON is the cell's problem, shown as its reason, never the sweep's end
+    sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    run = open_run(tmp_path / "sw.yaml")
+    job = cell_jobs(run)[0]
+    job.folder.mkdir(parents=True)
+    (job.folder / "manifest.json").write_text("{not json")
+    summary = _failed(job, Finished(0, None, "its worker process died (exit code -9)", 1.0))
+    assert summary.status == "failed" and summary.reason == "its worker process died (exit code -9)"
+    settle_stopped(job.folder, "its worker process died (exit code -9)")
+    assert (job.folder / "manifest.json").read_text() == "{not json"  # left as it was
+    (job.folder / "manifest.json").write_text("[1, 2]")  # JSON, but no manifest
+    assert _failed(job, Finished(0, None, "died", 1.0)).reason == "died"
+    settle_stopped(job.folder, "died")
+    assert (job.folder / "manifest.json").read_text() == "[1, 2]"
