@@ -419,9 +419,9 @@ def check_seed_fields(spec: SweepSpec, cells: list[tuple[Cell, StudyParams]], pa
             )
 
 
-def _field_at(params: Any, parts: list[str]) -> Any:
+def _field_at(params: StudyParams, parts: list[str]) -> Any:
     """The value at a dotted path of validated params (``None`` where there is none)."""
-    value = params
+    value: Any = params
     for part in parts:
         if isinstance(value, list):
             value = value[int(part)] if part.isdigit() and int(part) < len(value) else None
