@@ -192,13 +192,17 @@ def _history(job: CellJob, run: CellRun) -> dict[str, Any]:
     }
 
 
-def reasked_cost(folder: Path, specs: dict[str, ModelSpec], run: CellRun | None = None) -> float:
+def reasked_cost(
+    folder: Path, run: CellRun | None = None, params: StudyParams | None = None
+) -> float:
     """USD of the requests lost in flight (the manifest's ``lost_in_flight``), each at what
-    asking it again cost (its answer in the response cache, or in the records): the payment
-    lost with the earlier attempt, estimated by the one that replaced it."""
+    asking it again cost (its answer in ``run``'s response cache, or in the records): the
+    payment lost with the earlier attempt, estimated by the one that replaced it. Without
+    ``run`` (the driver), from the records and ``params``' prices."""
     lost = (_manifest_or_none(folder) or {}).get("lost_in_flight") or []
     if not lost:
         return 0.0
+    specs = _specs(run.params if run is not None else params)
     tokens = recorded_tokens(folder)
     total = 0.0
     for system, key in lost:
@@ -270,12 +274,11 @@ def _compute(job: CellJob, timing: dict[str, float]) -> None:
         run.finish(study.run(run))
     except Exception as exc:  # the cell failed: its manifest says why, the sweep shows it
         status, reason = classify_failure(exc)
-        update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso())
+        update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso(),
+                        reasked_cost_usd=reasked_cost(job.folder, run))  # fmt: skip
         timing["study"] = time.perf_counter() - clock
         return
-    finally:
-        lost = reasked_cost(job.folder, _specs(job.params), run)
-        update_manifest(job.folder, reasked_cost_usd=lost)
+    update_manifest(job.folder, reasked_cost_usd=reasked_cost(job.folder, run))
     timing["study"], clock = time.perf_counter() - clock, time.perf_counter()
     (job.folder / IN_FLIGHT).unlink(missing_ok=True)  # every request came back: recorded
     _end(job, timing["study"])
@@ -299,8 +302,8 @@ def _end(job: CellJob, study_s: float) -> None:
     )
 
 
-def _specs(params: StudyParams) -> dict[str, Any]:
-    return {spec.name: spec for spec in params.model_specs()}
+def _specs(params: StudyParams | None) -> dict[str, Any]:
+    return {spec.name: spec for spec in params.model_specs()} if params is not None else {}
 
 
 def _inputs(job: CellJob, data_files: dict[str, Any]) -> dict[str, Any]:
@@ -372,9 +375,7 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
     the requests its earlier attempts lost in flight)."""
     usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
     manifest = _manifest_or_none(job.folder) or {}
-    earlier = _resumed(manifest) | {
-        "reasked_cost_usd": reasked_cost(job.folder, _specs(job.params))
-    }
+    earlier = _resumed(manifest) | {"reasked_cost_usd": reasked_cost(job.folder, None, job.params)}
     return CellSummary(
         job.cell.id,
         "failed",
