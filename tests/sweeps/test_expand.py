@@ -313,7 +313,7 @@ def test_judge_golden_metrics_follow_its_params_and_must_be_in_every_cell(tmp_pa
 # --------------------------------------------------------------------- size first, then linear
 
 
-@pytest.mark.slow  # builds and validates lists of 10^6 values (about 3 s)
+@pytest.mark.slow  # builds and validates a list of 10^6 values (about 2 s)
 def test_a_huge_seed_list_or_grid_is_counted_and_refused_before_any_per_value_check(
     tmp_path: Path, monkeypatch
 ) -> None:
@@ -333,8 +333,8 @@ def test_a_huge_seed_list_or_grid_is_counted_and_refused_before_any_per_value_ch
          "200,000 cells (2 configurations × 100,000 seeds)"),
         ({"grid": {"systems.0.sim.accuracy": [i / 10**6 for i in range(10**6)]}},
          "1,000,000 cells (1,000,000 configurations × 1 seed)"),
-        ({"zip": {"attempts": list(range(10**6)), "sample": list(range(10**6))}},
-         "1,000,000 cells (zip 1,000,000 configurations × 1 seed)"),
+        ({"zip": {"attempts": list(range(10**5)), "sample": list(range(10**5))}},
+         "100,000 cells (zip 100,000 configurations × 1 seed)"),
     ]:  # fmt: skip
         with pytest.raises(ParamsError) as info:
             load({**base, "sweep": sweep}, tmp_path / "big.yaml")
