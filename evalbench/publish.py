@@ -105,12 +105,19 @@ def run_study(
 
     Raises:
         ParamsError: the params file or an override is invalid.
+        NotebookMissing: the study's notebook is not under the project folder.
         OutputsUnwritable: the run folder cannot be written.
     """
     overrides = overrides or []
     params = load_params(params_file, overrides)
     run_dir = run_dir_for(params_file, params)
     notebook = get_settings().project_root / "notebooks" / notebook_for(params)
+    if not notebook.is_file():
+        raise NotebookMissing(
+            f"{notebook}: no such notebook (the project, a folder with params/ and notebooks/, "
+            "is found from the current folder upward); run from your evalbench checkout, or "
+            "set EVALBENCH_HOME to it"
+        )
     started = time.perf_counter()
     if not force and (current := _current(Path(params_file), overrides)) is not None:
         return current
@@ -135,6 +142,11 @@ def run_study(
         return after_publish(result, params) if result.status in PUBLISHED else result
     finally:
         release_run(run_dir)
+
+
+class NotebookMissing(ParamsError):
+    """The study's notebook is not in the project folder (run from outside the project): a
+    usage error, one line saying what to do (exit 2, like a params error)."""
 
 
 def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:

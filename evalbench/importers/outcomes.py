@@ -470,23 +470,41 @@ def _datagen(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
     return outcome_frame(rows)
 
 
+def _golden_metrics(params: dict[str, Any]) -> list[str]:
+    """The metrics :func:`_judge_golden` reads for a study with ``params``: the headline's
+    ``within ±k``, then the absolute error of the weighted score and of each dimension."""
+    from evalbench.judge.rubrics import get_rubric
+
+    dims = [d.name for d in get_rubric(str(params.get("rubric", "fine_grained"))).dimensions]
+    tolerance, headline = float(params.get("tolerance", 1)), str(params.get("headline", ""))
+    within = [f"within ±{tolerance:g} ({headline})"] if headline in [*dims, "weighted"] else []
+    return [*within, "abs error (weighted)", *[f"abs error ({d})" for d in dims]]
+
+
+def _named(*names: str) -> Callable[[dict[str, Any]], list[str]]:
+    return lambda params: list(names)
+
+
 class Reader(NamedTuple):
     """How to read one study kind's records into outcomes."""
 
     read: Callable[[Path, dict[str, Any]], pd.DataFrame]
+    metrics: Callable[[dict[str, Any]], list[str]]
+    """The metric names ``read`` gives a run with these params, the headline's first (known
+    before the run: a sweep checks its ranking metric against them)."""
     slices: tuple[str, ...] = ()
     pairable: bool = True
 
 
 READERS: dict[str, Reader] = {
-    "gaia": Reader(_gaia, ("level",)),
-    "bfcl": Reader(_bfcl, ("category",)),
-    "judge_golden": Reader(_judge_golden),
-    "hle": Reader(_hle, ("category",)),
-    "arena": Reader(_battles, ("dataset",)),
-    "arena_public": Reader(_battles, ("dataset",)),
+    "gaia": Reader(_gaia, _named("accuracy"), ("level",)),
+    "bfcl": Reader(_bfcl, _named("accuracy"), ("category",)),
+    "judge_golden": Reader(_judge_golden, _golden_metrics),
+    "hle": Reader(_hle, _named("accuracy"), ("category",)),
+    "arena": Reader(_battles, _named("win share"), ("dataset",)),
+    "arena_public": Reader(_battles, _named("win share"), ("dataset",)),
     # generated problems get fresh ids in every run: gen_0001 of two runs are different items
-    "datagen": Reader(_datagen, pairable=False),
+    "datagen": Reader(_datagen, _named("judge quality (1-5)"), pairable=False),
 }
 """Study kind -> its reader. A study kind without per-item records (``judge_public``
 reads published verdict tables only) has none."""

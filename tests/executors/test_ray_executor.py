@@ -334,7 +334,7 @@ def test_a_sweep_on_ray_gives_the_cells_and_comparisons_of_a_local_sweep(
         rows = [_without_timing(_cost_to_9(_records(r, name))) for r in (local, remote)]
         assert rows[0] == rows[1], _differences(*rows)
     for row in cells:
-        folders = [r.dir.parent / "cells" / row["run_id"] for r in (local, remote)]
+        folders = [r.dir.parents[1] / "cells" / "gaia" / row["run_id"] for r in (local, remote)]
         names = sorted(p.name for p in (folders[1] / "records").glob("*.jsonl"))
         assert names == sorted(p.name for p in (folders[0] / "records").glob("*.jsonl"))
         for name in names:
