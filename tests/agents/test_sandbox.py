@@ -31,6 +31,7 @@ from evalbench.agents.tools.sandbox import (
     namespaces_available,
     sandbox_env,
 )
+from evalbench.processes import LIFELINE_ENV
 
 FAST = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=256, processes=16)
 needs_namespaces = pytest.mark.skipif(
@@ -227,7 +228,8 @@ def test_the_environment_is_built_not_inherited(workdir, monkeypatch):
         monkeypatch.setenv(name, value)
     result = run_python("import json, os\nprint(json.dumps(dict(os.environ)))", workdir, FAST)
     seen = json.loads(result.stdout)
-    assert set(seen) == set(sandbox_env(workdir))  # PATH, HOME, TMPDIR, LANG, ...
+    # PATH, HOME, TMPDIR, LANG, ... and evalbench's mark (its processes die with it)
+    assert set(seen) == {*sandbox_env(workdir), LIFELINE_ENV}
     assert "canary" not in result.stdout
     assert seen["HOME"] == seen["TMPDIR"] == str(workdir)
 
