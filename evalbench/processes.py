@@ -165,7 +165,7 @@ def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen[Any]:
 def stop(proc: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> int:
     """Stop a process started with :func:`spawn`: SIGTERM to its group, SIGKILL to the group
     after ``grace_s`` (at once with ``grace_s=0``), reap it, wait (bounded) until nothing of
-    the group runs, untie it. Safe to call twice.
+    the group runs, close our ends of its pipes, untie it. Safe to call twice.
 
     Returns:
         Its exit status (negative: the signal that ended it).
@@ -178,20 +178,26 @@ def stop(proc: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> int:
         _signal_group(proc.pid, signal.SIGKILL)  # the leader, or what it left in its group
         proc.wait()
         wait_group_gone(proc.pid)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
     finally:
         untie(proc.pid)
     return proc.returncode
 
 
 @contextlib.contextmanager
-def running(argv: Sequence[str], **popen: Any) -> Iterator[subprocess.Popen[Any]]:
-    """:func:`spawn` for the block, :func:`stop` after it (an exception or an interrupt
-    too)."""
+def running(
+    argv: Sequence[str], grace_s: float = STOP_GRACE_S, **popen: Any
+) -> Iterator[subprocess.Popen[Any]]:
+    """:func:`spawn` for the block, :func:`stop` (with ``grace_s``) after it, an exception
+    or an interrupt included."""
     proc = spawn(argv, **popen)
     try:
         yield proc
     finally:
-        stop(proc)
+        stop(proc, grace_s)
 
 
 def _signal_group(group: int, sig: signal.Signals) -> None:

@@ -25,11 +25,12 @@ from executors.raycluster import RAY_ENV
 from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV
 
-from evalbench import gaia
+from evalbench import cli, gaia
 from evalbench.agents import AgentConfigError
 from evalbench.executors import ExecutorError, RayHints
+from evalbench.executors.reach import PROBE, TIMEOUT_ENV
 from evalbench.records import read_jsonl
-from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS
+from evalbench.settings import ENV_EXECUTOR, ENV_OUTPUTS, ENV_RAY_ADDRESS
 from evalbench.studies import open_run
 
 pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
@@ -424,3 +425,35 @@ def test_an_interrupt_cancels_a_command_agent_on_the_cluster_before_its_worker_i
     assert stopped_at and records == {}
     assert ended - stopped_at[0] < CANCEL_GRACE_S  # cancelled, not killed after the grace
     assert _wait_for(lambda: not _marked("EVALBENCH_RAY_ORPHAN"), 5)
+
+
+def test_an_address_where_no_cluster_answers_is_given_up_on_at_the_connect_timeout(
+    monkeypatch, capfd
+):
+    """Nothing listens on 127.0.0.1:1: Ray alone retries for ~13 minutes, writing a
+    gcs_client line each time. evalbench gives up at EVALBENCH_RAY_CONNECT_TIMEOUT_S (5 s
+    here; 30 s by default) with one line and exit 2, runs nothing, leaves no process."""
+    pytest.importorskip("ray")
+    for name, value in {**RAY_ENV, TIMEOUT_ENV: "5"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    argv = [
+        "run",
+        "params/gaia_agents_demo.yaml",
+        "--executor",
+        "ray",
+        "--ray-address",
+        "127.0.0.1:1",
+    ]
+    assert cli.main(argv) == 2
+    out, err = capfd.readouterr()
+    assert err.strip().splitlines() == [
+        "evalbench: no answer from the Ray cluster at 127.0.0.1:1 within 5 s "
+        "(EVALBENCH_RAY_CONNECT_TIMEOUT_S sets how long to wait)"
+    ]
+    assert (
+        "gcs_client" not in out
+        and not (Path(os.environ[ENV_OUTPUTS]) / "gaia_agents_demo").exists()
+    )
+    assert _wait_for(lambda: not _marked(str(PROBE)), 30)  # the connection check was stopped
