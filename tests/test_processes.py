@@ -114,3 +114,38 @@ def test_running_stops_the_whole_group_and_unties_it():
     # SIGTERM to the group ends both the shell and its sleep (no SIGKILL needed)
     assert proc.returncode == -signal.SIGTERM
     assert not group_running(proc.pid) and proc.pid not in processes._TIED
+
+
+REPLACED = """
+import subprocess, sys
+from evalbench import processes
+first = subprocess.Popen(["env", "-i", "sleep", "600"], start_new_session=True)  # no mark
+processes.tie(first.pid)
+dog = processes._WATCH["proc"]
+dog.kill()  # someone killed this process's watchdog
+dog.wait()
+second = subprocess.Popen(["env", "-i", "sleep", "600"], start_new_session=True)
+processes.tie(second.pid)  # the write fails (broken pipe): a new watchdog, told of both
+print(first.pid, second.pid, flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+@pytest.mark.slow
+def test_a_watchdog_that_died_is_replaced_and_told_every_tied_process_again(tmp_path):
+    driver = subprocess.Popen([sys.executable, "-c", REPLACED], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    tied: set[proctree.Proc] = set()
+    try:
+        assert driver.stdout is not None
+        pids = {int(p) for p in driver.stdout.readline().split()}  # after both ties
+        tied = {p for p in proctree.descendants(driver.pid) if p.pid in pids}
+        assert len(tied) == 2
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(30)
+        # neither carries a mark: only the new watchdog, told of both, can have killed them
+        assert proctree.wait_for(lambda: not proctree.alive(tied), 30)
+    finally:
+        driver.kill()
+        driver.wait(30)
+        proctree.kill(tied)
