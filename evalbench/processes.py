@@ -200,6 +200,20 @@ def running(
         stop(proc, grace_s)
 
 
+@contextlib.contextmanager
+def unmarked() -> Iterator[None]:
+    """Processes started in the block carry no mark of this process: they may outlive it.
+    Only for what is started *for the user* (the browser ``--open`` starts), never for work
+    evalbench waits on. Other threads' :func:`lifeline` calls wait for the block."""
+    with _LOCK:
+        saved = os.environ.pop(LIFELINE_ENV, None)
+        try:
+            yield
+        finally:
+            if saved is not None:
+                os.environ[LIFELINE_ENV] = saved
+
+
 def _signal_group(group: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)

@@ -149,3 +149,23 @@ def test_a_watchdog_that_died_is_replaced_and_told_every_tied_process_again(tmp_
         driver.kill()
         driver.wait(30)
         proctree.kill(tied)
+
+
+def test_a_browser_opened_for_the_user_carries_no_mark_and_outlives_evalbench(
+    tmp_path, monkeypatch
+):
+    """``evalbench report --open``: the browser must stay open after evalbench exits, so it
+    is started without this process's mark (the watchdog kills marked processes)."""
+    import webbrowser
+
+    from evalbench.summary import audience_pages
+
+    processes.lifeline()  # as evalbench run/report has, by then
+    seen: list[str | None] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: seen.append(os.environ.get(LIFELINE_ENV)))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "report.html").write_text("<html></html>")
+    assert audience_pages([run_dir], "full", open_pages=True) == [f"full: {run_dir}/report.html"]
+    assert seen == [None]  # no mark while the browser starts
+    assert LIFELINE_ENV in os.environ  # and this process's mark is back for what follows
