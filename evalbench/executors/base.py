@@ -112,7 +112,8 @@ def check_address(address: str, where: str) -> None:
     if address == "auto" or (found and 1 <= int(found["port"]) <= 65535):
         return
     shown = redact_address(address) or ""
-    raise ExecutorError(f"{where} {shown!r}: expected {ADDRESS_FORMS}")
+    left_out = " (shown without its credentials or query)" if shown != address else ""
+    raise ExecutorError(f"{where} {shown!r}{left_out}: expected {ADDRESS_FORMS}")
 
 
 def requested_manifest() -> dict[str, Any]:

@@ -147,7 +147,8 @@ def test_a_refused_connection_says_when_the_cluster_likely_wants_a_token(tmp_pat
 
 NOT_AN_ADDRESS = ["garbage", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "head:port",
                   "http://head:8265", "ray://", "ray://head", "a b:1", "127.0.0.1:1/x",
-                  "head:6379\nx", "ray://alice:s3cret@", "-p:1"]  # fmt: skip
+                  "head:6379\nx", "ray://alice:s3cret@", "-p:1",
+                  "alice:s3cret@head:6379?token=abc"]  # fmt: skip
 
 
 @pytest.mark.parametrize("address", NOT_AN_ADDRESS)
@@ -161,7 +162,7 @@ def test_a_malformed_ray_address_is_one_line_and_exit_2_before_anything_runs(
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("evalbench: --ray-address ")
     assert line.endswith(": expected host:port, auto, or ray://host:port")
-    assert "s3cret" not in line  # credentials are never shown
+    assert "s3cret" not in line and "token" not in line  # credentials are never shown
     assert not (get_settings().outputs_dir / "gaia_demo").exists()  # nothing ran
 
 
@@ -200,3 +201,12 @@ def test_a_bad_connect_timeout_is_one_line_and_exit_2(value, monkeypatch, capsys
     assert connect_timeout_s() == 12.5
     monkeypatch.delenv(TIMEOUT_ENV)
     assert connect_timeout_s() == 30.0  # the documented default: at most 30 s
+
+
+def test_a_refused_address_with_credentials_says_they_were_left_out(capsys):
+    with pytest.raises(ExecutorError) as caught:
+        check_address("alice:s3cret@head:6379?token=abc", "--ray-address")
+    assert str(caught.value) == (
+        "--ray-address 'head:6379' (shown without its credentials or query): "
+        "expected host:port, auto, or ray://host:port"
+    )
