@@ -15,12 +15,13 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import proctree
 import pytest
 import yaml
+from loopback import LoopbackServer
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, openai_system
 
 from evalbench.processes import LIFELINE_ENV
@@ -30,6 +31,16 @@ ROOT = Path(__file__).resolve().parents[1]
 TAG = "EVALBENCH_TEST_TAG"
 START_S = 180.0  # a kernel start and the first cell or task on a loaded 2-core machine
 GONE_S = 60.0
+
+
+@pytest.fixture
+def stuck() -> Iterator[LoopbackServer]:
+    """A loopback server holding every request 300 s, as a slow endpoint being paid would:
+    its own, so stopping it drops what the killed run left in flight (the shared one would
+    make the next test wait for them)."""
+    server = LoopbackServer(latency=300.0).start()
+    yield server
+    server.stop()
 
 
 def _cli_run(params: Path, tag: str, *args: str) -> subprocess.Popen[bytes]:
@@ -70,14 +81,12 @@ def _with(procs: set[proctree.Proc], text: str) -> int:
     return sum(text in proctree.cmdline(p) for p in procs)
 
 
-def test_a_killed_sweep_leaves_no_cell_worker_asking_the_model(tmp_path, loopback):
-    # every request waits 300 s at the server: the cell's worker is stuck mid-request, as it
-    # would be paying a slow endpoint, until something kills it (cells of an endpoint system
-    # start with the baseline's, one after another: one worker asks at a time)
-    loopback.latency = 300.0
+def test_a_killed_sweep_leaves_no_cell_worker_asking_the_model(tmp_path, stuck):
+    # the cell's worker is stuck mid-request until something kills it (cells of an endpoint
+    # system start with the baseline's, one after another: one worker asks at a time)
     dataset = gaia_dataset(tmp_path, ["1", "2"])
     study = {"study": "gaia", "title": "killed sweep", "bootstrap_rounds": 50,
-             "dataset": str(dataset), "systems": [openai_system(loopback, max_concurrency=1)],
+             "dataset": str(dataset), "systems": [openai_system(stuck, max_concurrency=1)],
              "sweep": {"grid": {"systems.0.temperature": [0.0, 0.5]}, "seeds": [0, 1],
                        "max_parallel": 2}}  # fmt: skip
     params = tmp_path / "killed_sweep.yaml"
@@ -87,9 +96,9 @@ def test_a_killed_sweep_leaves_no_cell_worker_asking_the_model(tmp_path, loopbac
     # forkserver (2 processes running multiprocessing.forkserver)
     _kill_and_check(
         cli, tmp_path.name,
-        lambda tree: loopback.count >= 1 and _with(tree, "multiprocessing.forkserver") >= 2,
+        lambda tree: stuck.count >= 1 and _with(tree, "multiprocessing.forkserver") >= 2,
     )  # fmt: skip
-    assert loopback.count == 1  # the request in flight at the kill; none after it
+    assert stuck.count == 1  # the request in flight at the kill; none after it
 
 
 AGENT = """
@@ -135,35 +144,33 @@ generate(ModelClient(spec), jobs, progress=False)
 """
 
 
-def test_a_killed_evalbench_leaves_no_sandbox_and_no_model_shard(tmp_path, loopback):
-    loopback.latency = 300.0
+def test_a_killed_evalbench_leaves_no_sandbox_and_no_model_shard(tmp_path, stuck):
     workdir = tmp_path / "work"
     workdir.mkdir()
     env = {**os.environ, TAG: tmp_path.name, KEY_ENV: CANARY_KEY}
     env.pop(LIFELINE_ENV, None)
-    argv = [sys.executable, "-c", DRIVER, str(workdir), loopback.base_url, KEY_ENV]
+    argv = [sys.executable, "-c", DRIVER, str(workdir), stuck.base_url, KEY_ENV]
     driver = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True)
     # ready: the sandbox running, and both shards' requests at the server (one each: 2 in
     # flight in all, 1 per worker)
     _kill_and_check(
         driver, tmp_path.name,
-        lambda tree: _with(tree, "_sandbox_init.py") >= 1 and loopback.count >= 2,
+        lambda tree: _with(tree, "_sandbox_init.py") >= 1 and stuck.count >= 2,
     )  # fmt: skip
-    assert loopback.count == 2  # nothing asked after the kill
+    assert stuck.count == 2  # nothing asked after the kill
 
 
-def test_a_killed_report_leaves_no_pool_worker_and_no_kernel(tmp_path, loopback):
-    loopback.latency = 300.0
+def test_a_killed_report_leaves_no_pool_worker_and_no_kernel(tmp_path, stuck):
     dataset = gaia_dataset(tmp_path, ["1"])
     for name in ("first", "second"):
         study = {"study": "gaia", "title": name, "bootstrap_rounds": 50, "dataset": str(dataset),
-                 "systems": [openai_system(loopback, model=name)]}  # fmt: skip
+                 "systems": [openai_system(stuck, model=name)]}  # fmt: skip
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(study))
     cli = _cli_run(tmp_path / "second.yaml", tmp_path.name, "report", "-j", "2",
                    str(tmp_path / "first.yaml"))  # fmt: skip
     # ready: 2 studies at once, each in its pool worker's kernel, each asking its one item
     _kill_and_check(
         cli, tmp_path.name,
-        lambda tree: loopback.count >= 2 and _with(tree, "ipykernel_launcher") >= 2,
+        lambda tree: stuck.count >= 2 and _with(tree, "ipykernel_launcher") >= 2,
     )  # fmt: skip
-    assert loopback.count == 2
+    assert stuck.count == 2
