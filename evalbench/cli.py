@@ -266,15 +266,21 @@ def _executor_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _use_executor(args: argparse.Namespace) -> None:
     """``--executor`` / ``--ray-address`` into the environment the study kernels inherit,
-    then checked (a bad value or Ray missing: one line, exit 2, nothing run)."""
+    then checked (a bad value, Ray missing or a cluster that does not answer within the
+    connect timeout: one line, exit 2, nothing run)."""
     from evalbench import executors
+    from evalbench.executors.reach import reach
     from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
 
+    if args.ray_address:  # checked even when unused: a typo is said at once
+        executors.check_address(args.ray_address, "--ray-address")
     if args.executor:
         os.environ[ENV_EXECUTOR] = args.executor
     if args.ray_address:
         os.environ[ENV_RAY_ADDRESS] = args.ray_address
-    executors.check(executors.choice())
+    requested = executors.choice()
+    executors.check(requested)
+    reach(requested)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

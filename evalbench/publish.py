@@ -26,7 +26,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 import pandas as pd
 
-from evalbench import kernels
+from evalbench import kernels, processes
 from evalbench.freshness import find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
     PUBLISHED,
@@ -364,6 +364,7 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
                 return
         return
     context = multiprocessing.get_context("spawn")
+    processes.lifeline()  # the workers, their kernels and all they start die with this process
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = [pool.submit(_run_or_fail, path, force) for path in stale]
         for future in as_completed(futures):
@@ -415,6 +416,7 @@ class _Execution:
 
         if self.progress:  # the kernel draws text bars; its stderr is relayed here
             os.environ[PROGRESS_ENV] = "text"
+        processes.lifeline()  # the kernel, and all it starts, die with this process
         started = time.perf_counter()
         extra: dict[str, Any] = {}
         if self.warm:

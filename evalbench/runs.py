@@ -123,9 +123,8 @@ def lock_run(run_dir: Path) -> None:
     key = run_dir.resolve()
     if key in _HELD:
         return
-    if os.environ.get(LOCK_ENV) == str(key):
-        die_with_parent()
-        return
+    if os.environ.get(LOCK_ENV) == str(key):  # the kernel dies with its parent: it carries
+        return  # the parent's mark (evalbench.processes)
     run_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(key / ".lock", timeout=0)
     try:
@@ -141,24 +140,6 @@ def lock_run(run_dir: Path) -> None:
     # no writer of this folder is alive
     for stale in [*key.glob(".*.tmp"), *key.glob("records/.*.tmp")]:
         stale.unlink(missing_ok=True)
-
-
-def die_with_parent() -> None:
-    """In a kernel started by ``evalbench run``/``report`` (which holds the run folder's lock
-    for it): end when that process ends, even by ``kill -9``, so no orphan keeps asking
-    models and writing records after the lock is gone. Linux only (``prctl``); a no-op
-    elsewhere."""
-    import ctypes
-    import signal
-
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent or parent == 1:  # the parent died before prctl took effect
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def release_run(run_dir: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from evalbench.importers import OutcomeError
+from evalbench.processes import unmarked
 from evalbench.records import write_atomic
 
 from .facts import Facts, summary_facts
@@ -61,7 +62,8 @@ def audience_pages(
             write_summary(run_dir)
         lines.append(f"{audience}: {run_dir / name}")
         if open_pages:
-            webbrowser.open((run_dir / name).resolve().as_uri())
+            with unmarked():  # the browser stays open after evalbench exits
+                webbrowser.open((run_dir / name).resolve().as_uri())
     return lines
 
 

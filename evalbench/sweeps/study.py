@@ -37,7 +37,6 @@ from evalbench.runs import (
     USAGE_COLUMNS,
     Run,
     RunInUse,
-    die_with_parent,
     lock_run,
     now_iso,
     read_manifest,
@@ -213,9 +212,8 @@ def reasked_cost(
 
 
 def prepare_worker(kind: str) -> None:
-    """A worker's start: end with the sweep's process; the swept study imported before the
-    first cell's clock starts."""
-    die_with_parent()
+    """A worker's start: the swept study imported before the first cell's clock starts (the
+    worker dies with the sweep's process: the executor ties it)."""
     get_study(kind)
 
 

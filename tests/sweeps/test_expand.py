@@ -239,9 +239,9 @@ def test_too_many_cells_are_refused_before_anything_is_listed(tmp_path: Path) ->
         in message
     )
     huge = sweep_file(tmp_path, {"grid": {f"k{i}": list(range(100)) for i in range(6)}}, "huge")
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: load from other processes does not change it
     assert "1,000,000,000,000 cells" in refused(huge)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_a_study_without_per_item_outcomes_cannot_be_swept(tmp_path: Path) -> None:
