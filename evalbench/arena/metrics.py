@@ -13,6 +13,7 @@ from evalbench import agreement as ag
 from evalbench.agreement import PositionBias, majority_vote, position_bias, prefers_longer
 from evalbench.judge import SIDE_TO_VERDICT, Rubric, get_rubric
 from evalbench.labels import annotator_agreement, wide
+from evalbench.measured import Measured, failed_call, judgment_state, measured, unparsed
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, Interval, bootstrap_mean
 
 
@@ -173,3 +174,51 @@ def vote_agreement(votes: pd.DataFrame, *, rng: np.random.Generator, rounds: int
     long = votes.assign(item=_pair_key(votes))[["item", "annotator", "winner"]]
     table = wide(long.drop_duplicates(["item", "annotator"], keep="last"), "winner")
     return annotator_agreement(table, numeric=False, rng=rng, rounds=rounds, level=level)
+
+
+NO_OPPONENT = "no battle (no other answer judged on this prompt)"
+DROPPED = "dropped (the judge's two orders disagreed)"
+
+
+def measured_systems(
+    answers: pd.DataFrame, judgments: pd.DataFrame, battles: pd.DataFrame
+) -> list[Measured]:
+    """Per system (in answer order): its answers that took part in a battle, and why the
+    others did not (its failed call; the judge's failed call, unparsed output or dropped
+    inconsistent verdict; no other answer to compare with)."""
+    fought = set(zip(battles["model_a"], battles["question_id"].astype(str), strict=True))
+    fought |= set(zip(battles["model_b"], battles["question_id"].astype(str), strict=True))
+    out = []
+    for system, rows in answers.groupby("system", sort=False):
+        states = [
+            failed_call(row.error) if isinstance(row.error, str)
+            else None if (system, str(row.question_id)) in fought
+            else _unjudged(judgments, str(system), str(row.question_id))
+            for row in rows.itertuples()
+        ]  # fmt: skip
+        out.append(measured(str(system), states, "answer"))
+    return out
+
+
+def _unjudged(judgments: pd.DataFrame, system: str, question: str) -> str:
+    """Why an answer that did not fail is in no battle."""
+    if "pair_id" in judgments:  # pairwise
+        mine = judgments[
+            (judgments["pair_id"].astype(str) == question)
+            & ((judgments["model_x"] == system) | (judgments["model_y"] == system))
+        ]
+        errors = [e for e in mine["error"] if isinstance(e, str) and e]
+        if errors:
+            return failed_call(errors[0], "judge")
+        if (mine["outcome"] == "unscored").any():
+            return unparsed()
+        return DROPPED if (mine["outcome"] == "inconsistent_dropped").any() else NO_OPPONENT
+    if "question_id" not in judgments or "status" not in judgments:
+        return NO_OPPONENT
+    mine = judgments[(judgments["question_id"].astype(str) == question)
+                     & (judgments["system"] == system)]  # fmt: skip
+    for row in mine.itertuples():
+        if row.status != "scored":
+            kind = getattr(row, "unscored_kind", None)
+            return str(judgment_state(row.status, row.error, kind, role="judge"))
+    return NO_OPPONENT

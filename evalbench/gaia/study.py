@@ -33,7 +33,14 @@ from evalbench.tiers import apply_tier
 
 from . import report
 from .data import GaiaItem, export_submission, load
-from .metrics import AgentSummary, agent_summary, compare_systems, scorer_comparison, summarize
+from .metrics import (
+    AgentSummary,
+    agent_summary,
+    compare_systems,
+    measured_systems,
+    scorer_comparison,
+    summarize,
+)
 from .records import GaiaParams, GaiaResult, ScoredRecord
 from .scoring import build_messages, score
 from .sim import plausible_wrong, sim_answer
@@ -243,4 +250,5 @@ STUDY = Study(
     optional_records=frozenset({"responses", "agent_runs", "steps"}),
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.records),
 )

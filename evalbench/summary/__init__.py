@@ -19,7 +19,7 @@ from evalbench.importers import OutcomeError
 from evalbench.records import write_atomic
 
 from .facts import Facts, summary_facts
-from .page import problem_html, summary_html
+from .page import no_result_html, problem_html, summary_html
 
 SUMMARY_FILE = "summary.html"
 
@@ -70,6 +70,7 @@ __all__ = [
     "Facts",
     "Written",
     "audience_pages",
+    "no_result_html",
     "summary_facts",
     "summary_html",
     "write_summary",
