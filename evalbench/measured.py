@@ -101,9 +101,10 @@ def measured(
 def failed_call(error: Any, role: str = "") -> str:
     """The reason of an item whose call failed: ``failed call (<kind>)``, the kind being the
     text before the error's first colon (``connection``, ``http_500``, ``timeout``), as the
-    usage tables count failed calls (:func:`evalbench.runs.error_reasons`); ``role`` names
-    whose call it was when not the system's own (``failed judge call (timeout)``)."""
-    kind = ("" if error is None else str(error)).split(":", 1)[0].strip() or "error"
+    usage tables count failed calls (:func:`evalbench.runs.error_reasons`; at most 40
+    characters); ``role`` names whose call it was when not the system's own (``failed judge
+    call (timeout)``)."""
+    kind = ("" if error is None else str(error)).split(":", 1)[0].strip()[:40] or "error"
     return f"failed {role} call ({kind})" if role else f"failed call ({kind})"
 
 

@@ -185,40 +185,52 @@ def measured_systems(
 ) -> list[Measured]:
     """Per system (in answer order): its answers that took part in a battle, and why the
     others did not (its failed call; the judge's failed call, unparsed output or dropped
-    inconsistent verdict; no other answer to compare with)."""
+    inconsistent verdict; no other answer to compare with). Linear in the rows."""
     fought = set(zip(battles["model_a"], battles["question_id"].astype(str), strict=True))
     fought |= set(zip(battles["model_b"], battles["question_id"].astype(str), strict=True))
+    why = _unjudged(judgments)
     out = []
     for system, rows in answers.groupby("system", sort=False):
+        keys = [(str(system), str(q)) for q in rows["question_id"]]
         states = [
-            failed_call(row.error) if isinstance(row.error, str)
-            else None if (system, str(row.question_id)) in fought
-            else _unjudged(judgments, str(system), str(row.question_id))
-            for row in rows.itertuples()
+            failed_call(error) if isinstance(error, str)
+            else None if key in fought else why.get(key, NO_OPPONENT)
+            for error, key in zip(rows["error"], keys, strict=True)
         ]  # fmt: skip
         out.append(measured(str(system), states, "answer"))
     return out
 
 
-def _unjudged(judgments: pd.DataFrame, system: str, question: str) -> str:
-    """Why an answer that did not fail is in no battle."""
-    if "pair_id" in judgments:  # pairwise
-        mine = judgments[
-            (judgments["pair_id"].astype(str) == question)
-            & ((judgments["model_x"] == system) | (judgments["model_y"] == system))
-        ]
-        errors = [e for e in mine["error"] if isinstance(e, str) and e]
-        if errors:
-            return failed_call(errors[0], "judge")
-        if (mine["outcome"] == "unscored").any():
-            return unparsed()
-        return DROPPED if (mine["outcome"] == "inconsistent_dropped").any() else NO_OPPONENT
-    if "question_id" not in judgments or "status" not in judgments:
-        return NO_OPPONENT
-    mine = judgments[(judgments["question_id"].astype(str) == question)
-                     & (judgments["system"] == system)]  # fmt: skip
-    for row in mine.itertuples():
-        if row.status != "scored":
-            kind = getattr(row, "unscored_kind", None)
-            return str(judgment_state(row.status, row.error, kind, role="judge"))
-    return NO_OPPONENT
+def _unjudged(judgments: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(system, prompt) -> why its judgment made no battle, from every judgment row once:
+    the judge's failed call, its unparsed output, a dropped inconsistent pair (the first
+    reason found per answer, in that order)."""
+    found: dict[tuple[str, str], str] = {}
+    if "pair_id" in judgments:  # pairwise: a pair speaks for both its answers
+        for row in judgments.itertuples():
+            reason = _pair_reason(row)
+            for side in (row.model_x, row.model_y) if reason else ():
+                key = (str(side), str(row.pair_id))
+                if key not in found or _priority(reason) < _priority(found[key]):
+                    found[key] = str(reason)
+    elif {"question_id", "status"} <= set(judgments.columns):
+        for row in judgments.itertuples():
+            if row.status != "scored":
+                kind = getattr(row, "unscored_kind", None)
+                state = judgment_state(row.status, row.error, kind, role="judge")
+                found[(str(row.system), str(row.question_id))] = str(state)
+    return found
+
+
+def _priority(reason: str | None) -> int:
+    """A failed judge call explains more than an unparsed output, which explains more than
+    a dropped pair."""
+    return 0 if str(reason).startswith("failed") else 1 if reason != DROPPED else 2
+
+
+def _pair_reason(row: Any) -> str | None:
+    if isinstance(row.error, str) and row.error:
+        return failed_call(row.error.split("; ")[0], "judge")
+    if row.outcome == "unscored":
+        return unparsed()
+    return DROPPED if row.outcome == "inconsistent_dropped" else None
