@@ -22,6 +22,7 @@ from evalbench.measured import (
     nothing_measured,
     reasons_text,
     truncated_text,
+    why,
 )
 from evalbench.runs import Run
 
@@ -90,9 +91,9 @@ def measured_html(
     limits = limits or {}
     notes = []
     if nothing_measured(rows):
-        notes.append(f"NO RESULT — {no_result_text(rows)}. Nothing below is a measurement.")
+        notes.append(f"NO RESULT — {why(no_result_text(rows))}. Nothing below is a measurement.")
     else:
-        notes += [f"NO RESULT for {m.system} — {no_result_text([m])}." for m in rows
+        notes += [f"NO RESULT for {m.system} — {why(no_result_text([m]))}." for m in rows
                   if not m.scored]  # fmt: skip
     cut = [r for r in usage.itertuples() if getattr(r, "truncated", 0)] if len(usage) else []
     if cut:

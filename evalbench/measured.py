@@ -147,6 +147,11 @@ def no_result_text(rows: Sequence[Measured]) -> str:
     return f"{NO_RESULT}: 0 of {_units(total, unit)} scored" + (f" — {why}" if why else "")
 
 
+def why(text: str) -> str:
+    """A no-result headline without its leading ``no result: `` (under a "No result" title)."""
+    return text.removeprefix(f"{NO_RESULT}: ")
+
+
 def headline(value: Any, row: Measured | None) -> Any:
     """A system's headline: ``value``, or :func:`no_result_text` when the system scored
     nothing (``row`` is ``None``: not measured at all, also "no result")."""

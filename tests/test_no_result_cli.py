@@ -33,9 +33,11 @@ def test_a_run_whose_every_call_failed_is_no_result_everywhere_and_exits_1(warm_
     run_dir = _run_dir(out)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "no_result" and manifest["headlines"] == {"result": text}
-    assert f"NO RESULT — {text}. Nothing below is a measurement." in _text(run_dir / "report.html")
+    reason = text.removeprefix("no result: ")
+    report = _text(run_dir / "report.html")
+    assert f"NO RESULT — {reason}. Nothing below is a measurement." in report
     summary = _text(run_dir / "summary.html")
-    assert f"No result. {text}." in summary
+    assert f"No result. {reason}." in summary
     assert "about 0%" not in summary  # no number for either system
     index = (get_settings().outputs_dir / "index.html").read_text()
     assert 'class="st no_result"' in index and text in index

@@ -11,7 +11,7 @@ import html
 import re
 from typing import Any
 
-from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text
+from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
 
 from .facts import Change, Facts, Headline, Risk, number
 
@@ -77,7 +77,7 @@ def no_result_html(manifest: dict[str, Any]) -> str:
     """The report of a study that stopped with nothing measured (``NoResult``): what was
     asked, the counts and reasons per system, the calls (failed, truncated)."""
     title = str(manifest.get("title") or manifest.get("study") or "evalbench run")
-    why = str(manifest.get("no_result") or "no result")
+    reason = str(manifest.get("no_result") or "no result")
     rows = "".join(
         f"<tr><td>{e(m.system)}</td><td>{m.scored:,d} of {m.total:,d} {e(m.unit)}s</td>"
         f"<td>{e(reasons_text(m.unscored) or '—')}</td></tr>"
@@ -90,7 +90,7 @@ def no_result_html(manifest: dict[str, Any]) -> str:
     body = (
         f'<h1>{e(title)}</h1><p class="meta">Run {e(manifest.get("study", ""))}/'
         f"{e(manifest.get('run_id', ''))}</p>{sim}"
-        f'<p class="warn"><b>No result.</b> {e(why)}.</p>'
+        f'<p class="warn"><b>No result.</b> {e(why(reason))}.</p>'
         "<p>The study stopped before its analysis: nothing was measured, so there is no "
         "number to report. What each system was asked, and why no item was scored:</p>"
         "<table><thead><tr><th>system</th><th>scored</th><th>why not</th></tr></thead>"
@@ -124,7 +124,8 @@ def _head(facts: Facts) -> str:
             f'<p class="sim">Simulated: {e(names)} came from evalbench\'s simulator, not real '
             "models. The numbers show how the method works, not how good any model is.</p>"
         )
-    none = f'<p class="warn"><b>No result.</b> {e(facts.no_result)}.</p>' if facts.no_result else ""
+    none = f'<p class="warn"><b>No result.</b> {e(why(facts.no_result))}.</p>'
+    none = none if facts.no_result else ""
     return (
         f'<h1>{e(facts.title)}</h1><p class="meta">One-page summary of run '
         f'{e(facts.study)}/{e(facts.run_id)} · <a href="report.html">full report</a></p>{sim}'
@@ -152,9 +153,11 @@ def _scored(facts: Facts) -> str:
     attempts; every system with calls shows its truncated count, 0 included."""
     lines: dict[str, list[str]] = {}
     for m in facts.measured:
-        why = f" ({reasons_text(m.unscored)})" if m.scored < m.total else ""
+        because = f" ({reasons_text(m.unscored)})" if m.scored < m.total else ""
         unit = m.unit if m.total == 1 else f"{m.unit}s"
-        lines.setdefault(m.system, []).append(f"{m.scored:,d} of {m.total:,d} {unit} scored{why}")
+        lines.setdefault(m.system, []).append(
+            f"{m.scored:,d} of {m.total:,d} {unit} scored{because}"
+        )
         if identical_text(m):  # with several attempts per item
             lines[m.system].append(identical_text(m))
     for system, cut, calls in facts.truncated:
