@@ -71,14 +71,28 @@ class Measured(NamedTuple):
         return {**self._asdict(), "unscored": dict(self.unscored)}
 
 
-def from_rows(rows: Iterable[Mapping[str, Any]] | None) -> list[Measured]:
-    """:class:`Measured` back from the manifest's rows (unknown fields ignored)."""
-    fields = set(Measured._fields)
+def from_rows(rows: Any) -> list[Measured]:
+    """:class:`Measured` back from the manifest's rows; a row that is not one (a manifest
+    written by hand, damaged or from another version) is left out, never an error."""
     out = []
-    for row in rows or []:
-        if isinstance(row, Mapping) and {"system", "scored", "total"} <= set(row):
-            out.append(Measured(**{k: v for k, v in row.items() if k in fields}))
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            out.append(_from_row(row))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
     return out
+
+
+def _from_row(row: Any) -> Measured:
+    counts = [row["scored"], row["total"]]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        raise ValueError("scored and total are counts")
+    unscored = {str(k): int(v) for k, v in dict(row.get("unscored") or {}).items()}
+    identical = row.get("identical")
+    return Measured(
+        str(row["system"]), *counts, unscored, str(row.get("unit") or "item"),
+        None if identical is None else int(identical), int(row.get("repeated") or 0),
+    )  # fmt: skip
 
 
 def measured(

@@ -142,3 +142,12 @@ def test_a_simulated_reply_longer_than_max_tokens_is_cut_there():
     assert cut == SimReply("FINAL ANSWER", (), "length")
     assert _within(reply, 100) is reply  # 22 + 8 characters = 8 tokens: fits
     assert _within(reply, None) is reply
+
+
+def test_a_damaged_manifest_row_is_left_out_never_an_error():
+    good = Measured("a", 1, 2, {"no answer": 1}).as_row()
+    rows = [good, {"system": "b"}, "text", {"system": "c", "scored": "1", "total": 2},
+            {"system": "d", "scored": True, "total": 2}, {"system": "e", "scored": -1, "total": 2},
+            {"system": "f", "scored": 0, "total": 2, "unscored": [1]}]  # fmt: skip
+    assert from_rows(rows) == [Measured("a", 1, 2, {"no answer": 1})]
+    assert from_rows({"system": "a"}) == [] and from_rows(None) == []
