@@ -1,9 +1,10 @@
 """The ``evalbench`` command line (its help texts are :data:`OVERVIEW` and :data:`EXAMPLES`).
 
 Exit status: 0 when every study asked for is ok (or skipped for missing public data),
-1 when one failed, was degraded (too many failed calls) or its run folder was busy, 2 for
-a usage, params, missing-secret, missing-local-model or unwritable-outputs error (one line
-on stderr), 130 when
+1 when one failed, was degraded (too many failed calls), measured nothing (``no_result``:
+no item scored, e.g. every call failed or every judge output was unparsed) or its run folder
+was busy, 2 for a usage, params, missing-secret, missing-local-model or unwritable-outputs
+error (one line on stderr), 130 when
 interrupted (Ctrl-C or SIGTERM: the requests in flight are recorded; rerun to resume).
 """
 
@@ -376,7 +377,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print("\n" + "\n".join(timing))
     counts: Counter[str] = Counter(r.status for r in results)
     tally = ", ".join(f"{counts[s]} {s}" for s in ("ok", "skipped", "failed"))
-    extra = ("current", "pending", "degraded", "busy", "interrupted")
+    extra = ("current", "pending", "degraded", "no_result", "busy", "interrupted")
     tally += "".join(f", {counts[s]} {s}" for s in extra if counts[s])
     print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
     print(f"index: {index}")

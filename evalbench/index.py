@@ -20,10 +20,10 @@ import pandas as pd
 
 from evalbench.alerts.shown import shown
 from evalbench.records import write_atomic
-from evalbench.runs import current_manifest
+from evalbench.runs import PUBLISHED_STATUSES, current_manifest
 from evalbench.settings import get_settings
 
-PUBLISHED: frozenset[str] = frozenset({"ok", "degraded"})
+PUBLISHED: frozenset[str] = frozenset(PUBLISHED_STATUSES)
 """Statuses whose attempt is published (its report linked)."""
 
 
@@ -362,7 +362,7 @@ _INDEX_PAGE = (
 """
     + _STYLE
     + """.st.ok {{ color: #17692b; font-weight: 600; }}
-.st.failed, .st.interrupted, .st.busy {{ color: #b00020; font-weight: 600; }}
+.st.failed, .st.interrupted, .st.busy, .st.no_result {{ color: #b00020; font-weight: 600; }}
 .st.skipped, .st.running, .st.executed, .st.degraded, .st.pending {{ color: #8a6100;
   font-weight: 600; }}
 .warn {{ color: #b00020; }}

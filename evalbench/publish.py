@@ -35,6 +35,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     build_index,
     collect_runs,
 )
+from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
 from evalbench.records import write_atomic
@@ -60,10 +61,12 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 PROGRESS_ENV = "EVALBENCH_PROGRESS"
 
-Status = Literal["ok", "degraded", "failed", "skipped", "interrupted", "busy", "current", "pending"]
-"""How an attempt ended. ``ok`` and ``degraded`` are published (the run folder's
-``report.html`` and ``notebook.ipynb`` are replaced); the others leave the last published
-report in place; ``current``: nothing to do, the published run is up to date
+Status = Literal["ok", "degraded", "no_result", "failed", "skipped", "interrupted", "busy",
+                 "current", "pending"]  # fmt: skip
+"""How an attempt ended. ``ok``, ``degraded`` and ``no_result`` are published (the run
+folder's ``report.html`` and ``notebook.ipynb`` are replaced: a ``no_result`` report says
+what was asked and why nothing was measured); the others leave the last published report
+in place; ``current``: nothing to do, the published run is up to date
 (:mod:`evalbench.freshness`); ``pending``: batch mode submitted its batches and stopped
 (``--no-wait``), run again to collect."""
 SKIP_ERRORS = {"DataUnavailable", "MissingSecret", "LocalModelUnavailable"}
@@ -95,7 +98,8 @@ def run_study(
     The attempt is executed and exported under temporary names and published (replacing
     the folder's ``notebook.ipynb`` and ``report.html``) only when it is ``ok`` — every
     system's share of failed calls at most ``max_error_rate`` — or ``degraded`` (above it,
-    with ``allow_degraded``). Otherwise the last published report stays and the manifest
+    with ``allow_degraded``), or ``no_result`` (within it, but no system scored any item:
+    :func:`measured_verdict`). Otherwise the last published report stays and the manifest
     says why the latest attempt was not published. A notebook failure is ``failed``; missing
     data or a missing secret ``skipped``; a signal ``interrupted`` (the requests in flight
     are recorded first); a run folder another process holds ``busy`` (nothing written). A
@@ -228,13 +232,45 @@ def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[S
         status, reason = classify_failure(exc)
         if signals.received or reason.startswith("KeyboardInterrupt"):
             status, reason = "interrupted", f"interrupted by {signals.received or 'SIGINT'}"
+        if status == "no_result":  # the study stopped: nothing measured to analyse
+            verdict = error_verdict(recorded_calls(run_dir), params)
+            if verdict[0] == "failed":  # above max_error_rate: failed, as for any study
+                return "failed", f"{reason.removeprefix('NoResult: ')}; {verdict[1]}"
+            return status, _no_result_report(run_dir, reason)
         return status, _with_call_errors(reason, run_dir)
-    verdict = error_verdict(recorded_calls(run_dir), params)
+    verdict = measured_verdict(error_verdict(recorded_calls(run_dir), params),
+                               read_manifest(run_dir))  # fmt: skip
     study = get_study(params.study)
     if verdict[0] == "ok" and study.verdict is not None:  # e.g. a sweep with a failed cell
         ended, why = study.verdict(run_dir, params)
-        return cast(Status, ended), why
+        return cast(Status, ended), "; ".join(r for r in (why, verdict[1]) if r)
     return verdict
+
+
+def measured_verdict(verdict: tuple[Status, str], manifest: dict[str, Any]) -> tuple[Status, str]:
+    """How a run ended, given what it measured (``run.finish`` wrote it in the manifest):
+    ``no_result`` when no system scored any item (:mod:`evalbench.measured`) and the failed
+    calls were within ``max_error_rate`` (above it, the run stays ``failed``); an ``ok`` or
+    ``degraded`` run with a system that scored nothing says which in its reason."""
+    status, reason = verdict
+    if status == "failed":
+        return verdict
+    rows = from_rows(manifest.get("measured"))
+    why = manifest.get("no_result") or (no_result_reason(rows) if rows else "")
+    if why:
+        return "no_result", "; ".join(r for r in (str(why), reason) if r)
+    return status, "; ".join(r for r in (partial_reason(rows), reason) if r)
+
+
+def _no_result_report(run_dir: Path, reason: str) -> str:
+    """The attempt's report when its study stopped with nothing measured
+    (:class:`evalbench.measured.NoResult`): a page of what was asked and why nothing was
+    measured (:func:`evalbench.summary.no_result_html`). Returns the run's reason."""
+    from evalbench.summary import no_result_html
+
+    manifest = read_manifest(run_dir)
+    write_atomic(run_dir / ATTEMPT_REPORT, no_result_html(manifest))
+    return str(manifest.get("no_result") or reason.removeprefix("NoResult: "))
 
 
 def error_verdict(calls: pd.DataFrame, params: StudyParams) -> tuple[Status, str]:
@@ -466,13 +502,16 @@ def _require_finished(run_dir: Path) -> None:
 
 def classify_failure(exc: BaseException) -> tuple[Status, str]:
     """``skipped`` for unavailable data, secrets or local models (the ``local`` extra not
-    installed), ``pending`` for batches submitted with
-    ``--no-wait``, ``failed`` otherwise; one-line reason."""
+    installed), ``pending`` for batches submitted with ``--no-wait``, ``no_result`` for a study
+    that stopped with nothing measured (:class:`evalbench.measured.NoResult`), ``failed``
+    otherwise; one-line reason."""
     ename = getattr(exc, "ename", type(exc).__name__)
     evalue = str(getattr(exc, "evalue", exc)).strip().splitlines()
     reason = f"{ename}: {evalue[0] if evalue else ''}".strip()
     if ename == "BatchPending":
         return "pending", reason
+    if ename == "NoResult":
+        return "no_result", reason
     return ("skipped" if ename in SKIP_ERRORS else "failed"), reason
 
 
@@ -639,7 +678,9 @@ def summary_lines(results: list[StudyResult]) -> list[str]:
     for r in results:
         headlines = read_manifest(r.run_dir).get("headlines", {}) if r.run_dir else {}
         heads = ", ".join(f"{k}={_fmt(v)}" for k, v in headlines.items())
-        tail = f"  [{r.reason}]" if r.reason else ""
+        said = {str(v) for v in headlines.values()}  # a no-result headline is its own reason
+        reason = "; ".join(part for part in r.reason.split("; ") if part not in said)
+        tail = f"  [{reason}]" if reason else ""
         lines.append(f"{r.status:11s} {r.wall_s:6.1f}s  {r.params_file.name:32s} {heads}{tail}")
     return lines
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar, cast
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ from filelock import FileLock, Timeout
 
 from evalbench import sources
 from evalbench.executors import requested_manifest
+from evalbench.measured import TRUNCATED, Measured, NoResult, no_result_reason, no_result_text
 from evalbench.models import (
     ChatResponse,
     Job,
@@ -165,6 +166,10 @@ def run_is_active(run_dir: Path) -> bool:
     return False
 
 
+PUBLISHED_STATUSES = ("ok", "degraded", "no_result")
+"""How a run ended whose report is published: ``ok``; ``degraded`` (more failed calls than
+``max_error_rate``, with ``allow_degraded``); ``no_result`` (no system scored any item: its
+report says why, and its headline is "no result", never a number)."""
 UNFINISHED = ("running", "executed")
 """Statuses a run's own process writes before it ends (``executed``: the notebook ran to the
 end, not yet exported and published)."""
@@ -283,6 +288,9 @@ class Summary(NamedTuple):
     headlines: dict[str, Any]
     counts: dict[str, Any]
     notes: list[str]
+    measured: list[Measured] | None = None
+    """Per system, the items its headline is measured over (:mod:`evalbench.measured`);
+    ``None`` for headlines given by hand."""
 
 
 class Run(Generic[P]):
@@ -473,6 +481,7 @@ class Run(Generic[P]):
         headlines: dict[str, Any] | None = None,
         counts: dict[str, Any] | None = None,
         notes: Sequence[str] = (),
+        measured: Sequence[Measured] | None = None,
     ) -> None:
         """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
 
@@ -485,11 +494,12 @@ class Run(Generic[P]):
                 value, already formatted or a float).
             counts: (without ``result``) item/record counts (e.g. items, errors, unscored).
             notes: (without ``result``) short remarks shown on the index.
+            measured: (without ``result``) what each system's headline is measured over.
         """
         if result is not None:
             if self.summarize is None:
                 raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
-            headlines, counts, notes = self.summarize(result)
+            headlines, counts, notes, measured = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
         usage = self.ledger.summary()
         totals = self.recorded_usage()
@@ -498,6 +508,8 @@ class Run(Generic[P]):
             headlines=headlines,
             counts=counts,
             notes=list(notes),
+            measured=None if measured is None else [m.as_row() for m in measured],
+            no_result=None if measured is None else (no_result_reason(measured) or None),
             usage=totals.to_dict(orient="records"),
             usage_this_session=usage,
             cost_usd=round(float(totals["cost_usd"].sum()), 6) if len(totals) else 0.0,
@@ -512,6 +524,21 @@ class Run(Generic[P]):
         )
         if self.releases_on_finish:
             release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
+
+    def no_result(self, measured: Sequence[Measured]) -> NoReturn:
+        """End a study that measured nothing and cannot go on to its analysis (no battle to
+        rate): the manifest says so as :meth:`finish` records a result (headline "no
+        result: ..." with the counts and reasons), then :class:`NoResult` is raised, which
+        ``evalbench run`` turns into the status ``no_result`` and a page saying why.
+
+        Raises:
+            NoResult: always (its message is the headline).
+        """
+        text = no_result_text(list(measured))
+        total = sum(m.total for m in measured)
+        self.finish(headlines={"result": text}, counts={"items": total, "scored": 0},
+                    measured=measured)  # fmt: skip
+        raise NoResult(text)
 
     def recorded_this_session(self, store: str | None = None) -> Counter[str]:
         """Records appended by this session (all stores, or ``store``'s) by system: what a
@@ -534,8 +561,8 @@ class Run(Generic[P]):
         return usage_from_rows(rows, specs)
 
 
-USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "cached", "prompt_tokens",
-                 "completion_tokens", "cost_usd"]  # fmt: skip
+USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "truncated", "cached",
+                 "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
 
 
 def _is_call(row: dict[str, Any]) -> bool:
@@ -543,7 +570,9 @@ def _is_call(row: dict[str, Any]) -> bool:
 
 
 def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec]) -> pd.DataFrame:
-    """Per system: calls, errors (by reason), cache hits, tokens and the cost of paid calls.
+    """Per system: calls, errors (by reason), outputs cut at ``max_tokens`` (``truncated``:
+    ``finish_reason`` ``length``; an agent's model steps count in ``truncated_steps``), cache
+    hits, tokens and the cost of paid calls.
 
     Args:
         rows: response records (one per call, de-duplicated by key).
@@ -552,6 +581,9 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
     if not rows:
         return pd.DataFrame(columns=USAGE_COLUMNS)
     frame = pd.DataFrame(rows).fillna({"prompt_tokens": 0, "completion_tokens": 0})
+    reasons = frame["finish_reason"] if "finish_reason" in frame else pd.Series(index=frame.index)
+    steps = frame["truncated_steps"] if "truncated_steps" in frame else pd.Series(index=frame.index)
+    frame["truncated"] = (reasons == TRUNCATED).astype(int) + steps.fillna(0).astype(int)
     paid = ~frame["cached"].astype(bool)
     computed = [
         _cost(specs.get(system), p, c) if is_paid else 0.0
@@ -568,12 +600,13 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         calls=("key", "size"),
         errors=("error", lambda e: int(e.notna().sum())),
         error_reasons=("error", error_reasons),
+        truncated=("truncated", "sum"),
         cached=("cached", "sum"),
         prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"),
         cost_usd=("cost_usd", math.fsum),  # exactly rounded: the same in any order
     )
-    counts = ["cached", "prompt_tokens", "completion_tokens"]  # float only for their gaps
+    counts = ["truncated", "cached", "prompt_tokens", "completion_tokens"]  # float for gaps
     out[counts] = out[counts].astype("int64")
     return out.reset_index()[USAGE_COLUMNS]
 

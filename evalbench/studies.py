@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench.measured import Measured, honest_headlines
 from evalbench.params import ParamsError, StudyParams, read_params_data, validate_params
 from evalbench.records import Record
 from evalbench.runs import Run, Summary
@@ -55,6 +56,10 @@ class Study(NamedTuple):
         headlines: ``headlines(result)`` -> two or three numbers for the index
             (label -> float or formatted string).
         counts: ``counts(result)`` -> item and record counts for the manifest.
+        measured: ``measured(result)`` -> per system, the items its headline is measured
+            over and why the others were not (:class:`~evalbench.measured.Measured`): a
+            system with none scored has no headline number, a run with none at all is
+            ``no_result``.
         notes: ``notes(result)`` -> short remarks shown on the index (optional).
         optional_records: names in ``records`` that a run may not write (e.g. live-system
             responses of a study that can also read published results only).
@@ -76,6 +81,7 @@ class Study(NamedTuple):
     records: Mapping[str, type[Record]]
     headlines: Callable[[Any], dict[str, Any]]
     counts: Callable[[Any], dict[str, Any]]
+    measured: Callable[[Any], list[Measured]]
     notes: Callable[[Any], list[str]] | None = None
     optional_records: frozenset[str] = frozenset()
     dependencies: Callable[[Any], list[Path]] | None = None
@@ -156,9 +162,13 @@ def notebook_for(params: StudyParams) -> str:
 
 
 def summarize(study: Study, result: Any) -> Summary:
-    """A study result's headlines, counts and notes, as :meth:`Run.finish` records them."""
+    """A study result's headlines, counts, notes and what was measured, as :meth:`Run.finish`
+    records them: when no system scored anything, one headline saying so and why
+    (:func:`~evalbench.measured.honest_headlines`), never a number."""
     notes = study.notes(result) if study.notes is not None else []
-    return Summary(study.headlines(result), study.counts(result), list(notes))
+    measured = list(study.measured(result))
+    headlines = honest_headlines(study.headlines(result), measured)
+    return Summary(headlines, study.counts(result), list(notes), measured)
 
 
 def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[StudyParams]:

@@ -54,6 +54,11 @@ def test_every_study_renders_with_its_promised_records(path):
                 "started_at", "ended_at", "wall_time_s", "counts", "seeds"):  # fmt: skip
         assert key in manifest, key
     assert manifest["headlines"], "a study must give the index two or three headline numbers"
+    # what the headlines stand on: every study says, per system, what it scored (an ok run
+    # scored something), and every usage row counts its truncated outputs
+    assert manifest["measured"] and any(m["scored"] for m in manifest["measured"])
+    assert not manifest["no_result"]
+    assert all("truncated" in row for row in manifest["usage"])
     # The contract: every record file the study declares is there, and every line of it
     # is a valid record of the declared type (the study's own list; no second registry).
     study = get_study(manifest["kind"])

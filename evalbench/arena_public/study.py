@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from evalbench.measured import Measured
 from evalbench.params import StudyParams
 from evalbench.ratings import by_dataset, rate_battles, ratings_table
 from evalbench.runs import Run
@@ -128,6 +129,17 @@ def counts(result: ArenaPublicResult) -> dict[str, int]:
     return out
 
 
+def measured(result: ArenaPublicResult) -> list[Measured]:
+    """Per published dataset: the battles read (and AlpacaEval's models); published
+    verdicts have no failed call, an empty dataset measures nothing."""
+    out = [Measured(name, len(r.battles), len(r.battles), unit="battle")
+           for name, r in result.rated.items()]  # fmt: skip
+    if result.alpaca is not None:
+        n = len(result.alpaca.table)
+        out.append(Measured("AlpacaEval", n, n, unit="model"))
+    return out
+
+
 STUDY = Study(
     kind="arena_public",
     params=ArenaPublicParams,
@@ -136,4 +148,5 @@ STUDY = Study(
     records={"battles": PublicBattle, "ratings": PublicRating},
     headlines=report.headlines,
     counts=counts,
+    measured=measured,
 )

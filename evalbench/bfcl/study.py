@@ -57,6 +57,7 @@ from .metrics import (
     compare_with_published,
     failure_examples,
     injected_vs_detected,
+    measured_systems,
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
@@ -780,6 +781,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.verdicts),
     # live multi-turn conversations only; users' Python agents only
     optional_records=frozenset(
         {"steps", "agent_conversations", "format_sensitivity", "memory_prereqs"}

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.records import iter_jsonl, parse_json
-from evalbench.runs import UNFINISHED, current_manifest
+from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
 """The fixed columns of an outcome frame (slice columns follow)."""
@@ -74,9 +74,10 @@ class RunOutcomes(NamedTuple):
     @property
     def finished(self) -> bool:
         """Whether the run ended as it should: an evalbench run published (``ok`` or
-        ``degraded``), an inspect_ai log ``success``; lm-eval writes its files at the end."""
+        ``degraded`` or ``no_result``), an inspect_ai log ``success``; lm-eval writes its
+        files at the end."""
         status = self.meta.get("status")
-        ended = {"evalbench": status in ("ok", "degraded"), "inspect_ai": status == "success"}
+        ended = {"evalbench": status in PUBLISHED_STATUSES, "inspect_ai": status == "success"}
         return ended.get(self.source, True)
 
     @property
@@ -147,7 +148,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 def run_meta(manifest: dict[str, Any], run_dir: Path) -> dict[str, Any]:
     """The fields of a manifest that say when and how a run was made (see :class:`RunOutcomes`)."""
-    published = manifest.get("status") in ("ok", "degraded")
+    published = manifest.get("status") in PUBLISHED_STATUSES
     shown = manifest if published else (manifest.get("published") or manifest)
     git = (manifest.get("environment") or {}).get("git") or {}
     costs = {

@@ -20,7 +20,7 @@ from evalbench.processes import unmarked
 from evalbench.records import write_atomic
 
 from .facts import Facts, summary_facts
-from .page import problem_html, summary_html
+from .page import no_result_html, problem_html, summary_html
 
 SUMMARY_FILE = "summary.html"
 
@@ -72,6 +72,7 @@ __all__ = [
     "Facts",
     "Written",
     "audience_pages",
+    "no_result_html",
     "summary_facts",
     "summary_html",
     "write_summary",

@@ -122,7 +122,7 @@ class SweepParams(StudyParams):
         return list(found.values())
 
 
-CellStatus = Literal["ok", "degraded", "failed", "skipped", "interrupted"]
+CellStatus = Literal["ok", "degraded", "no_result", "failed", "skipped", "interrupted"]
 
 
 class CellSummary(NamedTuple):

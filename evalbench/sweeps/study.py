@@ -26,11 +26,13 @@ from filelock import FileLock, Timeout
 from evalbench import executors, sources
 from evalbench.freshness import run_inputs
 from evalbench.importers import READERS
+from evalbench.measured import Measured
+from evalbench.measured import measured as measured_states
 from evalbench.models import ModelClient, ModelSpec
 from evalbench.models.progress import progress_bar
 from evalbench.models.usage import token_cost
 from evalbench.params import ParamsError, StudyParams, params_hash, validate_params
-from evalbench.publish import classify_failure, error_verdict
+from evalbench.publish import classify_failure, error_verdict, measured_verdict
 from evalbench.records import read_jsonl
 from evalbench.runs import (
     UNFINISHED,
@@ -287,8 +289,10 @@ def _end(job: CellJob, study_s: float) -> None:
     """Record how a finished cell ended (its verdict) and what it depends on (the folder is
     still locked: :class:`CellRun`)."""
     manifest = read_manifest(job.folder)  # finish() wrote the usage of every call
-    status, reason = error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS),
-                                   job.params)  # fmt: skip
+    status, reason = measured_verdict(
+        error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS), job.params),
+        manifest,
+    )  # a cell that measured nothing is no_result, as a run is
     data_files = manifest.get("data_files") or {}
     update_manifest(
         job.folder,
@@ -326,7 +330,7 @@ def _summary(
     status = manifest.get("status", "failed")
     return CellSummary(
         cell=job.cell.id,
-        status=status if status in ("ok", "degraded", "skipped") else "failed",
+        status=status if status in ("ok", "degraded", "skipped", "no_result") else "failed",
         reason=manifest.get("reason"),
         run_id=job.folder.name,
         reused=reused,
@@ -738,6 +742,20 @@ def counts(result: SweepResult) -> dict[str, int]:
     }
 
 
+def measured(result: SweepResult) -> list[Measured]:
+    """Per configuration: its cells that ended with a result (``ok`` or ``degraded``), and
+    how the others ended (``cell <status>``: failed, no_result, timed out ...)."""
+    cells = result.cells
+    return [
+        measured_states(
+            f"configuration {config}",
+            [None if s in ("ok", "degraded") else f"cell {s}" for s in rows["status"]],
+            "cell",
+        )
+        for config, rows in cells.groupby("config", sort=True)
+    ]
+
+
 STUDY = Study(
     kind=SWEEP,
     params=SweepParams,
@@ -747,6 +765,7 @@ STUDY = Study(
     optional_records=frozenset({"comparisons"}),
     headlines=report.headlines,
     counts=counts,
+    measured=measured,
     notes=report.notes,
     load=load,
     verdict=verdict,
