@@ -213,3 +213,17 @@ def test_publish_refuses_a_run_folder_whose_params_file_changed_since(tmp_path, 
     assert main(["publish", str(run_dir)]) == 2
     err = capsys.readouterr().err
     assert f"changed since this run (run {run_dir.name}; its content now is run {now})" in err
+
+
+def test_a_lab_copy_publishes_the_run_it_copies(tmp_path):
+    from evalbench.lab import publish_target
+    from evalbench.runs import lab_folder
+
+    path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [{"name": "s"}])
+    run_dir = run_dir_for(path, load_params(path, ["seed=2"]))
+    lab = lab_folder(run_dir)
+    assert lab == get_settings().outputs_dir / "lab" / "gaia_test" / run_dir.name
+    lab.mkdir(parents=True)
+    (lab / "manifest.json").write_text(json.dumps(
+        {"params_file": str(path), "overrides": ["seed=2"], "status": "executed"}))  # fmt: skip
+    assert publish_target(lab) == (path, ["seed=2"])  # `evalbench run` renders run_dir
