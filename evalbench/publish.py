@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import logging
 import math
 import multiprocessing
 import os
@@ -450,6 +451,8 @@ class _Execution:
     def __call__(self, output: Path) -> None:
         import papermill as pm
 
+        for name in ("papermill", "papermill.translators"):  # a filter is the logger's own
+            _quiet_defaults(logging.getLogger(name))
         if self.progress:  # the kernel draws text bars; its stderr is relayed here
             os.environ[PROGRESS_ENV] = "text"
         processes.lifeline()  # the kernel, and all it starts, die with this process
@@ -493,6 +496,22 @@ class _Execution:
         export_html(notebook, html)
         self.timing["export_s"] = round(time.perf_counter() - started, 3)
         self.timing["fixed_s"] = round(self.timing["kernel_start_s"] + self.timing["export_s"], 3)
+
+
+class _DefaultsInspection(logging.Filter):
+    """Drops papermill's warnings about reading a parameters cell's default values: it cannot
+    read a line with two ``=`` (``overrides = ["seed=7"]``, as a user leaves the cell in
+    JupyterLab) and then calls the injected ``overrides`` unknown. evalbench never uses those
+    defaults: it injects both parameters (papermill 2.7, ``execute.execute_notebook``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not message.startswith(("Unable to parse line", "Passed unknown parameter"))
+
+
+def _quiet_defaults(logger: logging.Logger) -> None:
+    if not any(isinstance(f, _DefaultsInspection) for f in logger.filters):
+        logger.addFilter(_DefaultsInspection())
 
 
 def _require_finished(run_dir: Path) -> None:
