@@ -308,7 +308,7 @@ def _use_executor(args: argparse.Namespace) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalbench.alerts.cli import retry_lines, undelivered
-    from evalbench.publish import PUBLISHED, build_index, run_study, summary_lines
+    from evalbench.publish import PUBLISHED, build_index, run_study, skip_hints, summary_lines
     from evalbench.studies import load_params
 
     _use_executor(args)
@@ -327,6 +327,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"evalbench: {result.reason.removeprefix('BatchPending: ')}")
         return retry_code
     print("\n".join(summary_lines([result])))
+    if result.status == "skipped":  # one study: its whole reason, then what lifts it
+        print(f"why: {result.reason}")
+        print("".join(f"hint: {hint}\n" for hint in skip_hints([result])), end="")
     published = result.run_dir if result.status in PUBLISHED else None
     shown = result.run_dir if result.status == "current" else published
     if shown is not None:
@@ -403,7 +406,7 @@ def check_secrets(params: StudyParams) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalbench.publish import build_index, run_many, summary_lines, timing_lines
+    from evalbench.publish import build_index, run_many, skip_hints, summary_lines, timing_lines
 
     _use_executor(args)
     files = args.params or discover_params(get_settings().project_root / "params")
@@ -431,6 +434,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     tally += "".join(f", {counts[s]} {s}" for s in extra if counts[s])
     print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
     print(f"index: {index}")
+    for hint in skip_hints(results):
+        print(f"hint: {hint}")
     if args.audience == "summary" or args.open:
         from evalbench.summary import audience_pages
 
