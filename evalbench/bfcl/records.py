@@ -251,6 +251,12 @@ class BfclParams(StudyParams):
     @model_validator(mode="before")
     @classmethod
     def _merged_key(cls, data: Any) -> Any:
+        if (isinstance(data, dict) and data.get("systems") and not data.get("result_sets")
+                and "memory_vector" in _as_list(data.get("categories") or [])):  # fmt: skip
+            # named (a group such as `all` brings it too: then live systems just skip it)
+            example = "[python, multi_turn, memory_kv, memory_rec_sum]"
+            raise ValueError(f"{VECTOR_REFUSAL}; list the categories without it, e.g. "
+                             f"categories: {example}")  # fmt: skip
         if isinstance(data, dict) and "more_categories" in data:
             raise ValueError(
                 "'more_categories' is no longer a key: list every category and group in "
@@ -273,10 +279,6 @@ class BfclParams(StudyParams):
                 )
         for spec in self.systems:
             _check_agent(spec, self.system_modes)
-        if "memory_vector" in self.categories and self.systems and not self.result_sets:
-            example = "[python, multi_turn, memory_kv, memory_rec_sum]"
-            raise ValueError(f"{VECTOR_REFUSAL}; list the categories without it, e.g. "
-                             f"categories: {example}")  # fmt: skip
         if self.format_limit_per_category is not None and FORMAT_SENSITIVITY not in self.categories:
             raise ValueError("format_limit_per_category: 'format_sensitivity' is not in categories")
         for rs in self.result_sets:
