@@ -521,7 +521,7 @@ def run_live_memory(
     ``memory_vector`` is never asked (:data:`~.backends.VECTOR_REFUSAL`)."""
     plans = _memory_plans(spec, items, run.params.seed)
     play = partial(_play_memory, run, spec, plans)
-    prereqs, questions, snapshots = converse_memory(items, play)
+    prereqs, questions, snapshots = converse_memory(items, play, run.params.data)
     write_snapshots(run.dir / "bfcl_results" / spec.name.replace("/", "_"), snapshots)
     write_results([_talk_line(t) for t in prereqs if t.error is None],
                   run.dir / "bfcl_results", spec.name)  # fmt: skip
