@@ -16,14 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
-             "#000000")  # fmt: skip
-"""The colour cycle of every figure: Okabe & Ito's palette ("Color Universal Design", 2008),
-told apart under every common colour-vision deficiency (seaborn's default puts a green and a
-red side by side); blue and orange first, yellow (faint on white) and black last."""
-
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-"""A marker per series beside its colour: past eight series, or in grey print, the shape tells."""
+from evalbench.look import MARKERS, OKABE_ITO
 
 _SAFE_NAMES = ("viridis", "cividis", "magma", "inferno", "plasma", "Blues", "Greens", "Greys",
                "Oranges", "Purples", "Reds", "BuPu", "YlGnBu", "YlOrBr", "RdBu", "PuOr", "BrBG",
