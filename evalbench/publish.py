@@ -37,6 +37,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     build_index,
     collect_runs,
 )
+from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
@@ -619,7 +620,8 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
     nb = nbformat.read(notebook_path, as_version=4)
     strip_noise(nb)
     title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
-    body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": title}})
+    resources = {"metadata": {"name": title}, "evalbench_css": SCROLL_CSS}
+    body, _ = _exporter().from_notebook_node(nb, resources=resources)
     return write_atomic(html_path, body)
 
 

@@ -89,3 +89,19 @@ def test_a_skipped_study_is_one_short_line_and_the_report_ends_with_one_hint():
     assert "EVALBENCH_DATA_MIRROR" in hints[0]
     assert hints[1].startswith("1 study skipped for a missing key")
     assert skip_hints(results[:0]) == []
+
+
+def test_a_wide_table_scrolls_visibly_in_the_report(tmp_path):
+    import pandas as pd
+
+    from evalbench.display import table_html
+    from evalbench.look import SCROLL_CSS
+
+    wide = pd.DataFrame(
+        [{f"systems.0.sim.column_{i}": "{'1': 0.85, '2': 0.65}" for i in range(12)}]
+    )
+    page = _report(tmp_path, [_output({"text/html": table_html(wide)})])
+    assert '<div class="evalbench-scroll"' in page.split("<body", 1)[1]
+    # one home for the CSS of a wide table's box: its scrollbar drawn, its hidden side shaded
+    assert SCROLL_CSS.strip() in page
+    assert "div.evalbench-scroll::-webkit-scrollbar" in page

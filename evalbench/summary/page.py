@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from evalbench.alerts.shown import shown
+from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
 
 from .facts import Change, Facts, Headline, Risk, number
@@ -282,7 +283,8 @@ def _foot(facts: Facts) -> str:
     )
 
 
-_PAGE = """<!DOCTYPE html>
+_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Summary — {title}</title>
@@ -302,7 +304,10 @@ ul.cards li {{ border: 1px solid #ddd; border-radius: 6px; padding: 0.6em 0.9em;
 code {{ white-space: normal; }}
 table {{ border-collapse: collapse; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; }}
-</style></head><body><main>
+"""
+    + SCROLL_CSS.replace("{", "{{").replace("}", "}}")
+    + """</style></head><body><main>
 {body}
 </main></body></html>
 """
+)
