@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import itertools
 import os
 import re
 from pathlib import Path
@@ -293,31 +294,35 @@ def scorecard_html(card: Any, outputs: Path) -> str:
 
 def _card_table(cells: pd.DataFrame, outputs: Path) -> str:
     """One table: per study (title as a heading row) a row per system; a cost column only
-    when a system that was not simulated has a cost."""
+    when a system that was not simulated has a cost. Built from one pass over the rows
+    (a pandas group per system took 10 s for 10,000 systems)."""
     if not len(cells):
         return ""
     costs = not cells[~cells["simulated"].astype(bool)]["cost_usd"].isna().all()
     head = "<th>system</th><th>headline [95% interval]</th><th>n</th>"
     head += ("<th>cost</th>" if costs else "") + "<th>run</th>"
     width = 5 if costs else 4
-    body = []
-    for study, rows in cells.groupby("study", sort=True):
-        title = html.escape(str(rows["title"].iloc[0]))
+    body: list[str] = []
+    ordered = cells.sort_values(["study", "system"], kind="stable").itertuples()
+    for study, in_study in itertools.groupby(ordered, lambda r: r.study):
+        systems = [list(rows) for _, rows in itertools.groupby(in_study, lambda r: r.system)]
+        title = html.escape(str(systems[0][0].title))
         body.append(f'<tr class="group"><th colspan="{width}">{title} <span class="id">'
                     f"{html.escape(str(study))}</span></th></tr>")  # fmt: skip
-        body += [_card_row(mine, outputs, costs) for _, mine in rows.groupby("system", sort=True)]
+        body += [_card_row(rows, outputs, costs) for rows in systems]
     return (f'<div class="evalbench-scroll"><table class="card"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")  # fmt: skip
 
 
-def _card_row(rows: pd.DataFrame, outputs: Path, costs: bool) -> str:
-    """A system's row in its study's block: its page, headline(s), n, cost, run."""
+def _card_row(rows: list[Any], outputs: Path, costs: bool) -> str:
+    """A system's row in its study's block (``rows``: its cells' tuples): its page,
+    headline(s), n, cost, run."""
     e = html.escape
-    first = rows.iloc[0]
-    simulated = bool(rows["simulated"].any())
+    first = rows[0]
+    simulated = any(bool(r.simulated) for r in rows)
     page = system_page_name(str(first.system), str(first.study) if simulated else None)
     sim = ' <span class="sim">simulated</span>' if simulated else ""
-    heads = "<br>".join(f"{e(str(r.metric))}: {_interval(r)}" for r in rows.itertuples())
+    heads = "<br>".join(f"{e(str(r.metric))}: {_interval(r)}" for r in rows)
     cost = f"<td>{'' if simulated else e(_cost(first.cost_usd))}</td>" if costs else ""
     link = f'<a href="systems/{e(page)}">{e(str(first.system))}</a>'
     run = f"{e(str(first.run_id))}{_report_href(first.report, outputs, outputs)}"
