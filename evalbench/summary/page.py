@@ -95,8 +95,9 @@ def no_result_html(manifest: dict[str, Any]) -> str:
         f'<p class="warn"><b>No result.</b> {e(why(reason))}.</p>'
         "<p>The study stopped before its analysis: nothing was measured, so there is no "
         "number to report. What each system was asked, and why no item was scored:</p>"
-        "<table><thead><tr><th>system</th><th>scored</th><th>why not</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>{_calls_table(manifest)}"
+        '<div class="evalbench-scroll"><table><thead><tr><th>system</th><th>scored</th>'
+        f"<th>why not</th></tr></thead><tbody>{rows}</tbody></table></div>"
+        f"{_calls_table(manifest)}"
         '<p class="foot"><a href="../../index.html">All studies</a>.</p>'
     )
     return _PAGE.format(title=e(title), body=body)
@@ -113,9 +114,9 @@ def _calls_table(manifest: dict[str, Any]) -> str:
         f"<td>{int(u.get('truncated') or 0):,d}</td></tr>"
         for u in usage
     )
-    return ("<h2>Model calls</h2><table><thead><tr><th>system</th><th>calls</th><th>failed</th>"
-            "<th>why</th><th>truncated</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>")  # fmt: skip
+    return ('<h2>Model calls</h2><div class="evalbench-scroll"><table><thead><tr><th>system'
+            "</th><th>calls</th><th>failed</th><th>why</th><th>truncated</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>")  # fmt: skip
 
 
 def _head(facts: Facts) -> str:

@@ -100,3 +100,18 @@ def test_every_table_of_the_index_and_system_pages_scrolls_in_its_own_box(gaia_r
     for page in pages:
         assert page.count("<table") == page.count('<div class="evalbench-scroll"><table')
         assert "div.evalbench-scroll::-webkit-scrollbar" in page  # a scrollbar always drawn
+
+
+def test_the_no_result_page_tables_scroll_in_their_boxes():
+    from evalbench.summary import no_result_html
+
+    long = "x" * 400  # an error reason with no place to break
+    manifest = {
+        "study": "s", "run_id": "r", "title": "t", "reason": "no item was scored",
+        "measured": [{"system": "a", "scored": 0, "total": 3, "unscored": {long: 3}}],
+        "usage": [{"system": "a", "calls": 3, "errors": 3, "error_reasons": {long: 3}}],
+    }  # fmt: skip
+    page = no_result_html(manifest)
+    assert page.count("<table") == 2
+    assert page.count('<div class="evalbench-scroll"><table') == 2
+    assert "div.evalbench-scroll::-webkit-scrollbar" in page
