@@ -18,6 +18,7 @@ from evalbench.models.providers import (
     RETRYABLE_STATUS,
     ProviderError,
     parse_completion,
+    parse_more_choices,
     payload_for,
     resolve_base_url,
     retry_after_seconds,
@@ -41,11 +42,14 @@ class OpenAIProvider:
         key = secret(self.spec.api_key_env, purpose=f"system {self.spec.name!r}")
         return Transport(self.spec, key, resolve_base_url(self.spec))
 
-    async def complete(self, http: Transport, request: ChatRequest) -> tuple[SimReply, Usage, Any]:
-        """One attempt: reply, usage and the response headers; raises :class:`ProviderError`."""
+    async def complete(
+        self, http: Transport, request: ChatRequest
+    ) -> tuple[tuple[SimReply, ...], Usage, Any]:
+        """One attempt: every choice, usage and the response headers; raises
+        :class:`ProviderError`."""
         body, headers = await http.post(payload_for(self.spec, request))
         reply, usage = parse_completion(body)
-        return reply, usage, headers
+        return (reply, *parse_more_choices(body)), usage, headers
 
 
 class Transport:
