@@ -137,6 +137,8 @@ class LoopbackServer:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.concurrency: list[int] = []
+        """Requests in flight as each request arrived (itself included), in order."""
         self._script: deque[Reply | Fault] = deque()
         self.chaos: Chaos | None = None
         """When set, unscripted requests fail at random (see :class:`Chaos`)."""
@@ -192,6 +194,7 @@ class LoopbackServer:
             self.requests.clear()
             self.arrivals.clear()
             self.headers.clear()
+            self.concurrency.clear()
             self._script.clear()
             self.max_in_flight = 0
             self.chaos = None
@@ -286,6 +289,7 @@ class LoopbackServer:
                 step = self.chaos.draw()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.concurrency.append(self.in_flight)
             if self.on_request is not None:
                 self.on_request(len(self.requests))
         try:
