@@ -229,17 +229,40 @@ class Budget:
             self.level -= amount
 
 
-class _Round(NamedTuple):
-    """One round of answers, as the latency signal compares them."""
+class _Sums(NamedTuple):
+    """Running sums over answers: enough for their means and a least-squares fit of log
+    latency (``y``) on log in-flight (``x``)."""
 
-    points: list[tuple[float, float]]  # (log requests in flight when sent, log latency)
-    in_flight: float  # mean requests in flight when sent
-    latency: float  # mean latency (s)
+    count: int = 0
+    x: float = 0.0
+    y: float = 0.0
+    xx: float = 0.0
+    xy: float = 0.0
+    yy: float = 0.0
+    in_flight: float = 0.0  # sum of in-flight counts
+    latency: float = 0.0  # sum of latencies (s)
 
-    @property
-    def log_in_flight(self) -> float:
-        """Log of :attr:`in_flight`."""
-        return math.log(self.in_flight)
+    def add(self, latency: float, in_flight: float) -> _Sums:
+        """These sums with one more answer."""
+        x, y = math.log(in_flight), math.log(latency)
+        return _Sums(self.count + 1, self.x + x, self.y + y, self.xx + x * x, self.xy + x * y,
+                     self.yy + y * y, self.in_flight + in_flight, self.latency + latency)  # fmt: skip
+
+    def __add__(self, other: tuple[Any, ...]) -> _Sums:  # type: ignore[override]
+        return _Sums(*(a + b for a, b in zip(self, other, strict=True)))
+
+    def fit(self) -> tuple[float, float, float, int]:
+        """(slope, its spread ``Sxx``, residual variance, degrees of freedom); without spread
+        in ``x`` the slope is 0 and the residuals are the deviations from the mean."""
+        n = self.count
+        sxx = self.xx - self.x * self.x / n
+        sxy = self.xy - self.x * self.y / n
+        syy = max(0.0, self.yy - self.y * self.y / n)
+        spread = sxx > 1e-9
+        slope = sxy / sxx if spread else 0.0
+        freedom = n - (2 if spread else 1)
+        residual = max(0.0, syy - slope * sxy) / freedom if freedom > 0 else 0.0
+        return slope, sxx, residual, max(0, freedom)
 
 
 class LatencySignal:
@@ -286,8 +309,9 @@ class LatencySignal:
         """Set when ``no_load`` should be measured again (the limiter sends one request
         alone, then clears it)."""
         self._lone: deque[float] = deque(maxlen=LONE_KEPT)
-        self._history: deque[_Round] = deque(maxlen=HISTORY)
-        self._round: list[tuple[float, int]] = []
+        self._history: deque[_Sums] = deque(maxlen=HISTORY)
+        self._round = _Sums()
+        self._widest = 0  # the most requests in flight among this round's answers
         self._queued = 0  # rounds that found a queue
         self._squares = self._freedom = 0.0  # pooled residual variance of log latency
 
@@ -312,30 +336,24 @@ class LatencySignal:
         if in_flight <= 1:
             self._lone.append(latency)
             return None
-        self._round.append((latency, in_flight))
-        if len(self._round) < self._round_size():
+        self._round = self._round.add(latency, in_flight)
+        self._widest = max(self._widest, in_flight)
+        if self._round.count < self._round_size():
             return None
-        answers, self._round = self._round, []
-        points = [(math.log(n), math.log(t)) for t, n in answers]
-        mean = _Round(points, sum(n for _, n in answers) / len(answers),
-                      sum(t for t, _ in answers) / len(answers))  # fmt: skip
-        self._pool(points)
-        return self._verdict(mean)
+        now, self._round, self._widest = self._round, _Sums(), 0
+        _, _, residual, freedom = now.fit()
+        self._squares = POOL_DECAY * self._squares + residual * freedom
+        self._freedom = POOL_DECAY * self._freedom + freedom
+        return self._verdict(now)
 
     def _round_size(self) -> int:
         """A window's worth of answers, at least :data:`MIN_ROUND`, and enough for a mean
         log latency within :data:`ROUND_ERROR` (one standard error) given how much answers
         have varied (at most :data:`MAX_ROUND`)."""
-        noisy = math.ceil((self.noise / ROUND_ERROR) ** 2)
-        return max(MIN_ROUND, max(n for _, n in self._round), min(MAX_ROUND, noisy))
+        noisy = self._squares / self._freedom / ROUND_ERROR**2 if self._freedom else 0.0
+        return max(MIN_ROUND, self._widest, min(MAX_ROUND, math.ceil(noisy)))
 
-    def _pool(self, points: list[tuple[float, float]]) -> None:
-        """Add a round's residual variance (after its own in-flight counts) to the pool."""
-        _, residual, freedom = _fit(points)
-        self._squares = POOL_DECAY * self._squares + residual * freedom
-        self._freedom = POOL_DECAY * self._freedom + freedom
-
-    def _verdict(self, now: _Round) -> float:
+    def _verdict(self, now: _Sums) -> float:
         self.rounds += 1
         self.elasticity = self._compare(now)
         self._history.append(now)
@@ -346,50 +364,34 @@ class LatencySignal:
         self._queued += 1
         if self._queued in (2, 8, 32) or self._queued % 128 == 0:
             self.probe = True
-        own = self.no_load if self.no_load is not None else now.latency
-        capacity = max(1.0, now.in_flight * own / now.latency)
+        in_flight, latency = now.in_flight / now.count, now.latency / now.count
+        own = self.no_load if self.no_load is not None else latency
+        capacity = max(1.0, in_flight * own / latency)
         return capacity + max(1.0, math.sqrt(capacity))
 
-    def _compare(self, now: _Round) -> float | None:
+    def _compare(self, now: _Sums) -> float | None:
         """The slope fitted with the latest earlier round that tells (see the class)."""
         earlier = list(self._history)
         if not earlier and self._lone:  # the first round: against the requests sent alone
-            earlier = [_Round([(0.0, math.log(t)) for t in self._lone], 1.0, 0.0)]
+            lone = _Sums()
+            for t in self._lone:
+                lone = lone.add(t, 1)
+            earlier = [lone]
         for before in reversed(earlier):
-            if abs(now.log_in_flight - before.log_in_flight) < MIN_SPREAD:
+            step = now.in_flight / now.count / (before.in_flight / before.count)
+            if abs(math.log(step)) < MIN_SPREAD:
                 continue
-            slope, error = _slope(before.points + now.points, self.noise)
+            slope, sxx, residual, _ = (before + now).fit()
+            # the residual spread, or the pooled noise if larger: a fit of a few answers
+            # can look steadier than the server is
+            error = max(math.sqrt(residual), self.noise) / math.sqrt(sxx)
             if abs(slope - 0.5) > SIGNIFICANT * error:
                 return slope
         return None
 
     def grows(self) -> bool:
-        """Whether answers may grow the window: a round has been read and found no queue."""
-        return self.rounds > 0 and not self.queueing
-
-
-def _fit(points: list[tuple[float, float]]) -> tuple[float, float, float]:
-    """Least squares of y on x: (slope, residual variance, degrees of freedom); without
-    spread in x, the slope is 0 and the residuals are the deviations from the mean."""
-    count = len(points)
-    mean_x = sum(x for x, _ in points) / count
-    mean_y = sum(y for _, y in points) / count
-    sxx = sum((x - mean_x) ** 2 for x, _ in points)
-    sxy = sum((x - mean_x) * (y - mean_y) for x, y in points)
-    slope = sxy / sxx if sxx > 1e-12 else 0.0
-    squares = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in points)
-    freedom = count - (2 if sxx > 1e-12 else 1)
-    return slope, squares / freedom if freedom > 0 else 0.0, max(0, freedom)
-
-
-def _slope(points: list[tuple[float, float]], noise: float) -> tuple[float, float]:
-    """The slope of log latency on log in-flight and its standard error (the residual
-    spread, or the pooled ``noise`` if larger: a fit of a few answers can look steadier
-    than the server is)."""
-    slope, residual, _ = _fit(points)
-    mean_x = sum(x for x, _ in points) / len(points)
-    sxx = sum((x - mean_x) ** 2 for x, _ in points)
-    return slope, max(math.sqrt(residual), noise) / math.sqrt(sxx)
+        """Whether answers may grow the window: no queue found (so far)."""
+        return not self.queueing
 
 
 class AdaptiveLimit:

@@ -316,12 +316,12 @@ def test_in_the_client_the_window_follows_the_latency_signal(loopback):
     client = _client(loopback, timeout_s=60)
 
     runtimes = []
-    responses = generate(client, _jobs(16), progress=False,
+    responses = generate(client, _jobs(20), progress=False,
                          on_result=lambda job, r: runtimes.append(client._runtime))  # fmt: skip
     assert all(r.ok for r in responses)
     limit = runtimes[-1].limit
     assert limit.latency.queueing and limit.window <= 3
-    assert max(loopback.concurrency) <= 4  # the start window, never more
+    assert max(loopback.concurrency[-4:]) <= 3  # the requests of the first rounds drained
 
 
 @pytest.mark.slow
