@@ -233,7 +233,7 @@ class _Sums(NamedTuple):
     """Running sums over answers: enough for their means and a least-squares fit of log
     latency (``y``) on log in-flight (``x``)."""
 
-    count: int = 0
+    answers: int = 0
     x: float = 0.0
     y: float = 0.0
     xx: float = 0.0
@@ -245,16 +245,16 @@ class _Sums(NamedTuple):
     def add(self, latency: float, in_flight: float) -> _Sums:
         """These sums with one more answer."""
         x, y = math.log(in_flight), math.log(latency)
-        return _Sums(self.count + 1, self.x + x, self.y + y, self.xx + x * x, self.xy + x * y,
-                     self.yy + y * y, self.in_flight + in_flight, self.latency + latency)  # fmt: skip
+        return self.merged(_Sums(1, x, y, x * x, x * y, y * y, in_flight, latency))
 
-    def __add__(self, other: tuple[Any, ...]) -> _Sums:  # type: ignore[override]
-        return _Sums(*(a + b for a, b in zip(self, other, strict=True)))
+    def merged(self, other: _Sums) -> _Sums:
+        """The sums over both sets of answers."""
+        return _Sums._make(a + b for a, b in zip(self, other, strict=True))
 
     def fit(self) -> tuple[float, float, float, int]:
         """(slope, its spread ``Sxx``, residual variance, degrees of freedom); without spread
         in ``x`` the slope is 0 and the residuals are the deviations from the mean."""
-        n = self.count
+        n = self.answers
         sxx = self.xx - self.x * self.x / n
         sxy = self.xy - self.x * self.y / n
         syy = max(0.0, self.yy - self.y * self.y / n)
@@ -338,7 +338,7 @@ class LatencySignal:
             return None
         self._round = self._round.add(latency, in_flight)
         self._widest = max(self._widest, in_flight)
-        if self._round.count < self._round_size():
+        if self._round.answers < self._round_size():
             return None
         now, self._round, self._widest = self._round, _Sums(), 0
         _, _, residual, freedom = now.fit()
@@ -364,7 +364,7 @@ class LatencySignal:
         self._queued += 1
         if self._queued in (2, 8, 32) or self._queued % 128 == 0:
             self.probe = True
-        in_flight, latency = now.in_flight / now.count, now.latency / now.count
+        in_flight, latency = now.in_flight / now.answers, now.latency / now.answers
         own = self.no_load if self.no_load is not None else latency
         capacity = max(1.0, in_flight * own / latency)
         return capacity + max(1.0, math.sqrt(capacity))
@@ -378,10 +378,10 @@ class LatencySignal:
                 lone = lone.add(t, 1)
             earlier = [lone]
         for before in reversed(earlier):
-            step = now.in_flight / now.count / (before.in_flight / before.count)
+            step = now.in_flight / now.answers / (before.in_flight / before.answers)
             if abs(math.log(step)) < MIN_SPREAD:
                 continue
-            slope, sxx, residual, _ = (before + now).fit()
+            slope, sxx, residual, _ = before.merged(now).fit()
             # the residual spread, or the pooled noise if larger: a fit of a few answers
             # can look steadier than the server is
             error = max(math.sqrt(residual), self.noise) / math.sqrt(sxx)
