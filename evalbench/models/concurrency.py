@@ -285,7 +285,8 @@ class LatencySignal:
     server with C slots answers in its own time up to C in flight and later only beyond.
 
     The server's own time (``no_load``) is the mean latency of the last requests sent
-    alone (nothing else in flight). When it queues, with ``N`` requests in flight on
+    alone (nothing else in flight; the very first of all only until another has gone alone,
+    as it may be a cold server's). When it queues, with ``N`` requests in flight on
     average and mean latency ``R`` over a round, it works on ``C = N · no_load / R`` at once
     (Little's law; TCP Vegas's queue estimate ``N · (1 - no_load / R)`` is what waits); the
     window is held to ``C`` plus a queue of ``max(1, √C)`` (Netflix's ``GradientLimit``
@@ -309,9 +310,10 @@ class LatencySignal:
         """Set when ``no_load`` should be measured again (the limiter sends one request
         alone, then clears it)."""
         self._lone: deque[float] = deque(maxlen=LONE_KEPT)
+        self._lone_seen = 0
         self._history: deque[_Sums] = deque(maxlen=HISTORY)
         self._round = _Sums()
-        self._widest = 0  # the most requests in flight among this round's answers
+        self._size = 0  # answers this round takes (set by its first answer)
         self._queued = 0  # rounds that found a queue
         self._squares = self._freedom = 0.0  # pooled residual variance of log latency
 
@@ -334,26 +336,31 @@ class LatencySignal:
         if not latency > 0 or not math.isfinite(latency):
             return None
         if in_flight <= 1:
+            if self._lone_seen == 1:  # the very first may be a cold server's: it goes now
+                self._lone.clear()
+            self._lone_seen += 1
             self._lone.append(latency)
             return None
+        if not self._round.answers:
+            self._size = self._round_size(in_flight)
         self._round = self._round.add(latency, in_flight)
-        self._widest = max(self._widest, in_flight)
-        if self._round.answers < self._round_size():
+        if self._round.answers < self._size:
             return None
-        now, self._round, self._widest = self._round, _Sums(), 0
+        now, self._round = self._round, _Sums()
         _, _, residual, freedom = now.fit()
         self._squares = POOL_DECAY * self._squares + residual * freedom
         self._freedom = POOL_DECAY * self._freedom + freedom
         return self._verdict(now)
 
-    def _round_size(self) -> int:
-        """A window's worth of answers, at least :data:`MIN_ROUND`, and enough for a mean
-        log latency within :data:`ROUND_ERROR` (one standard error) given how much answers
-        have varied (at most :data:`MAX_ROUND`)."""
+    def _round_size(self, in_flight: int) -> int:
+        """A window's worth of answers (the requests in flight when the round's first answer
+        was sent), at least :data:`MIN_ROUND`, and enough for a mean log latency within
+        :data:`ROUND_ERROR` (one standard error) given how much answers have varied (at most
+        :data:`MAX_ROUND`)."""
         noisy = self._squares / self._freedom / ROUND_ERROR**2 if self._freedom else 0.0
-        return max(MIN_ROUND, self._widest, min(MAX_ROUND, math.ceil(noisy)))
+        return max(MIN_ROUND, in_flight, min(MAX_ROUND, math.ceil(noisy)))
 
-    def _verdict(self, now: _Sums) -> float:
+    def _verdict(self, now: _Sums) -> float | None:
         self.rounds += 1
         self.elasticity = self._compare(now)
         self._history.append(now)
@@ -362,11 +369,12 @@ class LatencySignal:
         if not self.queueing:
             return math.inf
         self._queued += 1
-        if self._queued in (2, 8, 32) or self._queued % 128 == 0:
+        if self._queued in (1, 4, 16, 64) or self._queued % 128 == 0 or self.no_load is None:
             self.probe = True
+        if self.no_load is None:  # no request has gone alone yet: the probe will tell
+            return None
         in_flight, latency = now.in_flight / now.answers, now.latency / now.answers
-        own = self.no_load if self.no_load is not None else latency
-        capacity = max(1.0, in_flight * own / latency)
+        capacity = max(1.0, in_flight * self.no_load / latency)
         return capacity + max(1.0, math.sqrt(capacity))
 
     def _compare(self, now: _Sums) -> float | None:
@@ -415,6 +423,8 @@ class AdaptiveLimit:
         self.latency_cuts = 0
         """Times the latency signal lowered the window."""
         self._restore: float | None = None  # the window to go back to after a probe
+        self._first_answer: float | None = None  # when the first answer came back
+        self._first_latency = 0.0  # and how long it took
         self.max_window = self.window
         self._seq = 0
         self._cut_seq = -1
@@ -491,16 +501,36 @@ class AdaptiveLimit:
 
     def _succeeded(self, ticket: Ticket, latency: float) -> None:
         """Read one answer's latency: while the server queues the window follows what the
-        latency signal allows; otherwise it grows (slow start: +1, then +1/window)."""
+        latency signal allows; otherwise it grows (slow start: +1, then +1/window).
+
+        Answers to requests sent before the first answer came back are not read (but the
+        first answer itself, to a request sent alone): a server's first answer can be slow
+        (llama-cpp-python's took 3 times the next ones), and every request queued behind it
+        with it.
+        """
         if self._restore is not None and ticket.in_flight <= 1:  # the probe came back
             self.window, self._restore = self._restore, None
-        allowed = self.latency.sample(latency, ticket.in_flight)
+        if self._first_answer is None:
+            self._first_answer, self._first_latency = ticket.sent + latency, latency
+            read = ticket.in_flight <= 1
+        else:  # not if sent before any answer came back (queued behind a cold first one)
+            read = ticket.sent >= self._first_answer
+        # unread answers still grow the window in slow start, unless they took over twice
+        # the first answer's time (a queue forming: TCP's HyStart leaves slow start so)
+        early = not read and latency <= 2 * self._first_latency
+        allowed = self.latency.sample(latency, ticket.in_flight) if read else None
         if allowed is not None and allowed != math.inf:
             self._follow(min(float(self.ceiling), max(1.0, allowed)))
         if self.latency.probe:  # measure the server's own time: the next request goes alone
             self.latency.probe = False
-            self._restore, self.window = self.window, 1.0
-        elif self._restore is None and (ticket.full or self.waiting) and self.latency.grows():
+            if self._restore is None:  # (one probe at a time)
+                self._restore, self.window = self.window, 1.0
+        elif (
+            (read or early)
+            and self._restore is None
+            and (ticket.full or self.waiting)
+            and self.latency.grows()
+        ):
             step = 1.0 if self.window < self.threshold else 1.0 / self.window
             self.window = min(float(self.ceiling), self.window + step)
             self.max_window = max(self.max_window, self.window)

@@ -93,6 +93,8 @@ def test_aimd_grows_per_success_halves_once_per_window_and_holds_for_retry_after
         for _ in range(4):  # a round of answers in 1 s each: latency says nothing queues
             limit.latency.sample(1.0, 2)
         loop = asyncio.get_running_loop()
+        alone = await limit.acquire(1)  # the first answer, at once (later ones are read
+        limit.release(alone, {}, now=alone.sent)  # only if sent after it came back)
         first, second = await limit.acquire(1), await limit.acquire(1)
         assert (first.full, second.full) == (False, True)  # the second filled the window
         # latencies given (1 s each): the latency signal stays flat and allows growth
@@ -212,6 +214,17 @@ def test_against_one_slot_auto_settles_at_two_in_flight_and_keeps_the_server_bus
     assert 300 / makespan >= 0.95 * (1 / 1.1)
 
 
+@pytest.mark.parametrize("cold", [3.0, 10.0])
+def test_a_cold_servers_slow_first_answer_does_not_stop_auto_settling(cold):
+    # llama-cpp-python's first answer took 3 times the next ones: answers to requests sent
+    # before it came back are not read, and it is no longer the server's own time once a
+    # probe has gone alone
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: cold if i == 0 else 1.0, 300, slots=1, wire=0.05)
+    assert max(in_flight for _, _, in_flight in log[60:]) == 2
+    assert limit.latency.no_load == pytest.approx(1.1)
+
+
 @pytest.mark.parametrize("slots", [2, 4, 8])
 def test_against_a_few_slots_auto_settles_just_above_them(slots):
     limit = AdaptiveLimit(ceiling=64)
@@ -220,7 +233,7 @@ def test_against_a_few_slots_auto_settles_just_above_them(slots):
     # the estimated capacity (the slots) plus a queue of its square root (Netflix's
     # GradientLimit); now and then one request goes alone to measure the server's own time
     assert slots <= late[len(late) // 2] <= slots + max(1, slots**0.5) + 1
-    assert late[-1] <= 2 * slots
+    assert late[int(0.95 * len(late))] <= 2 * slots
     makespan = log[-1][1] - log[0][0]
     assert 200 * slots / makespan >= 0.95 * slots  # the slots stay busy
 
@@ -294,29 +307,30 @@ def test_while_it_queues_the_no_load_latency_is_measured_again_now_and_then():
     signal = LatencySignal()
     signal.sample(2.0, 1)  # a slow first answer (a cold server): 2 s taken as its own time
     probes = []
-    for _ in range(40):  # rounds of 4 answers at 4 in flight, 8 s each
+    for _ in range(20):  # rounds of 4 answers at 4 in flight, 8 s each
         for _ in range(4):
             signal.sample(8.0, 4)
         probes.append(signal.probe)
         signal.probe = False
     # the first round against the lone answer: elasticity ln 4 / ln 4 = 1, a queue; the
     # rounds after it are at the same in-flight count: the verdict stays. Probes after the
-    # 2nd, 8th and 32nd round that found a queue:
-    assert signal.queueing and [i + 1 for i, p in enumerate(probes) if p] == [2, 8, 32]
+    # 1st, 4th and 16th round that found a queue:
+    assert signal.queueing and [i + 1 for i, p in enumerate(probes) if p] == [1, 4, 16]
     signal.sample(1.0, 1)  # the probe: one request alone, answered in 1 s
-    assert signal.no_load == 1.5  # the mean of the lone answers kept: (2 + 1) / 2
+    assert signal.no_load == 1.0  # the very first lone answer (a cold server's?) is dropped
+    signal.sample(1.5, 1)
+    assert signal.no_load == 1.25  # the mean of the lone answers since: (1 + 1.5) / 2
 
 
 @pytest.mark.slow
 def test_in_the_client_the_window_follows_the_latency_signal(loopback):
-    # against the loopback server's queueing mode (one slot, 0.2 s per request) with the
+    # against the loopback server's queueing mode (one slot, 0.1 s per request) with the
     # client's own measurements in real time: only the state is asserted (a stall of the
     # machine delays answers, it cannot make the server look faster than one slot)
-    loopback.latency, loopback.slots = 0.2, 1
+    loopback.latency, loopback.slots = 0.1, 1
     client = _client(loopback, timeout_s=60)
-
     runtimes = []
-    responses = generate(client, _jobs(20), progress=False,
+    responses = generate(client, _jobs(40), progress=False,
                          on_result=lambda job, r: runtimes.append(client._runtime))  # fmt: skip
     assert all(r.ok for r in responses)
     limit = runtimes[-1].limit
