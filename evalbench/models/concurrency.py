@@ -291,10 +291,18 @@ class LatencySignal:
     (Little's law; TCP Vegas's queue estimate ``N · (1 - no_load / R)`` is what waits); the
     window is held to ``C`` plus a queue of ``max(1, √C)`` (Netflix's ``GradientLimit``
     allows a queue of the square root of its limit): lowered to it, or raised to it when
-    the window was below (no AIMD growth while it queues). While it queues, ``no_load`` is
-    measured again by one request sent alone (:attr:`probe`) after the 2nd, 8th and 32nd
-    such round and every 128th, as Netflix's limits probe their ``rtt_noload`` now and
-    then (a cold server's first answer is slow).
+    the window was below (no AIMD growth while it queues); halved while ``no_load`` is not
+    known yet (the server answered no request sent alone). While it queues, ``no_load`` is
+    measured again by one request sent alone (:attr:`probe`): after the 1st, 4th, 16th and
+    64th such round and every 128th (and every one while it is unknown), as Netflix's limits
+    probe their ``rtt_noload`` now and then.
+
+    Limits: the verdict needs answers in roughly the order their requests arrived (a FIFO
+    queue, as llama.cpp's and vLLM's schedulers keep); a server that picks waiting requests
+    at random spreads latencies so widely that no round tells, and the window grows until
+    timeouts halve it, as without the latency signal. Where more in flight still buys
+    throughput but less than its square root (elasticity above 1/2: batching servers near
+    saturation), the window stops growing there, for latency's sake.
 
     References: Netflix/concurrency-limits (``GradientLimit``, ``VegasLimit``); Brakmo &
     Peterson, "TCP Vegas: end to end congestion avoidance on a global Internet" (1995).
@@ -371,9 +379,9 @@ class LatencySignal:
         self._queued += 1
         if self._queued in (1, 4, 16, 64) or self._queued % 128 == 0 or self.no_load is None:
             self.probe = True
-        if self.no_load is None:  # no request has gone alone yet: the probe will tell
-            return None
         in_flight, latency = now.in_flight / now.answers, now.latency / now.answers
+        if self.no_load is None:  # no request has gone alone yet: halve until a probe tells
+            return max(1.0, in_flight / 2)
         capacity = max(1.0, in_flight * self.no_load / latency)
         return capacity + max(1.0, math.sqrt(capacity))
 
