@@ -40,7 +40,7 @@ import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 START_WINDOW = 4
 """Requests in flight when an ``auto`` run starts."""
@@ -229,27 +229,37 @@ class Budget:
             self.level -= amount
 
 
-class _Sums(NamedTuple):
+class _Sums:
     """Running sums over answers: enough for their means and a least-squares fit of log
-    latency (``y``) on log in-flight (``x``)."""
+    latency (``y``) on log in-flight (``x``). Mutable: one per round, added to in place
+    (this runs once per answer, on the event loop)."""
 
-    answers: int = 0
-    x: float = 0.0
-    y: float = 0.0
-    xx: float = 0.0
-    xy: float = 0.0
-    yy: float = 0.0
-    in_flight: float = 0.0  # sum of in-flight counts
-    latency: float = 0.0  # sum of latencies (s)
+    __slots__ = ("answers", "in_flight", "latency", "x", "xx", "xy", "y", "yy")
 
-    def add(self, latency: float, in_flight: float) -> _Sums:
-        """These sums with one more answer."""
+    def __init__(self) -> None:
+        self.answers = 0
+        self.x = self.y = self.xx = self.xy = self.yy = 0.0
+        self.in_flight = 0.0  # sum of in-flight counts
+        self.latency = 0.0  # sum of latencies (s)
+
+    def add(self, latency: float, in_flight: float) -> None:
+        """Count one more answer."""
         x, y = math.log(in_flight), math.log(latency)
-        return self.merged(_Sums(1, x, y, x * x, x * y, y * y, in_flight, latency))
+        self.answers += 1
+        self.x += x
+        self.y += y
+        self.xx += x * x
+        self.xy += x * y
+        self.yy += y * y
+        self.in_flight += in_flight
+        self.latency += latency
 
     def merged(self, other: _Sums) -> _Sums:
-        """The sums over both sets of answers."""
-        return _Sums._make(a + b for a, b in zip(self, other, strict=True))
+        """The sums over both sets of answers (a new object)."""
+        both = _Sums()
+        for name in _Sums.__slots__:
+            setattr(both, name, getattr(self, name) + getattr(other, name))
+        return both
 
     def fit(self) -> tuple[float, float, float, int]:
         """(slope, its spread ``Sxx``, residual variance, degrees of freedom); without spread
@@ -351,7 +361,7 @@ class LatencySignal:
             return None
         if not self._round.answers:
             self._size = self._round_size(in_flight)
-        self._round = self._round.add(latency, in_flight)
+        self._round.add(latency, in_flight)
         if self._round.answers < self._size:
             return None
         now, self._round = self._round, _Sums()
@@ -391,7 +401,7 @@ class LatencySignal:
         if not earlier and self._lone:  # the first round: against the requests sent alone
             lone = _Sums()
             for t in self._lone:
-                lone = lone.add(t, 1)
+                lone.add(t, 1)
             earlier = [lone]
         for before in reversed(earlier):
             step = now.in_flight / now.answers / (before.in_flight / before.answers)
