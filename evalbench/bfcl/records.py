@@ -335,6 +335,11 @@ def _check_agent(spec: SystemSpec, modes: Collection[str]) -> None:
     if spec.provider == "agent" and {"tools", "documents"} & spec.model_fields_set:
         raise ValueError(f"{where}: the reference agent's tools in BFCL are each item's "
                          "functions; remove 'tools' / 'documents'")  # fmt: skip
+    if spec.provider == "agent" and spec.tool_mode == "prompt":
+        raise ValueError(f"{where}: tool_mode: prompt does not apply to BFCL: it asks the "
+                         "reference agent with native tools; for a model without them, list "
+                         "it as a chat system (provider 'openai') with mode: prompt, BFCL's "
+                         "own prompt format")  # fmt: skip
     if spec.provider in AGENT_MODES and spec.name in modes:
         raise ValueError(f"system_modes: {spec.name!r} is an agent ({spec.provider}); it "
                          f"converses as {AGENT_MODES[spec.provider]!r}")  # fmt: skip

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -58,6 +59,7 @@ from .metrics import (
     failure_examples,
     injected_vs_detected,
     measured_systems,
+    silent_tools,
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
@@ -241,7 +243,19 @@ def run_live_system(run: Run[BfclParams], spec: SystemSpec, items: Sequence[Item
         )._replace(mode=mode, injected=injected.get(item.id))
         for item in items
     ]
-    return verdict_frame(rows)
+    verdicts = verdict_frame(rows)
+    _warn_silent_tools(verdicts)
+    return verdicts
+
+
+def _warn_silent_tools(verdicts: pd.DataFrame) -> None:
+    """Say on stderr, at once, when no tools-mode answer called a function (the report
+    says it too: :func:`~.report.key_result`)."""
+    for name, answers in silent_tools(verdicts).items():
+        print(f"evalbench: BFCL system {name!r} (tools mode): 0 of {answers} answers called a "
+              "function; the endpoint may leave the tools out of the prompt (check its chat "
+              "format and tool_choice) or the model cannot call them (try mode: prompt)",
+              file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _result_line(item: Item, answer: ResponseRecord, mode: str) -> ResultLine:
