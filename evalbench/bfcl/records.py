@@ -366,9 +366,9 @@ class BfclResult(NamedTuple):
     order: list[str]
     """Systems in the order they were scored (result sets, then live systems)."""
     sources: pd.DataFrame
-    """:func:`~.study.system_sources`."""
+    """:func:`~.published.system_sources`."""
     comparison: pd.DataFrame
-    """:func:`~.study.leaderboard_comparison` (empty when no result set names a leaderboard row)."""
+    """:func:`~.published.leaderboard_comparison` (empty when no result set names a leaderboard row)."""
     truth: pd.DataFrame | None
     """:func:`~.metrics.injected_vs_detected`; None without a simulated system."""
     examples: list[dict[str, Any]]
