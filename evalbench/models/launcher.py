@@ -1,22 +1,15 @@
 """Start a server process that cannot outlive its starter, wait until it answers, stop it.
 
-:func:`start` runs the server under a tiny guard process (:data:`GUARD`, plain Python,
-no evalbench import) that leads a process group of its own:
+:func:`start` starts the server with :func:`evalbench.processes.spawn`, the one mechanism
+for every process evalbench starts: the server leads a process group of its own, carries
+the starting process's lifeline mark in its environment and is tied to that process's
+watchdog. When the starting process ends in any way (``kill -9`` included), the watchdog
+kills the server's group and every process carrying the mark, so also what the server
+started outside its group (see :mod:`evalbench.processes`). The lifeline follows the
+process, not the thread: evalbench starts servers from short-lived event-loop threads.
 
-- the guard holds the read end of a *lifeline* pipe whose write end only the starting
-  process holds; when that process ends in any way (``kill -9`` included) the kernel closes
-  the write end, the guard reads end-of-file and stops the whole group: SIGTERM, then
-  SIGKILL after ``grace_s``;
-- the server is the guard's child with ``PR_SET_PDEATHSIG`` = SIGKILL, so a guard killed
-  with ``kill -9`` takes the server with it.
-
-``PR_SET_PDEATHSIG`` alone is not enough in the starter: it fires when the *thread* that
-forked the child ends, and evalbench starts servers from short-lived event-loop threads.
-The lifeline follows the process. (A process forked from the starter without ``exec``
-inherits the write end too: the server then also waits for it.)
-
-:meth:`Launched.stop` closes the lifeline, waits for the guard, SIGKILLs whatever is left of
-the group and waits (bounded) until /proc shows none of it running.
+:meth:`Launched.stop` stops the group (SIGTERM, SIGKILL after ``grace_s``), reaps the
+server and waits (bounded) until /proc shows none of its group running.
 """
 
 from __future__ import annotations
@@ -26,40 +19,12 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from evalbench.processes import wait_group_gone
-
-GUARD = r"""
-import ctypes, os, signal, subprocess, sys, threading
-grace, parent = float(sys.argv[1]), os.getpid()
-def pdeathsig():  # in the server, before exec: SIGKILL when this guard dies
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(1)
-server = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, preexec_fn=pdeathsig)
-signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the guard outlasts the group's SIGTERM
-def stop_group():
-    os.killpg(0, signal.SIGTERM)
-    try:
-        server.wait(grace)
-    except subprocess.TimeoutExpired:
-        pass
-    os.killpg(0, signal.SIGKILL)
-def lifeline():
-    while os.read(0, 4096):
-        pass
-    stop_group()
-threading.Thread(target=lifeline, daemon=True).start()
-code = server.wait()
-os.killpg(0, signal.SIGTERM)  # what the server left behind
-sys.exit(code if code >= 0 else 128 - code)
-"""
-"""The guard's code (``python -I -S -c GUARD grace_s argv...``; lifeline on stdin)."""
+from evalbench import processes
 
 TAIL_LINES = 5
 """Lines of the server's output quoted when it fails to start."""
@@ -72,21 +37,19 @@ class ServerFailed(RuntimeError):
 
 
 class Launched:
-    """A started server: its guard process (the group leader), output log and lifeline."""
+    """A started server: its process (the leader of its own process group) and output log."""
 
-    def __init__(self, argv: Sequence[str], guard: subprocess.Popen[bytes], log: IO[bytes],
-                 lifeline: int):  # fmt: skip
+    def __init__(self, argv: Sequence[str], process: subprocess.Popen[bytes], log: IO[bytes]):
         self.argv = list(argv)
-        self.guard = guard
-        self.group = guard.pid
+        self.process = process
+        self.group = process.pid
         self.log = log
-        self._lifeline: int | None = lifeline
         self.startup_s: float | None = None
         """Seconds from start to the first good readiness probe."""
 
     def running(self) -> bool:
-        """Whether the guard (and so the server) still runs."""
-        return self.guard.poll() is None
+        """Whether the server still runs."""
+        return self.process.poll() is None
 
     def tail(self, lines: int = TAIL_LINES) -> str:
         """The last ``lines`` lines of the server's output, joined by `` | ``."""
@@ -98,18 +61,11 @@ class Launched:
             return " | ".join(kept[-lines:]) or "(no output)"
         return "(no output)"
 
-    def stop(self, grace_s: float = 5.0) -> None:
-        """Stop the server's whole process group (bounded: SIGKILL after ``grace_s``)."""
-        if self._lifeline is not None:
-            os.close(self._lifeline)  # the guard stops the group: SIGTERM, then SIGKILL
-            self._lifeline = None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.guard.wait(grace_s + 2.0)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.group, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.guard.wait(2.0)
-        wait_group_gone(self.group, timeout_s=5.0)
+    def stop(self, grace_s: float = processes.STOP_GRACE_S) -> None:
+        """Stop the server's whole process group (SIGTERM, SIGKILL after ``grace_s``; bounded)
+        and close its log. Safe to call twice."""
+        processes.stop(self.process, grace_s)
+        processes.wait_group_gone(self.group, timeout_s=5.0)
         with contextlib.suppress(OSError):
             self.log.close()
 
@@ -121,30 +77,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(
-    argv: Sequence[str], *, grace_s: float = 5.0, env: dict[str, str] | None = None
-) -> Launched:
-    """Start ``argv`` under the guard (see the module docstring); its output goes to an
-    anonymous temporary file (:meth:`Launched.tail`).
+def start(argv: Sequence[str], *, env: dict[str, str] | None = None) -> Launched:
+    """Start ``argv`` with :func:`evalbench.processes.spawn` (see the module docstring); its
+    output goes to an anonymous temporary file (:meth:`Launched.tail`).
 
     Raises:
-        OSError: the guard could not be started.
+        OSError: the server could not be started.
     """
     log = tempfile.TemporaryFile(prefix="evalbench-server-")  # noqa: SIM115 (kept by Launched)
-    read_end, write_end = os.pipe()  # both non-inheritable: only the guard gets read_end
     try:
-        guard = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", GUARD, str(grace_s), *argv],
-            stdin=read_end, stdout=log, stderr=subprocess.STDOUT, env=env,
-            start_new_session=True,
-        )  # fmt: skip
+        process = processes.spawn(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT, env=env)  # fmt: skip
     except BaseException:
-        os.close(write_end)
         log.close()
         raise
-    finally:
-        os.close(read_end)
-    return Launched(argv, guard, log, write_end)
+    return Launched(argv, process, log)
 
 
 def wait_ready(
@@ -165,9 +112,8 @@ def wait_ready(
             launched.stop()
             raise ServerFailed(f"{what}: interrupted while it started")
         if not launched.running():
-            code = launched.guard.returncode
-            raise ServerFailed(f"{what} exited with status {code} before it answered: "
-                               f"{launched.tail()}")  # fmt: skip
+            raise ServerFailed(f"{what} {_ended(launched.process.returncode)} before it "
+                               f"answered: {launched.tail()}")  # fmt: skip
         if ready() and launched.running():
             launched.startup_s = time.monotonic() - started
             return
@@ -177,6 +123,15 @@ def wait_ready(
             raise ServerFailed(f"{what} did not answer within {timeout_s:g} s (raise "
                                f"local.startup_timeout_s for a large model): {tail}")  # fmt: skip
         time.sleep(POLL_S)
+
+
+def _ended(code: int) -> str:
+    """How a process ended, from its exit status (negative: the signal that ended it)."""
+    if code >= 0:
+        return f"exited with status {code}"
+    with contextlib.suppress(ValueError):
+        return f"was killed by {signal.Signals(-code).name}"
+    return f"was killed by signal {-code}"
 
 
 def probe_models(base_url: str, model: str, timeout_s: float = 2.0) -> bool:

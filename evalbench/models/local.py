@@ -3,10 +3,10 @@
 A system with ``provider: local`` (or a reference ``agent`` with a ``local:`` block) names a
 model file and an engine (:class:`~evalbench.models.types.LocalSpec`). On its first request
 :func:`endpoint` starts the engine's OpenAI-compatible server on a free 127.0.0.1 port
-(:mod:`evalbench.models.launcher`: a guarded process group that cannot outlive this
-process), waits until ``GET /v1/models`` lists the model, and hands back the base URL; the
-system's requests then go through the same client as any endpoint, ``max_concurrency``
-requests at a time (default: the server's ``slots``).
+(:mod:`evalbench.models.launcher`: a process group that cannot outlive this process,
+through :mod:`evalbench.processes`), waits until ``GET /v1/models`` lists the model, and
+hands back the base URL; the system's requests then go through the same client as any
+endpoint, ``max_concurrency`` requests at a time (default: the server's ``slots``).
 
 Where the server lives: in the process that first asks, one per distinct server command
 line, until that process ends (:func:`stop_all` at exit). In ``evalbench run`` that is the
@@ -72,7 +72,8 @@ SERVER_ENV = (
     "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH",
     "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "HF_HOME", "HF_HUB_OFFLINE",
 )  # fmt: skip
-"""The only environment variables a server inherits."""
+"""The only environment variables a server inherits (besides the lifeline mark,
+:mod:`evalbench.processes`)."""
 PORT_ATTEMPTS = 3
 """Starts tried when another process took the free port first."""
 

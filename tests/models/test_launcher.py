@@ -1,6 +1,7 @@
 """The server launcher: ready when ``/v1/models`` lists the model, one line with the server's
 last output when it dies or never answers, and no server outliving its starter (stopped,
-killed with ``kill -9``, its guard killed, started from a thread that has ended)."""
+its starter killed with ``kill -9``, a daemon the server started outside its group, started
+from a thread that has ended)."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def test_an_interrupt_while_it_starts_stops_it():
 
 def test_a_server_that_ignores_sigterm_is_killed_after_the_grace():
     code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(300)"
-    server = launcher.start([sys.executable, "-c", code], grace_s=0.2)
+    server = launcher.start([sys.executable, "-c", code])
     server.stop(grace_s=0.2)
     assert not group_running(server.group)
 
@@ -173,18 +174,56 @@ def test_kill_9_of_the_starter_stops_the_server():
     assert wait_group_gone(group, GONE_S), "the server outlived its starter's kill -9"
 
 
-def test_kill_9_of_the_guard_takes_the_server_with_it():
-    server, _ = started_fake()
+DAEMONIZING = r"""
+import os, subprocess, sys, time
+# a daemon of the server's own: a session (and process group) of its own, not the server's
+daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                          start_new_session=True)
+print(daemon.pid, flush=True)
+time.sleep(300)
+"""
+DAEMON_STARTER = r"""
+import sys, time
+from evalbench.models import launcher
+server = launcher.start([sys.executable, "-c", sys.argv[1]])
+launcher.wait_ready(server, lambda: server.tail().strip().isdigit(), 120, "daemonizing")
+print(server.tail(), flush=True)
+time.sleep(300)
+"""
+
+
+def _alive(pid: int) -> bool:
     try:
-        os.kill(server.guard.pid, signal.SIGKILL)
-        server.guard.wait(30)
-        assert wait_group_gone(server.group, GONE_S), "the server outlived its guard"
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_the_starter_stops_what_the_server_started_outside_its_group():
+    # the server carries its starter's lifeline mark (evalbench.processes), and so does all
+    # it starts: a daemon that left the server's process group dies with the starter too
+    starter = subprocess.Popen([sys.executable, "-c", DAEMON_STARTER, DAEMONIZING],
+                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        daemon = int(starter.stdout.readline())
+        assert _alive(daemon)
     finally:
-        server.stop()
+        starter.kill()
+        starter.wait(30)
+        starter.stdout.close()
+    deadline = time.monotonic() + GONE_S
+    while _alive(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(daemon):
+        os.kill(daemon, signal.SIGKILL)
+        raise AssertionError("the server's daemon outlived its starter's kill -9")
 
 
-def test_the_guard_passes_the_servers_exit_status_on():
-    server = launcher.start([sys.executable, "-c", "raise SystemExit(7)"])
-    assert server.guard.wait(60) == 7
+def test_a_server_killed_by_a_signal_says_so():
+    server = launcher.start([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"])
+    with pytest.raises(launcher.ServerFailed) as err:
+        launcher.wait_ready(server, lambda: False, 60, "the server")
     server.stop()
+    assert str(err.value) == "the server was killed by SIGKILL before it answered: (no output)"
     assert not group_running(server.group)
