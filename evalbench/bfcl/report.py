@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
-from evalbench.measured import by_system, headline
+from evalbench.measured import Measured, by_system, headline, no_result_text
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics, multi_turn_metrics
@@ -57,10 +57,14 @@ def key_result(result: BfclResult) -> str:
     level = result.params.confidence_level
     table = metrics.system_accuracy(result.verdicts, result.params.categories, level=level)
     silent = metrics.silent_tools(result.verdicts)
+    never = {m.system: m for m in metrics.measured_systems(result.verdicts)
+             if metrics.NEVER_CALLED in m.unscored}  # fmt: skip
     systems = "; ".join(
-        _system_sentence(row, result) + _silent_sentence(silent.get(row["system"]))
+        (_never_called_sentence(never[row["system"]], result) if row["system"] in never
+         else _system_sentence(row, result))
+        + _silent_sentence(silent.get(row["system"]))
         for row in table.to_dict("records")
-    )
+    )  # fmt: skip
     head = display.fill(
         "<p><b>Key result.</b> Share of scored items the official checker marks valid, all "
         "studied categories pooled ({level:.0%} Wilson intervals): ",
@@ -103,6 +107,14 @@ def _system_sentence(row: dict[str, Any], result: BfclResult) -> str:
         acc=row["accuracy_answered"],
         k=answered,
     )
+
+
+def _never_called_sentence(row: Measured, result: BfclResult) -> str:
+    """A system that never called a function where one was needed: no number (its
+    irrelevance "passes" are no skill), the counts and the reason instead."""
+    kind = system_kind(result, row.system)
+    return display.fill("{name} ({kind}) {why}", name=row.system, kind=kind,
+                        why=no_result_text([row]))  # fmt: skip
 
 
 def _silent_sentence(answers: int | None) -> str:

@@ -122,3 +122,18 @@ def test_comparison_table_rounds_to_five_decimals_without_negative_zero(result):
     # -0.000001 rounds to -0.0, shown as 0.0 (sign bit cleared by + 0.0); 0.123456789 -> 0.12346
     assert shown.tolist() == [0.0, 0.12346, 0.0]
     assert [math.copysign(1, d) for d in shown] == [1, 1, 1]
+
+
+def test_key_result_gives_no_number_for_a_system_that_never_called(result):
+    # quiet: 3 simple_python items answered in prose (no call decoded, wrong) and 1
+    # irrelevance item "passed" by not calling — no skill, so nothing is measured: the key
+    # result must not read 1 of 4 = 25.0% as its accuracy (seen with SmolLM2-135M)
+    quiet = verdicts([("quiet", False, "simple_function_checker:wrong_count")] * 4)
+    quiet["decoded"] = [[], [], [], []]
+    quiet.loc[3, ["test_category", "valid", "error_type"]] = ["irrelevance", True, None]
+    text = report.key_result(result._replace(verdicts=quiet, order=["quiet"]))
+    assert "25.0%" not in text
+    assert (
+        "quiet (real model) no result: 0 of 4 items scored — no function call by this system "
+        "in any item that needs one × 4"
+    ) in text
