@@ -337,9 +337,12 @@ def show(fragment: str) -> None:
 
 def system_kind(name: str, simulated: Collection[str], agent_provider: str | None = None) -> str:
     """How every report labels a system: ``simulated``, ``simulated agent``, ``agent
-    (<provider>)`` or ``real model`` (``agent_provider``: the provider of an agent system)."""
+    (<provider>)``, ``reference agent, real model`` (evalbench's own agent) or ``real model``
+    (``agent_provider``: the provider of an agent system)."""
     if name in simulated:
         return "simulated agent" if agent_provider else "simulated"
+    if agent_provider == "agent":
+        return "reference agent, real model"
     return f"agent ({agent_provider})" if agent_provider else "real model"
 
 

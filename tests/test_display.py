@@ -16,6 +16,8 @@ def test_every_system_is_labelled_simulated_or_real_and_agent_or_model():
     assert display.system_kind("b", sim, "sim-agent") == "simulated agent"
     assert display.system_kind("c", sim, "command") == "agent (command)"
     assert display.system_kind("c", sim) == "real model"
+    # evalbench's reference agent (provider: agent) on a real model, not "agent (agent)"
+    assert display.system_kind("d", sim, "agent") == "reference agent, real model"
 
 
 def _shown(monkeypatch) -> list[str]:
