@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from realmodel import real_server  # noqa: F401 (the real model's server, one per session)
 
 from evalbench.settings import ENV_CACHE, ENV_OUTPUTS
 

@@ -34,7 +34,11 @@ from evalbench.settings import get_settings
 from evalbench.studies import get_study, load_params
 
 ROOT = Path(__file__).resolve().parents[1]
-PARAMS = discover_params(ROOT / "params")
+LOCAL = [p for p in discover_params(ROOT / "params") if p.stem.startswith("local_")]
+"""The real-model studies (SmolLM2-135M served by evalbench): 1-3 minutes of model time in
+all, so they are checked here for what their files promise, and one of them is rendered
+end to end (tests/models/test_local_server.py)."""
+PARAMS = [p for p in discover_params(ROOT / "params") if p not in LOCAL]
 
 
 @pytest.mark.slow
@@ -88,6 +92,26 @@ def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_pa
     _every_json_file_is_strict_json(result.run_dir)
     if path.stem == "bfcl_public":
         _agrees_with_the_official_bfcl_checker(result.run_dir / "records" / "bfcl.jsonl")
+
+
+@pytest.mark.parametrize("path", LOCAL, ids=lambda p: p.stem)
+def test_every_local_study_is_a_small_offline_real_model_study_to_copy(path):
+    params = load_params(path)  # validates (the local extra is not needed to load)
+    specs = params.model_specs()
+    assert specs and all(spec.local is not None for spec in specs), "every model is local"
+    for spec in specs:
+        assert spec.local.threads == 1 and spec.local.engine == "llama-cpp-python"
+        assert spec.max_tokens is not None and spec.max_tokens <= 160
+        # temperature 0 (a rerun is served from the cache), or seeded
+        assert spec.temperature == 0 or spec.seed is not None, spec.name
+    assert "offline" in params.title.lower() and "(SmolLM2-135M)" in params.title
+    text = path.read_text(encoding="utf-8")
+    for change in ("model_file:", "engine:", "n_ctx:", "What to expect from a 135M"):
+        assert change in text, f"{path.name} does not say {change!r}"
+    # small: a limit or a sample of at most 5 items (datagen: its problem count)
+    bounded = ("limit_per_level", "limit_per_category", "limit", "sample", "n_problems")
+    sizes = {name: getattr(params, name) for name in bounded if getattr(params, name, None)}
+    assert sizes and max(sizes.values()) <= 5, f"{path.name} is not small: {sizes}"
 
 
 def _strict(constant: str) -> None:

@@ -1,10 +1,14 @@
-"""The real model, served by evalbench itself: ``evalbench run`` of a chat study with no key
-and no network (SmolLM2-135M-Instruct on llama-cpp-python), the manifest's record of what
-answered, a rerun from the records that starts no server, and no server left running after
-a normal end, ``kill -9`` or Ctrl-C of ``evalbench run``.
+"""The real model, served by evalbench itself: ``evalbench run`` of the shipped
+params/local_gaia.yaml (a chat model and the reference agent on SmolLM2-135M-Instruct, with
+no key and no network), the manifest's record of what answered, a rerun from the records
+that starts no server, and no server left running after a normal end, ``kill -9`` or Ctrl-C
+of ``evalbench run``. (Every params/local_*.yaml is checked for what it promises in
+tests/test_studies.py; rendering them all takes 1-3 minutes of model time.)
 
 Needs the ``local`` extra (``pip install -e '.[local]'``): skipped without it, except in CI
-(``EVALBENCH_CI``, set by ``.ci/run``, which installs it), where its absence fails.
+(``EVALBENCH_CI``, set by ``.ci/run``, which installs it), where its absence fails. Each
+``evalbench run`` here starts a server of its own (the session's real-model server,
+tests/realmodel.py, is not passed on to it).
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from realmodel import require_local_model
 from studyfiles import gaia_dataset
 
-from evalbench.models import ModelSpec, local
+from evalbench.models import local
 from evalbench.publish import run_study
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.realmodel, pytest.mark.xdist_group("realmodel")]
 
+ROOT = Path(__file__).resolve().parents[2]
 SMOLLM2_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 EVALBENCH = str(Path(sys.executable).parent / "evalbench")
 WAIT_S = 180.0
@@ -34,12 +40,7 @@ WAIT_S = 180.0
 
 @pytest.fixture(scope="module", autouse=True)
 def _local_extra():
-    try:
-        local.check(ModelSpec(name="smollm2", provider="local"))
-    except local.LocalModelUnavailable as exc:
-        if os.environ.get("EVALBENCH_CI"):
-            pytest.fail(f"CI installs the local extra, yet: {exc}")
-        pytest.skip(f"needs the local extra (pip install -e '.[local]'): {exc}")
+    require_local_model()
 
 
 def _study(tmp_path: Path, questions: int, name: str = "local_chat") -> Path:
@@ -54,9 +55,10 @@ def _study(tmp_path: Path, questions: int, name: str = "local_chat") -> Path:
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
-    """``evalbench run``'s environment: no key, and a proxy that goes nowhere (the server
-    evalbench starts on this machine is asked directly)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    """``evalbench run``'s environment: no key, no server of this process to reuse, and a
+    proxy that goes nowhere (the server evalbench starts on this machine is asked directly)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.endswith("_API_KEY") and k != local.ENV_SERVERS}  # fmt: skip
     return {**env, "HTTP_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9",
             "EVALBENCH_OUTPUTS": os.environ["EVALBENCH_OUTPUTS"],
             "EVALBENCH_CACHE": os.environ["EVALBENCH_CACHE"]}  # fmt: skip
@@ -120,25 +122,35 @@ def _wait(condition, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_evalbench_run_serves_the_local_model_with_no_key_and_stops_it(tmp_path):
-    path = _study(tmp_path, questions=2)
+def test_the_shipped_local_study_renders_with_no_key_and_stops_its_server(tmp_path):
+    # params/local_gaia.yaml as a user runs it: a chat model and the reference agent
+    # (tool_mode: prompt) on SmolLM2-135M, 3 questions each, no key, no network
+    path = ROOT / "params" / "local_gaia.yaml"
     done = subprocess.run([EVALBENCH, "run", str(path)], env=_env(tmp_path), timeout=600,
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     run_dir = Path(done.stdout.split("report: ", 1)[1].split()[0]).parent
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    served = manifest["models"][0]["served"]
-    assert served["model_sha256"] == SMOLLM2_SHA256 and served["model_bytes"] == 98_362_432
-    assert (served["engine"], served["n_ctx"], served["chat_format"]) == (
-        "llama-cpp-python", 2048, None,
-    )  # fmt: skip
-    assert served["engine_version"] == local.ENGINES["llama-cpp-python"].version(None)  # type: ignore[arg-type]
-    assert served["server_argv"][1:3] == ["-m", "llama_cpp.server"]
+    assert manifest["status"] == "ok" and manifest["simulated"] is False
+    for model in manifest["models"]:  # both systems: the same model file, one server
+        served = model["served"]
+        assert served["model_sha256"] == SMOLLM2_SHA256 and served["model_bytes"] == 98_362_432
+        assert (served["engine"], served["n_ctx"], served["chat_format"], served["threads"]) == (
+            "llama-cpp-python", 2048, None, 1,
+        )  # fmt: skip
+        assert served["engine_version"] == local.ENGINES["llama-cpp-python"].version(None)  # type: ignore[arg-type]
+        assert served["server_argv"][1:3] == ["-m", "llama_cpp.server"]
     (server,) = manifest["local_servers"]
     assert server["model_sha256"] == SMOLLM2_SHA256 and server["startup_s"] > 0
-    usage = manifest["usage"][0]
-    assert (usage["calls"], usage["errors"], usage["cached"]) == (2, 0, 0)
-    assert usage["completion_tokens"] > 0  # the model answered
+    # 3 questions, one answer each from the chat model, and at least one model call per
+    # task from the agent; none failed, every output counted (truncated included)
+    usage = {row["system"]: row for row in manifest["usage"]}
+    assert usage["smollm2-135m"]["calls"] == 3 and 3 <= usage["smollm2-135m-agent"]["calls"] <= 9
+    for row in usage.values():
+        assert (row["errors"], row["cached"]) == (0, 0) and row["completion_tokens"] > 0
+        assert 0 <= row["truncated"] <= row["calls"]
+    measured = {m["system"]: (m["scored"], m["total"]) for m in manifest["measured"]}
+    assert measured == {"smollm2-135m": (3, 3), "smollm2-135m-agent": (3, 3)}
     port = int(server["base_url"].rsplit(":", 1)[1].split("/")[0])
     _wait(lambda: not _servers_on_port(port), "the server outlived evalbench run")
 
@@ -146,7 +158,10 @@ def test_evalbench_run_serves_the_local_model_with_no_key_and_stops_it(tmp_path)
     rerun = run_study(path, force=True, warm=True)
     assert rerun.status == "ok", rerun.reason
     again = json.loads((rerun.run_dir / "manifest.json").read_text())
-    assert again["local_servers"] == [] and again["usage"][0]["calls"] == 2
+    assert again["local_servers"] == []
+    assert {row["system"]: row["calls"] for row in again["usage"]} == {
+        name: row["calls"] for name, row in usage.items()
+    }
 
 
 def _started_run(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
