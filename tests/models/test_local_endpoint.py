@@ -42,9 +42,11 @@ def fake_argv(spec, path, alias, port):
 @pytest.fixture
 def fake_engine(monkeypatch, tmp_path):
     """``llama-cpp-python`` replaced by the stand-in; a GGUF-looking model file; every server
-    stopped at the end."""
+    stopped at the end. The servers this process already runs (the real model's, for the
+    real-model tests: tests/realmodel.py) are set aside meanwhile, not stopped."""
     engine = local.Engine(fake_argv, lambda spec: "fake-1", lambda spec: None)
     monkeypatch.setitem(local.ENGINES, "llama-cpp-python", engine)
+    monkeypatch.setattr(local, "_SERVERS", {})
     monkeypatch.delenv(local.ENV_SERVERS, raising=False)
     path = tmp_path / "tiny.gguf"
     path.write_bytes(b"GGUF" + bytes(60))
