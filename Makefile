@@ -56,6 +56,7 @@ check: $(STAMP)        ## lint, format check, types
 bench: $(STAMP)        ## performance benchmarks, side by side with peers -> outputs/bench/*.json
 	-$(PY) tests/bench_peers.py   # FastChat + Arena-Hard files, a bfcl-eval venv (~/.cache/evalbench/bench-peers)
 	$(PY) tests/bench_models.py
+	$(PY) tests/bench_local.py     # a real model evalbench serves (local extra; skipped without it)
 	$(PY) tests/bench_bfcl.py
 	$(PY) tests/bench_arena.py
 	$(PY) tests/bench_agents.py

@@ -30,10 +30,10 @@ Configurations, each against its own server process (so the client's CPU is meas
   (llama-cpp-python's server does so): evalbench one at a time, ``max_concurrency: auto``,
   and the official client one at a time. ``auto`` must settle at ≤ 2 in flight, with no
   timeout and ≥ 95% of the serial throughput (issue 34).
-- ``real_one_slot``: the same comparison against a real model server (llama-cpp-python with
-  SmolLM2-135M-Instruct, one request at a time; tests/realmodel.py), ``REAL_N`` requests of
-  at most 16 tokens each way, serial then ``auto`` on fresh prompts; skipped (with the reason)
-  without the local extra.
+
+The same comparison against a real one-slot model server (SmolLM2-135M-Instruct on
+llama-cpp-python, which evalbench serves itself) is in tests/bench_local.py
+(``auto_vs_serial``), beside evalbench vs the openai SDK, tokens/s and the server's start-up.
 
 Client CPU includes the workers'. Writes ``outputs/bench/models.json`` (or
 ``$EVALBENCH_OUTPUTS/bench/models.json``). ``BENCH_REPEATS`` sets the number of timed
@@ -75,7 +75,6 @@ REQUEST_LIMIT = f"RateLimit(requests_per_s={RATE_REQUESTS}, request_burst={RATE_
 TOKEN_LIMIT = "RateLimit(tokens_per_s=60000.0, token_burst=12000.0)"
 TOKENS_PER_REQUEST = 201  # "r<i>-<j>" prompts of ≤ 8 chars: 1 + max_tokens 200
 QUEUE_N, QUEUE_LATENCY = int(os.environ.get("BENCH_QUEUE_REQUESTS", 200)), 0.05
-REAL_N = int(os.environ.get("BENCH_REAL_REQUESTS", 64))
 
 
 CONFIGS = {
@@ -97,7 +96,6 @@ CONFIGS = {
     "queueing_serial": lambda: run_queueing(1),
     "queueing_auto": lambda: run_queueing("auto"),
     "queueing_bare_sdk": lambda: run_queueing_sdk(),
-    "real_one_slot": lambda: run_real_one_slot(),
 }
 
 
@@ -226,76 +224,6 @@ def run_queueing(concurrency: int | str) -> dict:
         "errors": errors,
         "note": "in flight = requests at the server (served or queued) as each arrived; "
         "settled = after the first 10% of requests; one slot = 1 / 50 ms = 20 requests/s",
-    }
-
-
-def run_real_one_slot() -> dict:
-    """Serial vs ``auto`` against a real one-slot model server (see the module docstring)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from realmodel import MODEL_ALIAS, RealServer, unavailable
-
-    reason = unavailable()
-    if reason is not None:
-        return {"skipped": reason}
-    with tempfile.TemporaryDirectory() as tmp:
-        server = RealServer(Path(tmp) / "server.log").start()
-        try:  # serial before and after auto: the machine's load drifts
-            _real_batch(server.base_url, MODEL_ALIAS, "warm-up", 1, count=1)
-            runs = {name: _real_batch(server.base_url, MODEL_ALIAS, name, concurrency)
-                    for name, concurrency in (("serial", 1), ("auto", "auto"),
-                                              ("serial_after", 1))}  # fmt: skip
-        finally:
-            server.stop()
-    auto = runs["auto"]
-    serial = (runs["serial"]["requests_per_s"] + runs["serial_after"]["requests_per_s"]) / 2
-    ratio = auto["requests_per_s"] / serial
-    return {
-        "requests": REAL_N,
-        "server": "llama-cpp-python, SmolLM2-135M-Instruct Q4_1, 1 slot, n_threads 1",
-        "startup_s": round(server.startup_s, 2),
-        **runs,
-        "ratio_auto_to_serial": round(ratio, 3),
-        "note_ratio": "auto over the mean of the serial batches before and after it",
-        "meets_target": ratio >= 0.95
-        and auto["timeouts"] == 0
-        and auto["max_in_flight_settled"] <= 2,
-        "load_average_1m": round(os.getloadavg()[0], 2),
-        "note": "in flight = the client's requests in flight as each answer came back, over "
-        "the second half; every answer runs to the 16-token limit (a long story asked for), so "
-        "serial and auto do the same work",
-    }
-
-
-def _real_batch(
-    base_url: str, model: str, name: str, concurrency: int | str, count: int = 0
-) -> dict:
-    from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, generate
-
-    os.environ["EVALBENCH_BENCH_KEY"] = "no-auth-on-loopback"
-    spec = ModelSpec(name="real", provider="openai", model=model, base_url=base_url,
-                     api_key_env="EVALBENCH_BENCH_KEY", max_concurrency=concurrency,
-                     max_tokens=16, temperature=0.0, max_retries=0)  # fmt: skip
-    words = "Tell a long story about the number {i} (" + name + ")."
-    count = count or REAL_N
-    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": words.format(i=i)}]))
-            for i in range(count)]  # fmt: skip
-    client = ModelClient(spec)
-    in_flight: list[int] = []
-
-    def seen(job: Job, response: Any) -> None:
-        runtime = client._runtime
-        in_flight.append(getattr(runtime.limit, "in_flight", 0) + 1 if runtime else 0)
-
-    started = time.perf_counter()
-    responses = generate(client, jobs, progress=False, on_result=seen)
-    wall = time.perf_counter() - started
-    return {
-        "requests_per_s": round(count / wall, 3),
-        "wall_s": round(wall, 1),
-        "completion_tokens": sum(r.usage.completion_tokens or 0 for r in responses),
-        "max_in_flight_settled": max(in_flight[count // 2 :], default=0),
-        "timeouts": sum((r.error or "").startswith("timeout") for r in responses),
-        "errors": sum(not r.ok for r in responses),
     }
 
 

@@ -73,8 +73,8 @@ class RealServer(NamedTuple):
 def start() -> RealServer:
     """Start (or find) the server of :data:`SPEC` through evalbench's launcher."""
     base_url = local.endpoint(SPEC)
-    (started,) = [s for s in local.used_since() if s["base_url"] == base_url]
-    return RealServer(base_url, started["startup_s"])
+    (server,) = [s for s in local.running() if s.base_url == base_url]
+    return RealServer(base_url, server.launched.startup_s or 0.0)
 
 
 @pytest.fixture(scope="session")

@@ -466,6 +466,12 @@ def used_since(since: float = -math.inf) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def running() -> list[Server]:
+    """The servers this process started that still run (their logs, start-up times ...)."""
+    with _START_LOCK:
+        return [s for s in _SERVERS.values() if s.launched.running()]
+
+
 @atexit.register
 def stop_all() -> None:
     """Stop every server this process started (each process group, bounded)."""

@@ -63,7 +63,9 @@ def test_systems_that_differ_in_sampling_share_one_server_until_stop_all(fake_en
     assert local.endpoint(spec_for(fake_engine, "warm", temperature=0.7)) == url
     (server,) = local._SERVERS.values()
     assert json.loads(os.environ[local.ENV_SERVERS]) == {server.key: url}
+    assert local.running() == [server]
     local.stop_all()
+    assert local.running() == []
     assert wait_group_gone(server.launched.group, 30)
     assert local.ENV_SERVERS not in os.environ and not launcher.probe_models(url, "tiny")
 
