@@ -24,6 +24,7 @@ from evalbench.measured import (
     truncated_text,
     why,
 )
+from evalbench.models import ModelSpec, local
 from evalbench.runs import Run
 
 _BANNER_STYLE = (
@@ -55,6 +56,9 @@ def header(run: Run, result: Any = None) -> None:
         f"<code>{escape(run.params_file.name)}</code> · seed {p.seed} · "
         f"intervals at {p.confidence_level:.0%} · cache mode {escape(p.cache)}</small></p>"
     )
+    local_line = local_models_line(p.model_specs())
+    if local_line:
+        parts.append(local_line)
     if run.simulated:
         names = ", ".join(s.name for s in p.model_specs() if s.simulated)
         parts.append(
@@ -68,6 +72,27 @@ def header(run: Run, result: Any = None) -> None:
         limits = {s.name: s.max_tokens for s in p.model_specs() if s.max_tokens is not None}
         parts.append(measured_html(rows, run.recorded_usage(), limits))
     _display("\n".join(parts))
+
+
+def local_models_line(specs: Sequence[ModelSpec]) -> str:
+    """One line per local model file the study's systems are served from: the file, its
+    sha256, the engine and its version, context size and chat format, and the systems it
+    serves (``""`` when no system is local). What the manifest records, in the header."""
+    served: dict[tuple[Any, ...], list[str]] = {}
+    for spec in specs:
+        if spec.local is not None:
+            path, found = local.model_path(spec.local), local.fingerprint(spec)
+            name = path.name if path else spec.local.model_file or local.SMOLLM2_FILE
+            key = (name, found["model_sha256"] or "unknown: the file is not here",
+                   found["engine"], found["engine_version"] or "(not installed here)",
+                   found["n_ctx"], found["chat_format"] or "the model file's template")  # fmt: skip
+            served.setdefault(key, []).append(spec.name)
+    return "\n".join(
+        f"<p><small>local model <code>{escape(name)}</code> (sha256 <code>{escape(sha)}</code>) "
+        f"served by {escape(engine)} {escape(version)} · n_ctx {n_ctx} · chat format: "
+        f"{escape(form)} — {escape(', '.join(names))}</small></p>"
+        for (name, sha, engine, version, n_ctx, form), names in served.items()
+    )
 
 
 _WARN_STYLE = (

@@ -140,3 +140,34 @@ def test_a_wide_long_table_scrolls_inside_its_own_box_on_screen(tmp_path):
     assert m["scroll"] > m["client"]  # wider than its box: it scrolls sideways
     assert m["height"] <= m["window"]  # and its scrollbar is on screen
     assert m["page"] <= m["width"]  # the page itself never scrolls sideways
+
+
+def test_the_header_line_names_each_local_model_file_its_sha256_and_engine(tmp_path, monkeypatch):
+    import hashlib
+
+    from evalbench.models import ModelSpec, local
+
+    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path / "cache"))
+    model = tmp_path / "tiny <b>.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    digest = hashlib.sha256(b"GGUF" + bytes(60)).hexdigest()  # the file's bytes, as hashed
+    monkeypatch.setitem(local.ENGINES, "llama-cpp-python",
+                        local.ENGINES["llama-cpp-python"]._replace(version=lambda s: "9.9"))  # fmt: skip
+    lone = {"model_file": str(model), "n_ctx": 512}
+    specs = [
+        ModelSpec(name="chat", provider="local", local=lone),
+        ModelSpec(name="judge", provider="local", local=lone, temperature=0.5),  # same server
+        ModelSpec(name="remote", provider="openai", model="m"),  # not local: not listed
+    ]
+    line = display.local_models_line(specs)
+    assert line == (
+        "<p><small>local model <code>tiny &lt;b&gt;.gguf</code> (sha256 "
+        f"<code>{digest}</code>) served by llama-cpp-python 9.9 · n_ctx 512 · chat format: "
+        "the model file&#x27;s template — chat, judge</small></p>"
+    )
+    assert display.local_models_line(specs[2:]) == ""
+    # replayed where the file is gone: said so, never "None"
+    monkeypatch.setattr(local, "model_path", lambda spec: None)
+    assert "(sha256 <code>unknown: the file is not here</code>)" in display.local_models_line(
+        specs[:1]
+    )
