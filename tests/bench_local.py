@@ -14,8 +14,10 @@ side by side in one run:
   ``BENCH_LOCAL_ROUNDS`` short rounds whose order alternates (A B, B A ...) so the machine's
   load drift falls on both alike (rounds of 8-24 requests let a busy machine's drift decide:
   0.69-0.71 measured, where rounds of 4 gave 0.99 on the same machine) (one untimed request each first). End-to-end requests/s of each
-  over all rounds and their ratio (target: evalbench ≥ 0.95 × the SDK); the time the server
-  sat idle per request (the client's own cost); tokens/s: prompt and completion tokens per
+  over all rounds and their ratio (target: evalbench ≥ 0.95 × the SDK), the median of the
+  rounds' ratios and the ratio at equal engine time (what each client adds to the engine's
+  time, compared alone: a busy machine's drift does not enter it); the time the server sat
+  idle per request (the client's own cost); tokens/s: prompt and completion tokens per
   second of wall time (the usage the server reports), and the engine's own count from its
   log (``llama_perf_context_print``: prompt tokens read and tokens generated, per second of
   its own time; a prompt prefix it still holds from the request before is not read again);
@@ -132,20 +134,35 @@ def run_sdk_vs_evalbench() -> dict:
             sides[side].append(batch)
     totals = {side: _totals(batches) for side, batches in sides.items()}
     ratio = totals["evalbench"]["requests_per_s"] / totals["sdk"]["requests_per_s"]
+    per_round = [s["wall_s"] / e["wall_s"]  # the same requests: the inverse ratio of times
+                 for e, s in zip(sides["evalbench"], sides["sdk"], strict=True)]  # fmt: skip
+    equal = _at_equal_engine_time(totals)
     same = [b["texts"] for b in sides["evalbench"]] == [b["texts"] for b in sides["sdk"]]
     return {
         "requests_per_round": REQUESTS, "rounds": ROUNDS, "in_flight": slots,
         "max_tokens": MAX_TOKENS, **totals,
         "ratio_evalbench_to_sdk": round(ratio, 3),
-        "ratio_per_round": [round(s["wall_s"] / e["wall_s"], 3)  # the same requests
-                            for e, s in zip(sides["evalbench"], sides["sdk"], strict=True)],
         "meets_target": ratio >= 0.95,
+        "ratio_per_round": [round(r, 3) for r in per_round],
+        "ratio_median_of_rounds": round(statistics.median(per_round), 3),
+        "ratio_at_equal_engine_time": round(equal, 3),
         "same_answers": same,
         "note": "requests/s and tokens/s over all rounds (sum of requests or tokens / sum of "
         "wall time); engine_* from the server's own log: tokens it read or generated per "
         "second of its own time; idle_ms_per_request: wall time the server was not working "
         "on a request (the client's own cost, HTTP included), per request",
     }  # fmt: skip
+
+
+def _at_equal_engine_time(totals: dict[str, dict]) -> float:
+    """evalbench's throughput over the SDK's had the engine been as fast for both: each
+    side's time per request = the engine's mean time per request over both sides + that
+    side's own idle time per request (what the client adds). On a busy machine the engine's
+    speed drifts by 2x between rounds; this compares only what the clients do."""
+    engine = statistics.mean(t["engine_busy_share"] * t["wall_s"] / t["requests"]
+                             for t in totals.values())  # fmt: skip
+    idle = {side: t["idle_ms_per_request"] / 1000 for side, t in totals.items()}
+    return (engine + idle["sdk"]) / (engine + idle["evalbench"])
 
 
 def _evalbench_batch(spec: Any, prompts: list[str]) -> dict:
@@ -199,6 +216,7 @@ def _totals(batches: list[dict]) -> dict:
     requests = sum(len(b["texts"]) for b in batches)
     engine = {k: sum(b["engine"][k] for b in batches) for k in batches[0]["engine"]}
     return {
+        "requests": requests,
         "requests_per_s": round(requests / wall, 3),
         "requests_per_s_per_round": [round(len(b["texts"]) / b["wall_s"], 3) for b in batches],
         "wall_s": round(wall, 2), "errors": sum(b["errors"] for b in batches),
