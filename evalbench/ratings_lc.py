@@ -30,7 +30,7 @@ division by zero there) give a length feature of 0 here.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -235,6 +235,55 @@ def length_controlled_win_rate(
         lc_standard_error=sem * 100, weights=dict(zip(FEATURES, w.tolist(), strict=True)),
         C=c, n=int(known.sum()),
     )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- models
+
+
+LC_COLUMNS = ["model", "win_rate", "lc_win_rate", "lc_standard_error", "length_weight", "C", "n",
+              "note"]  # fmt: skip
+"""Columns of :func:`lc_win_rates`."""
+
+
+def lc_win_rates(
+    scores: pd.DataFrame, *, difficulty: Literal["others", "all"] = "others"
+) -> pd.DataFrame:
+    """The length-controlled win rate of each model against the common baseline
+    (``length_controlled_noreg``; instruction difficulty from :func:`fitted_difficulty`).
+
+    Args:
+        scores: one row per (model, question) met against the baseline: ``model, question_id,
+            preference`` (P(the model's answer wins), ties 0.5, NaN unscored), ``len_model,
+            len_baseline`` (answer lengths in characters).
+        difficulty: ``others`` fits each model's difficulties on the *other* models'
+            outcomes only (fitted on its own it explains them by construction; none: 0);
+            ``all`` fits them once on every model's, the rated one included, as AlpacaEval
+            fitted its published vector jointly on its leaderboard's models.
+
+    Returns:
+        :data:`LC_COLUMNS`: win rates in percent, ``length_weight`` the GLM's coefficient on
+        tanh(standardized baseline − model length), ``C`` its chosen regularization; a model
+        with fewer than 5 questions has NaN and ``note`` says why.
+    """
+    joint = fitted_difficulty(scores) if difficulty == "all" else None
+    rows = []
+    for model, part in scores.groupby("model", sort=True):
+        others = scores[scores["model"] != model]
+        fitted = joint if joint is not None else (fitted_difficulty(others) if len(others)
+                                                   else None)  # fmt: skip
+        d = (np.zeros(len(part)) if fitted is None else
+             fitted.reindex(part["question_id"].astype(str)).fillna(0.0).to_numpy())  # fmt: skip
+        try:
+            lc = length_controlled_win_rate(part["preference"], part["len_model"],
+                                            part["len_baseline"], d)  # fmt: skip
+        except ArenaError as exc:
+            rows.append({"model": model, "n": len(part), "note": str(exc)})
+            continue
+        rows.append({"model": model, "win_rate": lc.win_rate, "lc_win_rate": lc.lc_win_rate,
+                     "lc_standard_error": lc.lc_standard_error,
+                     "length_weight": lc.weights[FEATURES[0]], "C": lc.C, "n": lc.n,
+                     "note": ""})  # fmt: skip
+    return pd.DataFrame(rows).reindex(columns=LC_COLUMNS)
 
 
 # ------------------------------------------------------------------------ difficulty

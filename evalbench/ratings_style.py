@@ -123,6 +123,23 @@ def style_counts(text: str, *, code: CodeBlocks = "official") -> dict[str, int]:
     return {"tokens": token_count(text), **markdown_counts(text, code=code)}
 
 
+def answer_style_counts(answers: pd.DataFrame, *, text: str = "text") -> pd.DataFrame:
+    """The style counts of a table of answers, one row each (:func:`style_counts`).
+
+    Args:
+        answers: ``model, question_id`` and the answer in column ``text``.
+        text: the answer's column.
+
+    Returns:
+        ``model, question_id, tokens, headers, lists, bold`` (the ``counts`` of
+        :func:`battles_with_style`).
+    """
+    rows = [{"model": m, "question_id": q, **style_counts(str(t))}
+            for m, q, t in zip(answers["model"], answers["question_id"], answers[text],
+                               strict=True)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["model", "question_id", *STYLE_FEATURES])
+
+
 # ----------------------------------------------------------------------- features
 
 
@@ -306,12 +323,18 @@ def bootstrap_style_bt(
     reg: float = 0.5,
     base: float = 10.0,
     scale: float = 400.0,
+    clusters: Sequence[Any] | np.ndarray | pd.Series | None = None,
 ) -> StyleBT:
     """Style-controlled ratings with ``rounds`` bootstrap resamples of the battles.
 
     Each round draws the battles ``Multinomial(N, 1/N)`` times (N rows with replacement) and
     refits from the point estimate with the full data's features. Ratings are shifted so
     ``anchor`` sits at ``anchor_rating`` (without one: the mean does).
+
+    Args:
+        clusters: one label per battle; battles with the same label are drawn together
+            (e.g. the two weighted halves of one soft verdict), so the unit resampled is
+            the cluster. ``None``: each battle alone (the official bootstraps).
     """
     if rounds < 1:
         raise ArenaError(f"bootstrap_style_bt: rounds must be >= 1, got {rounds}")
@@ -321,13 +344,29 @@ def bootstrap_style_bt(
         raise ArenaError("style control: Newton's method did not converge")
     d = _design(b, point.features.values, base)
     start = np.concatenate([point.theta, point.coefs])
-    reps = np.concatenate([_refit(d, draws, start, reg) for draws in _draws(len(b), rounds, rng)])
+    if clusters is None:
+        chunks = _draws(len(b), rounds, rng)
+    else:
+        codes, units = _cluster_codes(clusters, len(b))
+        chunks = [draws[:, codes] for draws in _draws(units, rounds, rng)]
+    reps = np.concatenate([_refit(d, draws, start, reg) for draws in chunks])
     m = len(d.models)
     theta = np.concatenate([point.theta[None, :], reps[:, :m]])
     elo = _shift(scale * theta, d.models, anchor, anchor_rating)
     played = np.bincount(pd.Index(d.models).get_indexer(pd.concat([b["model_a"], b["model_b"]])),
                          minlength=m)  # fmt: skip
     return StyleBT(d.models, elo[0], elo[1:], point.coefs, reps[:, m:], point.features, played)
+
+
+def _cluster_codes(clusters: Any, n: int) -> tuple[np.ndarray, int]:
+    """Each battle's resampling unit ``0..k-1``, and ``k``."""
+    labels = pd.Series(list(clusters), dtype=object)
+    if len(labels) != n:
+        raise ArenaError(f"bootstrap_style_bt: {len(labels)} cluster labels for {n} battles")
+    if labels.isna().any():
+        raise ArenaError("bootstrap_style_bt: a battle has no cluster label (NaN or None)")
+    codes, uniques = pd.factorize(labels)
+    return codes, len(uniques)
 
 
 def _draws(n: int, rounds: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -419,6 +458,47 @@ def style_coefficients(boot: StyleBT, *, level: float = DEFAULT_LEVEL) -> pd.Dat
     order = {f: k for k, f in enumerate(STYLE_FEATURES)}
     table = pd.DataFrame(rows, columns=cols).sort_values("feature", key=lambda s: s.map(order))
     return table.reset_index(drop=True).assign(level=level, rounds=len(boot.coef_replicates))
+
+
+class StyleControl(NamedTuple):
+    """Style-controlled ratings of one set of battles, beside the raw ones."""
+
+    boot: StyleBT
+    """Point fit and bootstrap replicates."""
+    table: pd.DataFrame
+    """:func:`style_ratings_table` (with the truth when simulated)."""
+    coefficients: pd.DataFrame
+    """:func:`style_coefficients`."""
+    recovery: dict[str, float] | None = None
+    """Simulated: how close raw and controlled ratings come to the true ones."""
+
+
+def style_control(
+    battles: pd.DataFrame,
+    raw: pd.Series,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+    anchor: str | None = None,
+    anchor_rating: float = 1000.0,
+    clusters: Sequence[Any] | np.ndarray | pd.Series | None = None,
+) -> StyleControl:
+    """Style-controlled ratings of ``battles`` (:func:`bootstrap_style_bt`) side by side
+    with the raw ones, and the style coefficients, both with intervals at ``level``.
+
+    Args:
+        battles: battles with ``STYLE_COLUMNS`` (:func:`battles_with_style`).
+        raw: the raw Bradley–Terry ratings by model of the same battles, same anchor.
+        rng, rounds, anchor, anchor_rating, clusters: as :func:`bootstrap_style_bt`.
+        level: interval level.
+    """
+    boot = bootstrap_style_bt(
+        battles, rng=rng, rounds=rounds, anchor=anchor, anchor_rating=anchor_rating,
+        clusters=clusters,
+    )  # fmt: skip
+    table = style_ratings_table(boot, raw, level=level)
+    return StyleControl(boot, table, style_coefficients(boot, level=level))
 
 
 def battles_with_style(

@@ -93,3 +93,39 @@ def test_fitted_difficulty_orders_instructions_by_how_often_models_lose():
     d = lc.fitted_difficulty(scores)
     assert d["c"] > d["b"] > d["a"] and abs(d.sum()) < 1e-9
     assert d["b"] == pytest.approx(0.0, abs=1e-9)  # symmetric: the middle one is average
+
+
+def _three_models() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, quality in (("m1", 0.5), ("m2", -0.5), ("m3", 0.0)):
+        hard = rng.normal(size=12)
+        rows.append(pd.DataFrame({
+            "model": model, "question_id": [f"q{i}" for i in range(12)],
+            "preference": np.clip(expit(quality - hard) + rng.normal(0, 0.1, 12), 0, 1),
+            "len_model": rng.integers(100, 900, 12), "len_baseline": rng.integers(100, 900, 12),
+        }))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.mark.slow  # 4 GLMs with their cross-validation
+@pytest.mark.parametrize("how", ["others", "all"])
+def test_lc_win_rates_use_the_difficulty_they_name(how):
+    scores = _three_models()
+    table = lc.lc_win_rates(scores, difficulty=how).set_index("model")
+    for model in ("m1", "m3"):
+        part = scores[scores["model"] == model]
+        # others: fitted without the model's own outcomes; all: one vector from every model's
+        fitted_on = scores[scores["model"] != model] if how == "others" else scores
+        d = lc.fitted_difficulty(fitted_on).reindex(part["question_id"]).to_numpy()
+        one = lc.length_controlled_win_rate(part["preference"], part["len_model"],
+                                            part["len_baseline"], d)  # fmt: skip
+        assert table.loc[model, "lc_win_rate"] == one.lc_win_rate
+        assert table.loc[model, "win_rate"] == pytest.approx(part["preference"].mean() * 100)
+
+
+def test_lc_win_rates_name_why_a_model_has_none():
+    few = _three_models().groupby("model").head(4)  # 4 questions: fewer than the 5 folds
+    table = lc.lc_win_rates(few)
+    assert table["lc_win_rate"].isna().all() and list(table["n"]) == [4, 4, 4]
+    assert table["note"].str.contains("4 instructions, fewer than the 5").all()
