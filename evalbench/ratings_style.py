@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -69,6 +69,7 @@ _CONSTANT = 1e-12  # a feature whose standard deviation is below this never vari
 _BATCH_ITER = 20  # Newton steps for a chunk of bootstrap rounds before refitting one by one
 _CHUNK_CELLS = 2_000_000  # bootstrap rounds per chunk x battles
 _DENSE_CELLS = 5_000_000  # battles x parameters up to which a chunk is fitted as one dense batch
+_OUTER_CELLS = 8_000_000  # battles x parameters² kept for the batched Hessian (64 MB)
 
 
 # ------------------------------------------------------------------------- counts
@@ -386,10 +387,11 @@ def _refit(d: _Design, draws: np.ndarray, start: np.ndarray, reg: float) -> np.n
     weight = draws * d.weight
     params = np.repeat(start[None, :], len(draws), axis=0)
     eye = reg * np.eye(p)
+    hessian = _batch_hessian(dense)
     for _ in range(_BATCH_ITER):
         q = expit(params @ dense.T)
         grad = (weight * (q - d.outcome)) @ dense + reg * params
-        hess = np.einsum("rn,ni,nj->rij", weight * q * (1 - q), dense, dense) + eye
+        hess = hessian(weight * q * (1 - q)) + eye
         step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
         params -= np.clip(step, -0.5, 0.5)  # the point estimate is close: small steps
         if np.abs(step).max() < _NEWTON_TOL:
@@ -398,6 +400,20 @@ def _refit(d: _Design, draws: np.ndarray, start: np.ndarray, reg: float) -> np.n
     for k in np.flatnonzero(stuck):
         params[k] = _newton(d, weight[k], start, reg)
     return params
+
+
+def _batch_hessian(dense: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``c -> Xᵀ diag(c_r) X`` for each row ``c_r`` of ``c`` (rounds × battles).
+
+    With the products ``X_ni·X_nj`` of every battle kept (``n × p²`` cells, up to
+    :data:`_OUTER_CELLS`), it is one matrix product ``c @ outer``; else numpy's ``einsum``
+    loop, many times slower on a large chunk.
+    """
+    n, p = dense.shape
+    if n * p * p > _OUTER_CELLS:
+        return lambda c: np.einsum("rn,ni,nj->rij", c, dense, dense)
+    outer = (dense[:, :, None] * dense[:, None, :]).reshape(n, p * p)
+    return lambda c: (c @ outer).reshape(len(c), p, p)
 
 
 def _shift(

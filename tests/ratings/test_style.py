@@ -160,9 +160,15 @@ def test_missing_counts_reg_and_anchor_errors():
         rs.bootstrap_style_bt(b, rng=np.random.default_rng(0), rounds=0)
 
 
-@pytest.mark.parametrize("dense_cells", [rs._DENSE_CELLS, 0])  # batched, and one round at a time
-def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(monkeypatch, dense_cells):
+@pytest.mark.parametrize(
+    ("dense_cells", "outer_cells"),
+    [(rs._DENSE_CELLS, rs._OUTER_CELLS), (rs._DENSE_CELLS, 0), (0, 0)],
+)  # batched (Hessians as one product, or by einsum), and one round at a time
+def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(
+    monkeypatch, dense_cells, outer_cells
+):
     monkeypatch.setattr(rs, "_DENSE_CELLS", dense_cells)
+    monkeypatch.setattr(rs, "_OUTER_CELLS", outer_cells)
     rng = np.random.default_rng(1)
     rows = [("A", "B", "a", 5, 1), ("A", "B", "b", 1, 4), ("B", "C", "a", 3, 3),
             ("C", "A", "tie", 2, 6), ("A", "C", "a", 9, 2), ("B", "C", "b", 1, 5)]  # fmt: skip
