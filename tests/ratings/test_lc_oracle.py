@@ -129,3 +129,18 @@ def test_lc_win_rates_name_why_a_model_has_none():
     table = lc.lc_win_rates(few)
     assert table["lc_win_rate"].isna().all() and list(table["n"]) == [4, 4, 4]
     assert table["note"].str.contains("4 instructions, fewer than the 5").all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_prox_step_equals_coordinate_descent_and_meets_its_conditions(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(3, 3))
+    hess = a @ a.T * rng.choice([0.01, 1.0, 100.0]) + 1e-12 * np.eye(3)
+    w, grad = rng.normal(size=3), rng.normal(size=3) * rng.choice([0.5, 3.0])
+    v = lc._prox_step(w, grad, hess)
+    np.testing.assert_allclose(v, lc._prox_coordinate_descent(w, grad, hess), atol=1e-9)
+    # optimality: grad + H(v − w) = −sign(v_j) where v_j != 0, and lies in [−1, 1] where 0
+    g = grad + hess @ (v - w)
+    nz = v != 0
+    np.testing.assert_allclose(g[nz], -np.sign(v[nz]), atol=1e-9)
+    assert (np.abs(g[~nz]) <= 1 + 1e-9).all()
