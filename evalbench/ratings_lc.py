@@ -347,19 +347,31 @@ def fitted_difficulty(scores: pd.DataFrame, *, reg: float = 1.0) -> pd.Series:
     models, m_idx = np.unique(s["model"].astype(str), return_inverse=True)
     items, q_idx = np.unique(s["question_id"].astype(str), return_inverse=True)
     y = s["preference"].to_numpy(dtype=float)
-    nm = len(models)
-    x = np.zeros((len(s), nm + len(items)))
-    x[np.arange(len(s)), m_idx] = 1.0
-    x[np.arange(len(s)), nm + q_idx] = -1.0
-    penalty = np.r_[np.full(nm, reg / 100), np.full(len(items), reg)]
-    theta = np.zeros(x.shape[1])
+    gamma, delta = np.zeros(len(models)), np.zeros(len(items))
     for _ in range(100):
-        q = expit(x @ theta)
-        grad = x.T @ (q - y) + penalty * theta
-        hess = (x.T * (q * (1 - q))) @ x + np.diag(penalty)
-        step = np.linalg.solve(hess, grad)
-        theta -= step
-        if np.abs(step).max() < 1e-10:
+        step_m, step_q = _difficulty_step(gamma, delta, m_idx, q_idx, y, reg)
+        gamma, delta = gamma - step_m, delta - step_q
+        if max(np.abs(step_m).max(), np.abs(step_q).max()) < 1e-10:
             break
-    delta = theta[nm:]
     return pd.Series(delta - delta.mean(), index=items, name="instruction_difficulty")
+
+
+def _difficulty_step(
+    gamma: np.ndarray, delta: np.ndarray, m_idx: np.ndarray, q_idx: np.ndarray, y: np.ndarray,
+    reg: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """One Newton step of :func:`fitted_difficulty`'s fit. A battle touches one model and one
+    instruction, so the Hessian's instruction block is diagonal: the step solves the small
+    model block (its Schur complement) and then each instruction on its own."""
+    nm, nq = len(gamma), len(delta)
+    q = expit(gamma[m_idx] - delta[q_idx])
+    r, c = q - y, q * (1 - q)
+    grad_m = np.bincount(m_idx, r, nm) + reg / 100 * gamma
+    grad_q = -np.bincount(q_idx, r, nq) + reg * delta
+    diag_m = np.bincount(m_idx, c, nm) + reg / 100
+    diag_q = np.bincount(q_idx, c, nq) + reg
+    cross = np.zeros((nm, nq))  # ∂²/∂γ_m∂δ_i = −Σ c over the model's battles on i
+    np.add.at(cross, (m_idx, q_idx), -c)
+    schur = np.diag(diag_m) - (cross / diag_q) @ cross.T
+    step_m = np.linalg.solve(schur, grad_m - cross @ (grad_q / diag_q))
+    return step_m, (grad_q - cross.T @ step_m) / diag_q

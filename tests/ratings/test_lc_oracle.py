@@ -144,3 +144,19 @@ def test_exact_prox_step_equals_coordinate_descent_and_meets_its_conditions(seed
     nz = v != 0
     np.testing.assert_allclose(g[nz], -np.sign(v[nz]), atol=1e-9)
     assert (np.abs(g[~nz]) <= 1 + 1e-9).all()
+
+
+def test_difficulty_newton_step_equals_the_dense_one():
+    rng = np.random.default_rng(7)
+    m_idx, q_idx = rng.integers(0, 3, 40), rng.integers(0, 9, 40)  # repeats included
+    y, reg = rng.uniform(size=40), 0.7
+    gamma, delta = rng.normal(size=3), rng.normal(size=9)
+    # the dense Newton step: X has +1 at the battle's model, −1 at its instruction
+    x = np.zeros((40, 12))
+    x[np.arange(40), m_idx], x[np.arange(40), 3 + q_idx] = 1.0, -1.0
+    theta, penalty = np.r_[gamma, delta], np.r_[np.full(3, reg / 100), np.full(9, reg)]
+    q = expit(x @ theta)
+    hess = (x.T * (q * (1 - q))) @ x + np.diag(penalty)
+    dense = np.linalg.solve(hess, x.T @ (q - y) + penalty * theta)
+    step_m, step_q = lc._difficulty_step(gamma, delta, m_idx, q_idx, y, reg)
+    np.testing.assert_allclose(np.r_[step_m, step_q], dense, atol=1e-12)
