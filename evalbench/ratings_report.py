@@ -73,7 +73,9 @@ def style_coefficients_table(control: StyleControl, *, what: str = "") -> str:
 
 def lc_sentence(lc: pd.DataFrame, baseline: str) -> str:
     """The length-controlled win rates in a sentence, beside the raw ones (``lc``: rows of
-    :func:`evalbench.ratings_lc.lc_win_rates`); why there is none when no model has one."""
+    :func:`evalbench.ratings_lc.lc_win_rates`; the baseline's own row is left out); why there
+    is none when no model has one."""
+    lc = lc[lc["model"] != baseline]
     rated = lc.dropna(subset=["lc_win_rate"])
     if rated.empty:
         return display.fill("<p>No length-controlled win rate: {why}</p>",

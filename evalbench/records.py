@@ -99,7 +99,17 @@ class StyleCounts(Record):
     bold_b: float | None = None
 
 
-class StyledRating(Rating):
+class LengthControlled(Record):
+    """Raw and length-controlled win rates against a baseline (``None`` where not computed)."""
+
+    win_rate: float | None = None
+    """Against the baseline (percent, ties ½); ``None`` for the baseline itself."""
+    lc_win_rate: float | None = None
+    """AlpacaEval 2.0's length-controlled win rate against the baseline (percent)."""
+    lc_standard_error: float | None = None
+
+
+class StyledRating(LengthControlled, Rating):
     """A rating with its style-controlled counterpart and, against a baseline, the raw and
     length-controlled win rates (``None`` where not computed)."""
 
@@ -114,11 +124,6 @@ class StyledRating(Rating):
     """Rank by the style-controlled rating."""
     rank_change: int | None = None
     """``rank − style_rank``: positive = the model climbs once style is controlled."""
-    win_rate: float | None = None
-    """Against the baseline (percent, ties ½); ``None`` for the baseline itself."""
-    lc_win_rate: float | None = None
-    """AlpacaEval 2.0's length-controlled win rate against the baseline (percent)."""
-    lc_standard_error: float | None = None
 
 
 class StyleCoefficient(Record):

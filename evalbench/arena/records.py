@@ -152,7 +152,7 @@ def _check_runner(p: ArenaParams) -> None:
         raise ValueError("judge: a sim judge needs sim systems (it reads their hidden quality)")
 
 
-class ArenaBattle(Battle, StyleCounts):
+class ArenaBattle(StyleCounts, Battle):
     """One battle of the run (``records/battles.jsonl``), with both answers' style counts."""
 
     dataset: str
