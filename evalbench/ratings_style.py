@@ -134,10 +134,15 @@ def answer_style_counts(answers: pd.DataFrame, *, text: str = "text") -> pd.Data
     Returns:
         ``model, question_id, tokens, headers, lists, bold`` (the ``counts`` of
         :func:`battles_with_style`).
+
+    Raises:
+        ArenaError: an answer that is not a string (a missing one is not the text "None").
     """
-    rows = [{"model": m, "question_id": q, **style_counts(str(t))}
-            for m, q, t in zip(answers["model"], answers["question_id"], answers[text],
-                               strict=True)]  # fmt: skip
+    rows = []
+    for m, q, t in zip(answers["model"], answers["question_id"], answers[text], strict=True):
+        if not isinstance(t, str):
+            raise ArenaError(f"style counts: the answer of {m!r} to {q!r} is not text ({t!r})")
+        rows.append({"model": m, "question_id": q, **style_counts(t)})
     return pd.DataFrame(rows, columns=["model", "question_id", *STYLE_FEATURES])
 
 

@@ -232,3 +232,11 @@ def test_answer_style_counts_one_row_per_answer():
     assert counts.to_dict("records")[1] == {"model": "y", "question_id": 1, "tokens": 2,
                                             "headers": 0, "lists": 0, "bold": 0}  # fmt: skip
     assert counts.iloc[0][["headers", "lists", "bold"]].tolist() == [1, 2, 1]
+
+
+@pytest.mark.parametrize("text", [None, float("nan"), 3])
+def test_an_answer_that_is_not_text_is_refused_not_counted(text):
+    answers = pd.DataFrame({"model": ["x", "y"], "question_id": ["q1", "q2"], "text": ["ok", text]})
+    # str(None) would be counted as the 1-token answer "None"
+    with pytest.raises(ArenaError, match=r"style counts: the answer of 'y' to 'q2' is not text"):
+        rs.answer_style_counts(answers)
