@@ -15,6 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalbench.measured import (
+    Measured,
+    identical_text,
+    no_result_text,
+    nothing_measured,
+    reasons_text,
+    truncated_text,
+    why,
+)
 from evalbench.runs import Run
 
 _BANNER_STYLE = (
@@ -34,8 +43,9 @@ def escape(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def header(run: Run) -> None:
-    """Title, description, run id and — when any system is simulated — a clear banner."""
+def header(run: Run, result: Any = None) -> None:
+    """Title, description, run id and — when any system is simulated — a clear banner; with
+    the study's ``result``, what was measured (:func:`measured_html`)."""
     p = run.params
     parts = [f"<h1>{escape(p.title)}</h1>"]
     if p.description:
@@ -53,7 +63,60 @@ def header(run: Run) -> None:
                 "not measurements of real models."
             )
         )
+    if result is not None and run.summarize is not None:
+        rows = run.summarize(result).measured or []
+        limits = {s.name: s.max_tokens for s in p.model_specs() if s.max_tokens is not None}
+        parts.append(measured_html(rows, run.recorded_usage(), limits))
     _display("\n".join(parts))
+
+
+_WARN_STYLE = (
+    "padding:8px 12px;border-radius:6px;margin:6px 0;font-weight:600;"
+    "background:#fde7e9;border:1px solid #b00020;color:#7a0016"
+)
+
+
+def warning(message: str) -> str:
+    """An escaped red notice: a result that is not one, or a number to read with care."""
+    return f'<div class="evalbench-warning" style="{_WARN_STYLE}">{escape(message)}</div>'
+
+
+def measured_html(
+    rows: Sequence[Measured], usage: pd.DataFrame, limits: Mapping[str, int] | None = None
+) -> str:
+    """What the headlines stand on, for every report alike: a red notice when nothing was
+    measured, for each system that measured nothing, for outputs cut at ``max_tokens``
+    (``limits``: each system's, as its params set it) and for repeated attempts that were
+    identical; then one line per system: items scored of items asked, and why not."""
+    limits = limits or {}
+    notes = []
+    if nothing_measured(rows):
+        notes.append(f"NO RESULT — {why(no_result_text(rows))}. Nothing below is a measurement.")
+    else:
+        notes += [f"NO RESULT for {m.system} — {why(no_result_text([m]))}." for m in rows
+                  if not m.scored]  # fmt: skip
+    cut = [r for r in usage.itertuples() if getattr(r, "truncated", 0)] if len(usage) else []
+    if cut:
+        each = "; ".join(
+            f"{r.system}: {truncated_text(int(r.truncated), int(r.calls))}"
+            + (f" at max_tokens {limits[r.system]}" if r.system in limits else "")
+            for r in cut
+        )
+        notes.append(f"TRUNCATED — {each}: those outputs end where the limit cut them.")
+    same = [m for m in rows if m.identical]
+    if same:
+        each = "; ".join(f"{m.system}: {identical_text(m)}" for m in same)
+        notes.append(
+            f"IDENTICAL ATTEMPTS — {each}: attempts that are not independent (temperature 0, "
+            "a deterministic system) are one try repeated, and pass@k of those items is pass@1."
+        )
+    lines = "; ".join(
+        f"{m.system} {m.scored:,d} of {count(m.total, m.unit)}"
+        + (f" ({reasons_text(m.unscored)})" if m.scored < m.total else "")
+        for m in rows
+    )  # fmt: skip
+    scored = f"<p><small>Scored: {escape(lines)}.</small></p>" if lines else ""
+    return "".join(warning(n) for n in notes) + scored
 
 
 def banner(message: str) -> str:
@@ -157,8 +220,10 @@ def usage(run: Run) -> None:
         study,
         "Model calls over the whole study: calls = answers recorded, cached = served from the "
         "response cache (no request, no cost), errors = permanent failures (error records, "
-        "never scores), tokens as reported by the endpoint (the sim provider estimates 4 "
-        "characters per token), cost in USD at the params' prices (0 when unpriced or simulated)",
+        "never scores), truncated = outputs cut at max_tokens (finish_reason=length; an "
+        "agent's model steps), tokens as reported by the endpoint (the sim provider estimates "
+        "4 characters per token), cost in USD at the params' prices (0 when unpriced or "
+        "simulated)",
         digits=4,
     )
     session = run.ledger.frame().drop(columns="simulated")
@@ -317,10 +382,13 @@ def examples(rows: list[Mapping[str, Any]], fields: list[str], *, limit: int = 1
 
 
 class _EscapedFormat:
-    """Formats like the wrapped value, then HTML-escapes the result."""
+    """Formats like the wrapped value, then HTML-escapes the result; a missing number (NaN:
+    a share of zero items) reads "—", as in every table, never ``nan%``."""
 
     def __init__(self, value: Any):
         self.value = value
 
     def __format__(self, spec: str) -> str:
+        if isinstance(self.value, float | np.floating) and self.value != self.value:
+            return "—"
         return escape(format(self.value, spec))

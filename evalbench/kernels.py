@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evalbench.processes import lifeline
+
 WARM_IMPORTS = (
     "import numpy, pandas, scipy.stats, matplotlib, matplotlib.pyplot, seaborn\n"
     "import evalbench.display, evalbench.plots, evalbench.runs, evalbench.studies\n"
@@ -47,6 +49,7 @@ def warm_kernel(cwd: Path) -> tuple[Any, float]:
     from jupyter_client.manager import KernelManager
 
     started = time.perf_counter()
+    lifeline()  # the kernel (and all it starts) dies with this process
     km = KernelManager(kernel_name="python3")
     km.start_kernel(cwd=str(cwd), extra_arguments=KERNEL_ARGS)
     _STATE.update(km=km, cwd=cwd)

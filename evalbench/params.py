@@ -443,6 +443,10 @@ def _apply_override(data: dict[str, Any], override: str, path: Path) -> None:
             raise
         value = raw  # not YAML: the plain string
     parts = key.strip().split(".")
+    if len(parts) > MAX_DEPTH:  # it would build a mapping deeper than any params file may be
+        raise ParamsError(
+            f"{path}: override {override[:60]!r}...: a key nested deeper than {MAX_DEPTH} levels"
+        )
     target: Any = data
     for depth, part in enumerate(parts[:-1]):
         target = _step(target, part, ".".join(parts[: depth + 1]), override, path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import logging
 import math
 import multiprocessing
 import os
@@ -19,14 +20,14 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast
 
 import pandas as pd
 
-from evalbench import kernels
+from evalbench import kernels, processes
 from evalbench.freshness import find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
     PUBLISHED,
@@ -35,6 +36,8 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     build_index,
     collect_runs,
 )
+from evalbench.look import SCROLL_CSS
+from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
 from evalbench.records import write_atomic
@@ -50,6 +53,8 @@ from evalbench.runs import (
     update_manifest,
 )
 from evalbench.settings import get_settings
+from evalbench.skipped import skip_hints as hints_for
+from evalbench.skipped import skip_reason
 from evalbench.studies import get_study, load_params, notebook_for
 
 # papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
@@ -60,10 +65,12 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 PROGRESS_ENV = "EVALBENCH_PROGRESS"
 
-Status = Literal["ok", "degraded", "failed", "skipped", "interrupted", "busy", "current", "pending"]
-"""How an attempt ended. ``ok`` and ``degraded`` are published (the run folder's
-``report.html`` and ``notebook.ipynb`` are replaced); the others leave the last published
-report in place; ``current``: nothing to do, the published run is up to date
+Status = Literal["ok", "degraded", "no_result", "failed", "skipped", "interrupted", "busy",
+                 "current", "pending"]  # fmt: skip
+"""How an attempt ended. ``ok``, ``degraded`` and ``no_result`` are published (the run
+folder's ``report.html`` and ``notebook.ipynb`` are replaced: a ``no_result`` report says
+what was asked and why nothing was measured); the others leave the last published report
+in place; ``current``: nothing to do, the published run is up to date
 (:mod:`evalbench.freshness`); ``pending``: batch mode submitted its batches and stopped
 (``--no-wait``), run again to collect."""
 SKIP_ERRORS = {"DataUnavailable", "MissingSecret", "LocalModelUnavailable"}
@@ -95,7 +102,8 @@ def run_study(
     The attempt is executed and exported under temporary names and published (replacing
     the folder's ``notebook.ipynb`` and ``report.html``) only when it is ``ok`` — every
     system's share of failed calls at most ``max_error_rate`` — or ``degraded`` (above it,
-    with ``allow_degraded``). Otherwise the last published report stays and the manifest
+    with ``allow_degraded``), or ``no_result`` (within it, but no system scored any item:
+    :func:`measured_verdict`). Otherwise the last published report stays and the manifest
     says why the latest attempt was not published. A notebook failure is ``failed``; missing
     data or a missing secret ``skipped``; a signal ``interrupted`` (the requests in flight
     are recorded first); a run folder another process holds ``busy`` (nothing written). A
@@ -105,12 +113,19 @@ def run_study(
 
     Raises:
         ParamsError: the params file or an override is invalid.
+        NotebookMissing: the study's notebook is not under the project folder.
         OutputsUnwritable: the run folder cannot be written.
     """
     overrides = overrides or []
     params = load_params(params_file, overrides)
     run_dir = run_dir_for(params_file, params)
     notebook = get_settings().project_root / "notebooks" / notebook_for(params)
+    if not notebook.is_file():
+        raise NotebookMissing(
+            f"{notebook}: no such notebook (the project, a folder with params/ and notebooks/, "
+            "is found from the current folder upward); run from your evalbench checkout, or "
+            "set EVALBENCH_HOME to it"
+        )
     started = time.perf_counter()
     if not force and (current := _current(Path(params_file), overrides)) is not None:
         return current
@@ -135,6 +150,11 @@ def run_study(
         return after_publish(result, params) if result.status in PUBLISHED else result
     finally:
         release_run(run_dir)
+
+
+class NotebookMissing(ParamsError):
+    """The study's notebook is not in the project folder (run from outside the project): a
+    usage error, one line saying what to do (exit 2, like a params error)."""
 
 
 def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
@@ -216,13 +236,45 @@ def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[S
         status, reason = classify_failure(exc)
         if signals.received or reason.startswith("KeyboardInterrupt"):
             status, reason = "interrupted", f"interrupted by {signals.received or 'SIGINT'}"
+        if status == "no_result":  # the study stopped: nothing measured to analyse
+            verdict = error_verdict(recorded_calls(run_dir), params)
+            if verdict[0] == "failed":  # above max_error_rate: failed, as for any study
+                return "failed", f"{reason.removeprefix('NoResult: ')}; {verdict[1]}"
+            return status, _no_result_report(run_dir, reason)
         return status, _with_call_errors(reason, run_dir)
-    verdict = error_verdict(recorded_calls(run_dir), params)
+    verdict = measured_verdict(error_verdict(recorded_calls(run_dir), params),
+                               read_manifest(run_dir))  # fmt: skip
     study = get_study(params.study)
     if verdict[0] == "ok" and study.verdict is not None:  # e.g. a sweep with a failed cell
         ended, why = study.verdict(run_dir, params)
-        return cast(Status, ended), why
+        return cast(Status, ended), "; ".join(r for r in (why, verdict[1]) if r)
     return verdict
+
+
+def measured_verdict(verdict: tuple[Status, str], manifest: dict[str, Any]) -> tuple[Status, str]:
+    """How a run ended, given what it measured (``run.finish`` wrote it in the manifest):
+    ``no_result`` when no system scored any item (:mod:`evalbench.measured`) and the failed
+    calls were within ``max_error_rate`` (above it, the run stays ``failed``); an ``ok`` or
+    ``degraded`` run with a system that scored nothing says which in its reason."""
+    status, reason = verdict
+    if status == "failed":
+        return verdict
+    rows = from_rows(manifest.get("measured"))
+    why = manifest.get("no_result") or (no_result_reason(rows) if rows else "")
+    if why:
+        return "no_result", "; ".join(r for r in (str(why), reason) if r)
+    return status, "; ".join(r for r in (partial_reason(rows), reason) if r)
+
+
+def _no_result_report(run_dir: Path, reason: str) -> str:
+    """The attempt's report when its study stopped with nothing measured
+    (:class:`evalbench.measured.NoResult`): a page of what was asked and why nothing was
+    measured (:func:`evalbench.summary.no_result_html`). Returns the run's reason."""
+    from evalbench.summary import no_result_html
+
+    manifest = read_manifest(run_dir)
+    write_atomic(run_dir / ATTEMPT_REPORT, no_result_html(manifest))
+    return str(manifest.get("no_result") or reason.removeprefix("NoResult: "))
 
 
 def error_verdict(calls: pd.DataFrame, params: StudyParams) -> tuple[Status, str]:
@@ -352,6 +404,7 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
                 return
         return
     context = multiprocessing.get_context("spawn")
+    processes.lifeline()  # the workers, their kernels and all they start die with this process
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = [pool.submit(_run_or_fail, path, force) for path in stale]
         for future in as_completed(futures):
@@ -401,8 +454,11 @@ class _Execution:
     def __call__(self, output: Path) -> None:
         import papermill as pm
 
+        for name in ("papermill", "papermill.translators"):  # a filter is the logger's own
+            _quiet_defaults(logging.getLogger(name))
         if self.progress:  # the kernel draws text bars; its stderr is relayed here
             os.environ[PROGRESS_ENV] = "text"
+        processes.lifeline()  # the kernel, and all it starts, die with this process
         started = time.perf_counter()
         extra: dict[str, Any] = {}
         if self.warm:
@@ -445,6 +501,22 @@ class _Execution:
         self.timing["fixed_s"] = round(self.timing["kernel_start_s"] + self.timing["export_s"], 3)
 
 
+class _DefaultsInspection(logging.Filter):
+    """Drops papermill's warnings about reading a parameters cell's default values: it cannot
+    read a line with two ``=`` (``overrides = ["seed=7"]``, as a user leaves the cell in
+    JupyterLab) and then calls the injected ``overrides`` unknown. evalbench never uses those
+    defaults: it injects both parameters (papermill 2.7, ``execute.execute_notebook``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not message.startswith(("Unable to parse line", "Passed unknown parameter"))
+
+
+def _quiet_defaults(logger: logging.Logger) -> None:
+    if not any(isinstance(f, _DefaultsInspection) for f in logger.filters):
+        logger.addFilter(_DefaultsInspection())
+
+
 def _require_finished(run_dir: Path) -> None:
     if read_manifest(run_dir).get("status") != "executed":
         raise RuntimeError("the notebook ran to the end but never called run.finish()")
@@ -452,13 +524,16 @@ def _require_finished(run_dir: Path) -> None:
 
 def classify_failure(exc: BaseException) -> tuple[Status, str]:
     """``skipped`` for unavailable data, secrets or local models (the ``local`` extra not
-    installed), ``pending`` for batches submitted with
-    ``--no-wait``, ``failed`` otherwise; one-line reason."""
+    installed), ``pending`` for batches submitted with ``--no-wait``, ``no_result`` for a study
+    that stopped with nothing measured (:class:`evalbench.measured.NoResult`), ``failed``
+    otherwise; one-line reason."""
     ename = getattr(exc, "ename", type(exc).__name__)
     evalue = str(getattr(exc, "evalue", exc)).strip().splitlines()
     reason = f"{ename}: {evalue[0] if evalue else ''}".strip()
     if ename == "BatchPending":
         return "pending", reason
+    if ename == "NoResult":
+        return "no_result", reason
     return ("skipped" if ename in SKIP_ERRORS else "failed"), reason
 
 
@@ -546,7 +621,8 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
     nb = nbformat.read(notebook_path, as_version=4)
     strip_noise(nb)
     title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
-    body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": title}})
+    resources = {"metadata": {"name": title}, "evalbench_css": SCROLL_CSS}
+    body, _ = _exporter().from_notebook_node(nb, resources=resources)
     return write_atomic(html_path, body)
 
 
@@ -625,9 +701,19 @@ def summary_lines(results: list[StudyResult]) -> list[str]:
     for r in results:
         headlines = read_manifest(r.run_dir).get("headlines", {}) if r.run_dir else {}
         heads = ", ".join(f"{k}={_fmt(v)}" for k, v in headlines.items())
-        tail = f"  [{r.reason}]" if r.reason else ""
+        said = {str(v) for v in headlines.values()}  # a no-result headline is its own reason
+        reason = "; ".join(part for part in r.reason.split("; ") if part not in said)
+        if r.status == "skipped":
+            reason = skip_reason(reason)
+        tail = f"  [{reason}]" if reason else ""
         lines.append(f"{r.status:11s} {r.wall_s:6.1f}s  {r.params_file.name:32s} {heads}{tail}")
     return lines
+
+
+def skip_hints(results: Sequence[StudyResult]) -> list[str]:
+    """One closing line per kind of skip, with the one command (or variable) that lifts it
+    (:func:`evalbench.skipped.skip_hints`)."""
+    return hints_for(r.reason for r in results if r.status == "skipped")
 
 
 TIMING_COLUMNS = ("kernel_start_s", "data_load_s", "compute_s", "export_s", "fixed_s")

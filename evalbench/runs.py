@@ -3,7 +3,9 @@
 A run folder is ``outputs/<params stem>/<params hash>/``: a pure function of the params
 file name and its fully resolved content, so rerunning the same params (from the CLI or
 from JupyterLab) reopens the same folder and resumes: record stores skip keys already
-written and model calls hit the response cache.
+written and model calls hit the response cache. A published run folder is written only by
+``evalbench run``/``report``/``publish``: a notebook run by hand works in a copy of it
+(:func:`folder_for_kernel`).
 
 ``manifest.json`` says what the run was (params and their hash, code revision, package
 versions, data files with sha256, systems and judges, seeds), what it did (counts, usage
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 import time
 from collections import Counter
@@ -26,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar, cast
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -34,6 +37,7 @@ from filelock import FileLock, Timeout
 
 from evalbench import sources
 from evalbench.executors import requested_manifest
+from evalbench.measured import TRUNCATED, Measured, NoResult, no_result_reason, no_result_text
 from evalbench.models import (
     ChatResponse,
     Job,
@@ -123,9 +127,8 @@ def lock_run(run_dir: Path) -> None:
     key = run_dir.resolve()
     if key in _HELD:
         return
-    if os.environ.get(LOCK_ENV) == str(key):
-        die_with_parent()
-        return
+    if os.environ.get(LOCK_ENV) == str(key):  # the kernel dies with its parent: it carries
+        return  # the parent's mark (evalbench.processes)
     run_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(key / ".lock", timeout=0)
     try:
@@ -143,29 +146,68 @@ def lock_run(run_dir: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def die_with_parent() -> None:
-    """In a kernel started by ``evalbench run``/``report`` (which holds the run folder's lock
-    for it): end when that process ends, even by ``kill -9``, so no orphan keeps asking
-    models and writing records after the lock is gone. Linux only (``prctl``); a no-op
-    elsewhere."""
-    import ctypes
-    import signal
-
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent or parent == 1:  # the parent died before prctl took effect
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def release_run(run_dir: Path) -> None:
     """Let go of the run folder's lock (if this process holds it)."""
     lock = _HELD.pop(run_dir.resolve(), None)
     if lock is not None:
         lock.release()
+
+
+LAB_FOLDER = "lab"
+"""Under the outputs folder: ``lab/<study>/<run id>/``, where a notebook run by hand works
+when its run folder is published (:func:`folder_for_kernel`)."""
+
+
+def started_for(run_dir: Path) -> bool:
+    """Whether this process is the notebook kernel ``evalbench run``/``report``/``publish``
+    started to render ``run_dir`` (it was handed the folder's lock: :data:`LOCK_ENV`), not
+    one a user started (JupyterLab, a script)."""
+    return os.environ.get(LOCK_ENV) == str(run_dir.resolve())
+
+
+def has_published_report(run_dir: Path) -> bool:
+    """Whether the folder holds a published report (its latest attempt's or an earlier one's)."""
+    if (run_dir / "report.html").exists():
+        return True
+    try:
+        return bool(read_manifest(run_dir).get("published"))
+    except (OSError, ValueError):
+        return False
+
+
+def lab_folder(run_dir: Path) -> Path:
+    """``<outputs>/lab/<study>/<run id>`` of the run folder ``<outputs>/<study>/<run id>``."""
+    return run_dir.parent.parent / LAB_FOLDER / run_dir.parent.name / run_dir.name
+
+
+def folder_for_kernel(run_dir: Path) -> Path:
+    """The folder a notebook's run writes: its run folder, unless that holds a published
+    report and this kernel was not started by ``evalbench`` to render it (a notebook run in
+    JupyterLab, a script). Then :func:`lab_folder`, locked, its records copied from the run
+    folder's on first use (a rerun resumes as it would in place): the published folder's
+    manifest, records and report stay exactly as rendered, so ``make report`` still finds it
+    up to date. Only ``evalbench run``/``report``/``publish`` write a published run.
+
+    Raises:
+        RunInUse: another kernel works in the lab folder.
+    """
+    if started_for(run_dir) or not has_published_report(run_dir):
+        return run_dir
+    lab = lab_folder(run_dir)
+    lock_run(lab)
+    if not (lab / "records").exists():
+        _copy_records(run_dir / "records", lab / "records")
+    return lab
+
+
+def _copy_records(source: Path, target: Path) -> None:
+    """Copy a run's record files, whole or not at all: a copy killed half-way is redone."""
+    staging = target.with_name(".records.copy")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in sorted(source.glob("*.jsonl")):  # not a writer's temp files (.*.tmp)
+        shutil.copyfile(path, staging / path.name)
+    staging.replace(target)
 
 
 def run_is_active(run_dir: Path) -> bool:
@@ -184,6 +226,10 @@ def run_is_active(run_dir: Path) -> bool:
     return False
 
 
+PUBLISHED_STATUSES = ("ok", "degraded", "no_result")
+"""How a run ended whose report is published: ``ok``; ``degraded`` (more failed calls than
+``max_error_rate``, with ``allow_degraded``); ``no_result`` (no system scored any item: its
+report says why, and its headline is "no result", never a number)."""
 UNFINISHED = ("running", "executed")
 """Statuses a run's own process writes before it ends (``executed``: the notebook ran to the
 end, not yet exported and published)."""
@@ -233,8 +279,9 @@ def _settle(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
 def _interrupted(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("status") == "executed":
         why = (
-            "its notebook ran to the end but was never published (run by hand, or its "
-            "`evalbench run` was stopped); `evalbench run` the params file to publish it"
+            "its notebook ran to the end but was never published (run in JupyterLab or by "
+            "hand, or its `evalbench run` was stopped); `evalbench publish` this run folder "
+            "to publish it"
         )
     else:
         why = "its process is gone (killed?); rerun the same command to resume"
@@ -302,6 +349,9 @@ class Summary(NamedTuple):
     headlines: dict[str, Any]
     counts: dict[str, Any]
     notes: list[str]
+    measured: list[Measured] | None = None
+    """Per system, the items its headline is measured over (:mod:`evalbench.measured`);
+    ``None`` for headlines given by hand."""
 
 
 class Run(Generic[P]):
@@ -492,6 +542,7 @@ class Run(Generic[P]):
         headlines: dict[str, Any] | None = None,
         counts: dict[str, Any] | None = None,
         notes: Sequence[str] = (),
+        measured: Sequence[Measured] | None = None,
     ) -> None:
         """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
 
@@ -504,11 +555,12 @@ class Run(Generic[P]):
                 value, already formatted or a float).
             counts: (without ``result``) item/record counts (e.g. items, errors, unscored).
             notes: (without ``result``) short remarks shown on the index.
+            measured: (without ``result``) what each system's headline is measured over.
         """
         if result is not None:
             if self.summarize is None:
                 raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
-            headlines, counts, notes = self.summarize(result)
+            headlines, counts, notes, measured = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
         usage = self.ledger.summary()
         totals = self.recorded_usage()
@@ -517,6 +569,8 @@ class Run(Generic[P]):
             headlines=headlines,
             counts=counts,
             notes=list(notes),
+            measured=None if measured is None else [m.as_row() for m in measured],
+            no_result=None if measured is None else (no_result_reason(measured) or None),
             usage=totals.to_dict(orient="records"),
             usage_this_session=usage,
             cost_usd=round(float(totals["cost_usd"].sum()), 6) if len(totals) else 0.0,
@@ -531,6 +585,21 @@ class Run(Generic[P]):
         )
         if self.releases_on_finish:
             release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
+
+    def no_result(self, measured: Sequence[Measured]) -> NoReturn:
+        """End a study that measured nothing and cannot go on to its analysis (no battle to
+        rate): the manifest says so as :meth:`finish` records a result (headline "no
+        result: ..." with the counts and reasons), then :class:`NoResult` is raised, which
+        ``evalbench run`` turns into the status ``no_result`` and a page saying why.
+
+        Raises:
+            NoResult: always (its message is the headline).
+        """
+        text = no_result_text(list(measured))
+        total = sum(m.total for m in measured)
+        self.finish(headlines={"result": text}, counts={"items": total, "scored": 0},
+                    measured=measured)  # fmt: skip
+        raise NoResult(text)
 
     def recorded_this_session(self, store: str | None = None) -> Counter[str]:
         """Records appended by this session (all stores, or ``store``'s) by system: what a
@@ -553,8 +622,8 @@ class Run(Generic[P]):
         return usage_from_rows(rows, specs)
 
 
-USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "cached", "prompt_tokens",
-                 "completion_tokens", "cost_usd"]  # fmt: skip
+USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "truncated", "cached",
+                 "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
 
 
 def _is_call(row: dict[str, Any]) -> bool:
@@ -562,7 +631,9 @@ def _is_call(row: dict[str, Any]) -> bool:
 
 
 def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec]) -> pd.DataFrame:
-    """Per system: calls, errors (by reason), cache hits, tokens and the cost of paid calls.
+    """Per system: calls, errors (by reason), outputs cut at ``max_tokens`` (``truncated``:
+    ``finish_reason`` ``length``; an agent's model steps count in ``truncated_steps``), cache
+    hits, tokens and the cost of paid calls.
 
     Args:
         rows: response records (one per call, de-duplicated by key).
@@ -571,6 +642,9 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
     if not rows:
         return pd.DataFrame(columns=USAGE_COLUMNS)
     frame = pd.DataFrame(rows).fillna({"prompt_tokens": 0, "completion_tokens": 0})
+    reasons = frame["finish_reason"] if "finish_reason" in frame else pd.Series(index=frame.index)
+    steps = frame["truncated_steps"] if "truncated_steps" in frame else pd.Series(index=frame.index)
+    frame["truncated"] = (reasons == TRUNCATED).astype(int) + steps.fillna(0).astype(int)
     paid = ~frame["cached"].astype(bool)
     computed = [
         _cost(specs.get(system), p, c) if is_paid else 0.0
@@ -587,12 +661,13 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         calls=("key", "size"),
         errors=("error", lambda e: int(e.notna().sum())),
         error_reasons=("error", error_reasons),
+        truncated=("truncated", "sum"),
         cached=("cached", "sum"),
         prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"),
         cost_usd=("cost_usd", math.fsum),  # exactly rounded: the same in any order
     )
-    counts = ["cached", "prompt_tokens", "completion_tokens"]  # float only for their gaps
+    counts = ["truncated", "cached", "prompt_tokens", "completion_tokens"]  # float for gaps
     out[counts] = out[counts].astype("int64")
     return out.reset_index()[USAGE_COLUMNS]
 

@@ -18,9 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench.measured import Measured, honest_headlines
 from evalbench.params import ParamsError, StudyParams, read_params_data, validate_params
 from evalbench.records import Record
-from evalbench.runs import Run, Summary
+from evalbench.runs import Run, Summary, folder_for_kernel, started_for
 from evalbench.settings import get_settings
 
 STUDY_KINDS: dict[str, str] = {
@@ -55,6 +56,10 @@ class Study(NamedTuple):
         headlines: ``headlines(result)`` -> two or three numbers for the index
             (label -> float or formatted string).
         counts: ``counts(result)`` -> item and record counts for the manifest.
+        measured: ``measured(result)`` -> per system, the items its headline is measured
+            over and why the others were not (:class:`~evalbench.measured.Measured`): a
+            system with none scored has no headline number, a run with none at all is
+            ``no_result``.
         notes: ``notes(result)`` -> short remarks shown on the index (optional).
         optional_records: names in ``records`` that a run may not write (e.g. live-system
             responses of a study that can also read published results only).
@@ -76,6 +81,7 @@ class Study(NamedTuple):
     records: Mapping[str, type[Record]]
     headlines: Callable[[Any], dict[str, Any]]
     counts: Callable[[Any], dict[str, Any]]
+    measured: Callable[[Any], list[Measured]]
     notes: Callable[[Any], list[str]] | None = None
     optional_records: frozenset[str] = frozenset()
     dependencies: Callable[[Any], list[Path]] | None = None
@@ -156,17 +162,40 @@ def notebook_for(params: StudyParams) -> str:
 
 
 def summarize(study: Study, result: Any) -> Summary:
-    """A study result's headlines, counts and notes, as :meth:`Run.finish` records them."""
+    """A study result's headlines, counts, notes and what was measured, as :meth:`Run.finish`
+    records them: when no system scored anything, one headline saying so and why
+    (:func:`~evalbench.measured.honest_headlines`), never a number."""
     notes = study.notes(result) if study.notes is not None else []
-    return Summary(study.headlines(result), study.counts(result), list(notes))
+    measured = list(study.measured(result))
+    headlines = honest_headlines(study.headlines(result), measured)
+    return Summary(headlines, study.counts(result), list(notes), measured)
 
 
 def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[StudyParams]:
-    """Load params (relative paths resolved from the project root), open and start the run."""
+    """Load params (relative paths resolved from the project root), open and start the run.
+
+    In a notebook run by hand (JupyterLab, a script: no ``evalbench`` command started it), a
+    run whose folder is published works in its lab folder instead, leaving the published
+    run as it is (:func:`evalbench.runs.folder_for_kernel`); one line says where it works
+    and how to publish it.
+    """
     path = Path(params_file)
     if not path.is_absolute():
         path = get_settings().project_root / path
     params = load_params(path, overrides)
     run = Run(params, path, overrides, summarize=partial(summarize, get_study(params.study)))
+    published = run.dir
+    run.dir = folder_for_kernel(published)
     run.start()
+    if not started_for(published):
+        print(_by_hand(published, run.dir), flush=True)
     return run
+
+
+def _by_hand(published: Path, folder: Path) -> str:
+    """Where a notebook run by hand works, and how its run is published."""
+    if folder == published:
+        return (f"evalbench: this session writes {folder} (records, no report); publish it "
+                f"with: evalbench publish {folder}")  # fmt: skip
+    return (f"evalbench: {published} is published and stays as it is (`evalbench publish` it "
+            f"to render it again); this session works in {folder}")  # fmt: skip

@@ -142,6 +142,8 @@ class LoopbackServer:
         """Called (in the server's thread) with the number of requests so far as each arrives."""
         self.hold: threading.Event | None = None
         """When set to an Event, answers wait until it is set (at most :data:`HOLD_S`)."""
+        self.default: Reply | None = None
+        """When set, the answer to every unscripted request (else the echo reply)."""
         self._levels: dict[str, float] = {}
         self._stamp = 0.0
         self.files: dict[str, bytes] = {}
@@ -193,6 +195,7 @@ class LoopbackServer:
             self.batch_creates = self.batch_polls = self.uploads = 0
             self.on_request = None
             self.hold = None
+            self.default = None
 
     def release_batches(self) -> None:
         """Let held batches (``BatchPlan(hold=True)``) go on."""
@@ -352,7 +355,7 @@ class LoopbackServer:
                 _write(writer, int(step.kind), error.encode(), extra)
                 await writer.drain()
                 return True
-        reply = step if isinstance(step, Reply) else _echo(payload)
+        reply = step if isinstance(step, Reply) else (self.default or _echo(payload))
         _write(writer, 200, json.dumps(_completion(payload, reply)).encode(), extra or {})
         await writer.drain()
         return True

@@ -4,6 +4,7 @@ benchmark's report.py (they had private copies: arena, arena_public, judge_publi
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from evalbench import display
@@ -47,3 +48,13 @@ def test_percent_shows_a_missing_value_as_a_dash() -> None:
     assert display.percent(0.3614) == "36.1%"
     assert display.percent(0.3614, digits=0) == "36%"
     assert display.percent(None) == "—" and display.percent(float("nan")) == "—"
+
+
+def test_a_missing_number_in_a_sentence_reads_a_dash_never_nan():
+    # a share of zero scored items is NaN: "on nan% of 0 scored items" read like a number
+    text = display.fill(
+        "on {acc:.1%} of {n} scored items ({lo:.1%}–{hi:.1%}); bias {b:+.2f}",
+        acc=float("nan"), n=0, lo=np.float64("nan"), hi=float("nan"), b=float("nan"),
+    )  # fmt: skip
+    assert text == "on — of 0 scored items (—–—); bias —"
+    assert display.fill("{x:.1%}", x=0.5) == "50.0%"

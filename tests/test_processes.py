@@ -1,4 +1,5 @@
-"""evalbench.processes: a process group's liveness from /proc and the bounded wait after a kill."""
+"""evalbench.processes: a process group's liveness from /proc and the bounded wait after a kill;
+every process evalbench starts dies with it (kill -9 included), through one watchdog."""
 
 from __future__ import annotations
 
@@ -6,9 +7,14 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 
-from evalbench.processes import group_running, wait_group_gone
+import proctree
+import pytest
+
+from evalbench import processes
+from evalbench.processes import LIFELINE_ENV, WATCHDOG, group_running, wait_group_gone
 
 
 def test_a_killed_group_is_gone_after_the_wait_and_a_live_one_is_not():
@@ -17,8 +23,10 @@ def test_a_killed_group_is_gone_after_the_wait_and_a_live_one_is_not():
     try:
         assert group_running(leader.pid)
         started = time.monotonic()
-        assert not wait_group_gone(leader.pid, timeout_s=0.2)  # alive: False after the bound
-        assert 0.2 <= time.monotonic() - started < 2
+        # alive: False once the bound has passed (returning at all shows it is bounded: the
+        # group lives 30 s, and then the wait would say True)
+        assert not wait_group_gone(leader.pid, timeout_s=0.2)
+        assert time.monotonic() - started >= 0.2
         os.killpg(leader.pid, signal.SIGKILL)
         leader.wait(5)  # the sleep is orphaned: a zombie until init reaps it counts as gone
         assert wait_group_gone(leader.pid) and not group_running(leader.pid)
@@ -26,3 +34,138 @@ def test_a_killed_group_is_gone_after_the_wait_and_a_live_one_is_not():
         with contextlib.suppress(ProcessLookupError):
             os.killpg(leader.pid, signal.SIGKILL)
         leader.wait(5)
+
+
+# --------------------------------------------------------------------- dying with evalbench
+
+TAG = "EVALBENCH_TEST_TAG"
+DRIVER = """
+import subprocess, sys, threading
+from evalbench import processes
+processes.spawn(["sh", "-c", "sleep 600 & sleep 600"])  # a tied group: sh and 2 sleeps
+# from a thread that then ends (a parent-death signal would kill this one at once)
+thread = threading.Thread(target=processes.spawn, args=(["sleep", "600"],))
+thread.start()
+thread.join()
+subprocess.Popen(["setsid", "sleep", "600"])  # left every group of ours: found by its mark
+bare = subprocess.Popen(["env", "-i", "sleep", "600"], start_new_session=True)  # no mark
+processes.tie(bare.pid)
+sys.stdin.read()  # until killed
+"""
+
+
+def _sleeps(procs: set[proctree.Proc]) -> set[proctree.Proc]:
+    return {p for p in procs if proctree.cmdline(p).startswith("sleep 600")}
+
+
+@pytest.mark.slow
+def test_what_a_process_started_dies_when_it_is_killed_9(tmp_path):
+    tag = tmp_path.name
+    env = {**os.environ, TAG: tag}
+    env.pop(LIFELINE_ENV, None)  # this test process's own mark: not the driver's business
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER], stdin=subprocess.PIPE, env=env,
+                              start_new_session=True)  # fmt: skip
+    started: set[proctree.Proc] = set()
+    try:
+        # 5 sleeps: 2 in the tied group + 1 from the ended thread + the daemon + the bare one
+        assert proctree.wait_for(lambda: len(_sleeps(proctree.descendants(driver.pid))) == 5, 60)
+        started = proctree.descendants(driver.pid) | proctree.tagged(TAG, tag)
+        watchdogs = [p for p in started if "_watchdog.py" in proctree.cmdline(p)]
+        assert len(watchdogs) == 1  # one per evalbench process, however many children
+        os.kill(driver.pid, signal.SIGKILL)  # only the driver: no cleanup code of it runs
+        driver.wait(30)
+        gone = lambda: not proctree.alive(started) and not proctree.tagged(TAG, tag)  # noqa: E731
+        assert proctree.wait_for(gone, 30), [proctree.cmdline(p) for p in proctree.alive(started)]
+    finally:
+        driver.kill()
+        driver.wait(30)
+        proctree.kill(started | proctree.tagged(TAG, tag))
+
+
+def _watchdog_told(line: str) -> None:
+    """A watchdog told ``line``, its lifeline then closed; returns once it has exited."""
+    dog = subprocess.Popen([sys.executable, "-I", str(WATCHDOG), "no-such-token"],
+                           stdin=subprocess.PIPE)  # fmt: skip
+    dog.communicate(line.encode(), timeout=30)
+
+
+def test_the_watchdog_kills_a_tied_process_only_while_its_id_is_still_that_process():
+    victim = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        (me,) = [p for p in proctree.descendants(os.getpid()) if p.pid == victim.pid]
+        # the id with another start time (an id reused since it was tied): not killed
+        _watchdog_told(f"+{victim.pid} {me.start + 1}\n")
+        assert victim.poll() is None
+        # tied, then untied: not killed
+        _watchdog_told(f"+{victim.pid} {me.start}\n-{victim.pid}\n")
+        assert victim.poll() is None
+        # tied with its own start time: killed when the lifeline ends
+        _watchdog_told(f"+{victim.pid} {me.start}\n")
+        assert victim.wait(30) == -signal.SIGKILL
+    finally:
+        victim.kill()
+        victim.wait(30)
+
+
+def test_running_stops_the_whole_group_and_unties_it():
+    with processes.running(["sh", "-c", "sleep 600 & wait"]) as proc:
+        assert proctree.wait_for(lambda: len(proctree.descendants(proc.pid)) == 1, 30)
+        assert group_running(proc.pid) and proc.pid in processes._TIED
+    # SIGTERM to the group ends both the shell and its sleep (no SIGKILL needed)
+    assert proc.returncode == -signal.SIGTERM
+    assert not group_running(proc.pid) and proc.pid not in processes._TIED
+
+
+REPLACED = """
+import subprocess, sys
+from evalbench import processes
+first = subprocess.Popen(["env", "-i", "sleep", "600"], start_new_session=True)  # no mark
+processes.tie(first.pid)
+dog = processes._WATCH["proc"]
+dog.kill()  # someone killed this process's watchdog
+dog.wait()
+second = subprocess.Popen(["env", "-i", "sleep", "600"], start_new_session=True)
+processes.tie(second.pid)  # the write fails (broken pipe): a new watchdog, told of both
+print(first.pid, second.pid, flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+@pytest.mark.slow
+def test_a_watchdog_that_died_is_replaced_and_told_every_tied_process_again(tmp_path):
+    driver = subprocess.Popen([sys.executable, "-c", REPLACED], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    tied: set[proctree.Proc] = set()
+    try:
+        assert driver.stdout is not None
+        pids = {int(p) for p in driver.stdout.readline().split()}  # after both ties
+        tied = {p for p in proctree.descendants(driver.pid) if p.pid in pids}
+        assert len(tied) == 2
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(30)
+        # neither carries a mark: only the new watchdog, told of both, can have killed them
+        assert proctree.wait_for(lambda: not proctree.alive(tied), 30)
+    finally:
+        driver.kill()
+        driver.wait(30)
+        proctree.kill(tied)
+
+
+def test_a_browser_opened_for_the_user_carries_no_mark_and_outlives_evalbench(
+    tmp_path, monkeypatch
+):
+    """``evalbench report --open``: the browser must stay open after evalbench exits, so it
+    is started without this process's mark (the watchdog kills marked processes)."""
+    import webbrowser
+
+    from evalbench.summary import audience_pages
+
+    processes.lifeline()  # as evalbench run/report has, by then
+    seen: list[str | None] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: seen.append(os.environ.get(LIFELINE_ENV)))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "report.html").write_text("<html></html>")
+    assert audience_pages([run_dir], "full", open_pages=True) == [f"full: {run_dir}/report.html"]
+    assert seen == [None]  # no mark while the browser starts
+    assert LIFELINE_ENV in os.environ  # and this process's mark is back for what follows

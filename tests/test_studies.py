@@ -1,7 +1,8 @@
 """Every study end to end through papermill, and the promises a published report makes.
 
 - every params/*.yaml renders (ok; or skipped with the reason when its public data is
-  unreachable), with the record fields its study promises (one contract test);
+  unreachable), with the record fields its study promises (one contract test); a study
+  titled "offline" renders with no mirror, an empty cache and downloads off;
 - reports keep untrusted text inert (XSS canaries) and open in headless Chromium;
 - an API key never lands in outputs or the cache (canary key);
 - killing a run and rerunning it finishes with exactly one record per item;
@@ -24,12 +25,13 @@ from pathlib import Path
 import pytest
 from studyfiles import CANARY_KEY, gaia_dataset, gaia_params, openai_system
 
+from evalbench import sources
 from evalbench.cli import main
 from evalbench.params import discover_params
 from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
 from evalbench.settings import get_settings
-from evalbench.studies import get_study
+from evalbench.studies import get_study, load_params
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = discover_params(ROOT / "params")
@@ -37,7 +39,12 @@ PARAMS = discover_params(ROOT / "params")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.stem)
-def test_every_study_renders_with_its_promised_records(path):
+def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_path):
+    offline = "offline" in load_params(path).title.lower()
+    if offline:  # what its title promises: no mirror, nothing cached, no download
+        monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+        monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+        monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path / "empty-cache"))
     result = run_study(path, warm=True)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     if result.status == "skipped" and "LocalModelUnavailable" in result.reason:
@@ -45,8 +52,11 @@ def test_every_study_renders_with_its_promised_records(path):
         pytest.skip(f"{path.name}: {result.reason}")
     if result.status == "skipped":
         assert "DataUnavailable" in result.reason and not os.environ.get("EVALBENCH_DATA_MIRROR")
+        assert not offline, f"{path.name} is titled offline but needs data: {result.reason}"
         pytest.skip(f"{path.name}: {result.reason}")
     assert result.status == "ok", result.reason
+    if offline:
+        assert not set(manifest["data_files"]) & set(sources.registry()), "a pinned file was read"
     html = (result.run_dir / "report.html").read_text()
     assert "<img" in html and "<table" in html and "<script" not in html
     assert (result.run_dir / "summary.html").is_file(), "every run writes its one-page summary"
@@ -54,6 +64,11 @@ def test_every_study_renders_with_its_promised_records(path):
                 "started_at", "ended_at", "wall_time_s", "counts", "seeds"):  # fmt: skip
         assert key in manifest, key
     assert manifest["headlines"], "a study must give the index two or three headline numbers"
+    # what the headlines stand on: every study says, per system, what it scored (an ok run
+    # scored something), and every usage row counts its truncated outputs
+    assert manifest["measured"] and any(m["scored"] for m in manifest["measured"])
+    assert not manifest["no_result"]
+    assert all("truncated" in row for row in manifest["usage"])
     # The contract: every record file the study declares is there, and every line of it
     # is a valid record of the declared type (the study's own list; no second registry).
     study = get_study(manifest["kind"])

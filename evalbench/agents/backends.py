@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
+from evalbench import processes
 from evalbench.runs import Run
 from evalbench.settings import get_settings
 
@@ -201,6 +202,7 @@ async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, A
         when it raised (or the worker died before replying).
     """
     job = json.dumps({"sys_path": sys.path, "entrypoint": entrypoint, "task": task}).encode()
+    processes.lifeline()
     proc = await asyncio.create_subprocess_exec(
         *_contained([sys.executable, "-I", str(WORKER_SCRIPT)]),
         stdin=subprocess.PIPE,
@@ -208,6 +210,7 @@ async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, A
         start_new_session=True,
     )
     try:
+        processes.tie(proc.pid)  # its group dies with evalbench (kill -9 too)
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(len(job).to_bytes(8, "big") + job)  # stdin stays open: the lifeline
         return await _worker_reply(proc)
@@ -216,6 +219,7 @@ async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, A
         if not _pid_namespaces():  # no namespace to kill: find what left the process group
             _kill_descendants(proc.pid)
         await _kill_tree(proc)
+        processes.untie(proc.pid)
 
 
 async def _worker_reply(proc: Any) -> tuple[bool, Any]:
@@ -288,6 +292,7 @@ def command_backend(argv: list[str]) -> Backend:
 
     async def run(item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
         payload = item.task.model_dump_json().encode()
+        processes.lifeline()
         proc = await asyncio.create_subprocess_exec(
             *_contained(argv),
             stdin=subprocess.PIPE,
@@ -297,9 +302,11 @@ def command_backend(argv: list[str]) -> Backend:
             start_new_session=True,
         )
         try:
+            processes.tie(proc.pid)  # its group dies with evalbench (kill -9 too)
             out, err, too_big = await _communicate(proc, payload)
         finally:
             await _kill_tree(proc)
+            processes.untie(proc.pid)
         if too_big:
             return Outcome(
                 "error", error=f"output_too_large: more than {MAX_STDOUT_BYTES:,d} bytes on stdout"

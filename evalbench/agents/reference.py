@@ -158,6 +158,7 @@ def _model_step(recorder: Recorder, response: ChatResponse) -> None:
         latency_s=round(response.latency_s, 4),
         error=response.error,
         cached=response.cached,
+        finish_reason=response.finish_reason,
     )
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from evalbench import executors
+from evalbench.measured import TRUNCATED
 from evalbench.models.client import run_sync
 from evalbench.models.progress import STOP, progress_bar
 from evalbench.models.types import ChatResponse, Usage
@@ -280,6 +281,7 @@ def _record(
         tool_calls=len(tools),
         tool_counts=counts,
         tool_errors=sum(s.error is not None for s in tools),
+        truncated_steps=sum(s.finish_reason == TRUNCATED for s in recorder.steps),
         wall_s=round(wall, 4),
         prompt_tokens=prompt or None,
         completion_tokens=completion or None,

@@ -6,7 +6,9 @@ each step takes an exponential simulated time with mean ``seconds_per_step``. Th
 out of time with the level's ``timeout_rate`` after 1 to n of its n drawn tool calls (at least
 one, as a real agent that used its time; the trajectory so far is kept), exceeds
 ``max_steps`` when the drawn steps do, and otherwise answers: correctly with the system's
-``sim.accuracy`` for the level, else with the benchmark's plausible wrong answer. Nothing
+``sim.accuracy`` for the level, else with the benchmark's plausible wrong answer. With
+``sim.error_rate``, a task fails at once like an API failure (state ``error``), drawn from a
+stream of its own so the other draws stay as they were. Nothing
 waits: the times are simulated and recorded as such. The known truth lets tests check every
 trajectory statistic against its expectation.
 """
@@ -42,6 +44,8 @@ def sim_backend(spec: SystemSpec, *, seed: int, wrong_answer: WrongAnswer | None
     weights = weights / weights.sum()
 
     async def backend(item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
+        if _fails(spec, seed, item.key):
+            return Outcome("error", error=SIM_ERROR)
         rng = sim_rng(seed, spec.name, item.key)
         n_calls = int(rng.poisson(knobs.per_level(knobs.mean_steps, item.level)))
         times_out = rng.random() < knobs.per_level(knobs.timeout_rate, item.level)
@@ -70,6 +74,16 @@ def sim_backend(spec: SystemSpec, *, seed: int, wrong_answer: WrongAnswer | None
         return Outcome("answered", answer=answer, wall_s=round(wall, 3))
 
     return backend
+
+
+SIM_ERROR = "sim_error: simulated permanent API failure"
+"""The error of a simulated agent task that failed (the sim provider's words for a call)."""
+
+
+def _fails(spec: SystemSpec, seed: int, key: str) -> bool:
+    """Whether the task fails with ``sim.error_rate`` (its own seeded draw)."""
+    rate = spec.sim.error_rate
+    return bool(rate) and sim_rng(seed, spec.name, f"{key}#error").random() < rate
 
 
 def _model_step(recorder: Recorder, rng: np.random.Generator, mean_s: float, asked: str) -> float:

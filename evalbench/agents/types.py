@@ -211,6 +211,8 @@ class StepRecord(Record):
     error: str | None = None
     cached: bool = False
     """Model step answered from the response cache."""
+    finish_reason: str | None = None
+    """Model step: why the model stopped (``length``: cut at ``max_tokens``)."""
 
 
 class AgentRunRecord(Record):
@@ -237,6 +239,8 @@ class AgentRunRecord(Record):
     tool_calls: int = 0
     tool_counts: dict[str, int] = Field(default_factory=dict)
     tool_errors: int = 0
+    truncated_steps: int = 0
+    """Model steps cut at ``max_tokens`` (``finish_reason`` ``length``)."""
     wall_s: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

@@ -14,6 +14,7 @@ from evalbench import agreement as ag
 from evalbench.agreement import PositionBias, majority_vote, position_bias, prefers_longer
 from evalbench.judge import SIDE_TO_VERDICT, Rubric, get_rubric
 from evalbench.labels import annotator_agreement, wide
+from evalbench.measured import Measured, failed_call, judgment_state, measured, unparsed
 from evalbench.ratings_lc import lc_win_rates
 from evalbench.ratings_style import answer_style_counts
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, Interval, bootstrap_mean
@@ -243,3 +244,63 @@ def recovery(table: pd.DataFrame) -> dict[str, float]:
         fit = np.polyval(np.polyfit(truth, got, 1), truth)
         out[f"shape_rmse_{name}"] = float(np.sqrt(np.mean((got - fit) ** 2)))
     return out
+
+
+NO_OPPONENT = "no battle (no other answer judged on this prompt)"
+DROPPED = "dropped (the judge's two orders disagreed)"
+
+
+def measured_systems(
+    answers: pd.DataFrame, judgments: pd.DataFrame, battles: pd.DataFrame
+) -> list[Measured]:
+    """Per system (in answer order): its answers that took part in a battle, and why the
+    others did not (its failed call; the judge's failed call, unparsed output or dropped
+    inconsistent verdict; no other answer to compare with). Linear in the rows."""
+    fought = set(zip(battles["model_a"], battles["question_id"].astype(str), strict=True))
+    fought |= set(zip(battles["model_b"], battles["question_id"].astype(str), strict=True))
+    why = _unjudged(judgments)
+    out = []
+    for system, rows in answers.groupby("system", sort=False):
+        keys = [(str(system), str(q)) for q in rows["question_id"]]
+        states = [
+            failed_call(error) if isinstance(error, str)
+            else None if key in fought else why.get(key, NO_OPPONENT)
+            for error, key in zip(rows["error"], keys, strict=True)
+        ]  # fmt: skip
+        out.append(measured(str(system), states, "answer"))
+    return out
+
+
+def _unjudged(judgments: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(system, prompt) -> why its judgment made no battle, from every judgment row once:
+    the judge's failed call, its unparsed output, a dropped inconsistent pair (the first
+    reason found per answer, in that order)."""
+    found: dict[tuple[str, str], str] = {}
+    if "pair_id" in judgments:  # pairwise: a pair speaks for both its answers
+        for row in judgments.itertuples():
+            reason = _pair_reason(row)
+            for side in (row.model_x, row.model_y) if reason else ():
+                key = (str(side), str(row.pair_id))
+                if key not in found or _priority(reason) < _priority(found[key]):
+                    found[key] = str(reason)
+    elif {"question_id", "status"} <= set(judgments.columns):
+        for row in judgments.itertuples():
+            if row.status != "scored":
+                kind = getattr(row, "unscored_kind", None)
+                state = judgment_state(row.status, row.error, kind, role="judge")
+                found[(str(row.system), str(row.question_id))] = str(state)
+    return found
+
+
+def _priority(reason: str | None) -> int:
+    """A failed judge call explains more than an unparsed output, which explains more than
+    a dropped pair."""
+    return 0 if str(reason).startswith("failed") else 1 if reason != DROPPED else 2
+
+
+def _pair_reason(row: Any) -> str | None:
+    if isinstance(row.error, str) and row.error:
+        return failed_call(row.error.split("; ")[0], "judge")
+    if row.outcome == "unscored":
+        return unparsed()
+    return DROPPED if row.outcome == "inconsistent_dropped" else None

@@ -18,6 +18,7 @@ import pandas as pd
 
 from evalbench.judge import SIDE_TO_VERDICT, UNTRUSTED_RULE, fence_untrusted
 from evalbench.ratings import (
+    BATTLE_COLUMNS,
     ArenaError,
     Unscored,
     fail_first_row,
@@ -171,3 +172,28 @@ def battles_from_rubric(
         frame, score="weighted_score", tie_margin=tie_margin, baseline=baseline,
         unscored="drop",
     )  # fmt: skip
+
+
+def no_battles(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The battles of judgments none of which resolved into one (every answer failed, every
+    verdict unscored or dropped): an empty table, with the unscored and dropped counts in
+    ``attrs`` as :func:`battles_from_judged_pairs` and :func:`battles_from_rubric` keep them."""
+    out = pd.DataFrame(columns=[*BATTLE_COLUMNS, "outcome"])
+    if "outcome" in judgments:  # pairwise
+        out.attrs["unscored"] = int((judgments["outcome"] == "unscored").sum())
+        out.attrs["dropped"] = int((judgments["outcome"] == "inconsistent_dropped").sum())
+    elif "status" in judgments:
+        out.attrs["unscored"] = int((judgments["status"] != "scored").sum())
+    return out
+
+
+def any_pair_scored(scores: pd.DataFrame, baseline: str | None) -> bool:
+    """Whether rubric scores hold a battle: a prompt where two systems were scored (one of
+    them the ``baseline``, when given)."""
+    if not len(scores):
+        return False
+    scored = scores[scores["status"] == "scored"]
+    if baseline is not None:
+        asked = set(scored.loc[scored["system"] == baseline, "question_id"])
+        return bool((scored["question_id"].isin(asked) & (scored["system"] != baseline)).any())
+    return bool((scored.groupby("question_id")["system"].nunique() >= 2).any())

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.judge import JudgeCase, PairTask, RubricTask, get_rubric, judge_pairs, judge_rubric
+from evalbench.measured import nothing_measured
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
 from evalbench.ratings import ArenaError, RatingReport, by_dataset, rate_battles, win_rate_vs
 from evalbench.ratings_style import StyleControl, battles_with_style
@@ -30,6 +31,7 @@ from evalbench.tiers import apply_tier
 
 from . import metrics, report
 from .data import ArenaPrompt, label_pair_rows, load_human_battles, load_prompts
+from .metrics import measured_systems
 from .records import (
     ArenaBattle,
     ArenaParams,
@@ -38,7 +40,13 @@ from .records import (
     HumanBattle,
     HumanVotes,
 )
-from .scoring import answer_messages, battles_from_judged_pairs, battles_from_rubric
+from .scoring import (
+    answer_messages,
+    any_pair_scored,
+    battles_from_judged_pairs,
+    battles_from_rubric,
+    no_battles,
+)
 from .sim import (
     overall_quality,
     sim_answer,
@@ -159,12 +167,14 @@ def judge_by_rubric(
     """Grade every successful answer with the study's rubric (resumable).
 
     Returns:
-        :func:`evalbench.judge.judge_rubric` columns plus ``system, question_id``.
+        :func:`evalbench.judge.judge_rubric` columns plus ``system, question_id`` (no row
+        when every answer failed).
     """
     params = run.params
     tasks = rubric_tasks(answers, prompts, params)
-    if not tasks:
-        raise ArenaError("rubric judging: no answer to grade (every answer failed)")
+    if not tasks:  # every answer failed: nothing to grade (the study has no result)
+        return pd.DataFrame(columns=["judge", "question_id", "system", "status",
+                                     "weighted_score", "error"])  # fmt: skip
     frame = judge_rubric(run, cast(ModelSpec, params.judge), params.rubric, tasks)
     ids = [t.case_id.split("|", 1) for t in tasks]
     frame.insert(1, "question_id", [qid for qid, _ in ids])
@@ -200,12 +210,18 @@ def run_study(run: Run[ArenaParams], prompts: Sequence[ArenaPrompt]) -> ArenaRun
         judgments = judge_pairs(
             run, judge, tasks, verdict_format=params.verdict_format, policy=params.inconsistent
         )
-        battles = battles_from_judged_pairs(judgments, strong_weight=params.strong_weight)
+        battles = no_battles(judgments)
+        if "final" in judgments and judgments["final"].notna().any():
+            battles = battles_from_judged_pairs(judgments, strong_weight=params.strong_weight)
         run.write_records("pair_judgments", judgments)
     else:
         judgments = judge_by_rubric(run, answers, prompts)
         baseline = params.baseline if params.pairing == "vs_baseline" else None
-        battles = battles_from_rubric(judgments, tie_margin=params.tie_margin, baseline=baseline)
+        battles = no_battles(judgments)
+        if any_pair_scored(judgments, baseline):
+            battles = battles_from_rubric(
+                judgments, tie_margin=params.tie_margin, baseline=baseline
+            )
         run.write_records("rubric_scores", judgments)
     counts = {
         "prompts": len(prompts),
@@ -301,6 +317,9 @@ def run(run: Run[ArenaParams]) -> ArenaResult:
     with run.timed("load"):
         prompts = study_prompts(params)
     done = run_study(run, prompts)
+    measured = measured_systems(done.answers, done.judgments, done.battles)
+    if nothing_measured(measured):  # no battle to rate: the manifest and a page say why
+        run.no_result(measured)
     write_label_pairs(run, done.answers, prompts)
     anchor = params.rating_anchor()
     rated = rate_battles(
@@ -414,5 +433,6 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.answers, result.judgments, result.battles),
     optional_records=frozenset({"human_battles"}),
 )

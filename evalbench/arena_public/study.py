@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from evalbench.measured import Measured
 from evalbench.params import StudyParams
 from evalbench.ratings import ArenaError, by_dataset, fit_bt, rate_battles, ratings_table
 from evalbench.ratings_style import (
@@ -239,6 +240,17 @@ def counts(result: ArenaPublicResult) -> dict[str, int]:
     return out
 
 
+def measured(result: ArenaPublicResult) -> list[Measured]:
+    """Per published dataset: the battles read (and AlpacaEval's models); published
+    verdicts have no failed call, an empty dataset measures nothing."""
+    out = [Measured(name, len(r.battles), len(r.battles), unit="battle")
+           for name, r in result.rated.items()]  # fmt: skip
+    if result.alpaca is not None:
+        n = len(result.alpaca.table)
+        out.append(Measured("AlpacaEval", n, n, unit="model"))
+    return out
+
+
 STUDY = Study(
     kind="arena_public",
     params=ArenaPublicParams,
@@ -252,4 +264,5 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=measured,
 )

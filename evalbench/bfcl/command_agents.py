@@ -35,6 +35,7 @@ import signal
 import tempfile
 from typing import Any
 
+from evalbench import processes
 from evalbench.agents.backends import contained
 from evalbench.agents.types import AgentLimits
 from evalbench.processes import group_running
@@ -143,6 +144,7 @@ async def converse_command(argv: list[str], talk: Conversation, limits: AgentLim
         talk.fail(f"cannot start {argv[0]!r}: not an executable program")
         return
     with tempfile.TemporaryDirectory(prefix="bfcl-command-agent-") as workdir:
+        processes.lifeline()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *contained(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -156,6 +158,7 @@ async def converse_command(argv: list[str], talk: Conversation, limits: AgentLim
         errors = asyncio.ensure_future(_tail(proc.stderr))
         failure = None
         try:
+            processes.tie(proc.pid)  # its group dies with evalbench (kill -9 too)
             await asyncio.wait_for(_play(proc, talk), limits.max_time_s)
         except TimeoutError:
             talk.stop(f"no answer within max_time_s={limits.max_time_s:g}")
@@ -163,6 +166,7 @@ async def converse_command(argv: list[str], talk: Conversation, limits: AgentLim
             failure = str(exc)
         finally:
             await _kill_group(proc)
+            processes.untie(proc.pid)
             stderr = await _stderr(errors)
         if failure is not None:
             talk.fail(f"{failure}: {stderr}" if failure.startswith("exit_status") else failure)

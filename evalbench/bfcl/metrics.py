@@ -15,13 +15,23 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from evalbench.measured import Measured, failed_call, measured
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 from .checker import ParamOutcome
 from .decode import DECODER_FAILED
 from .format_sensitivity import CONFIGS, label
 from .leaderboard import AGGREGATES, Score, aggregates
-from .schema import CALL_FAILED, CATEGORIES, CATEGORY_SIZES, AnyItem, Item
+from .schema import (
+    CALL_FAILED,
+    CATEGORIES,
+    CATEGORY_SIZES,
+    JAVA_JS,
+    MULTI_TURN,
+    PYTHON,
+    AnyItem,
+    Item,
+)
 from .scoring import question_messages
 
 EXAMPLE_FIELDS = [
@@ -589,3 +599,41 @@ def _spread(
         "null_std": float(shuffled_acc.std(axis=1, ddof=1).mean()),
         "p_value": float((1 + (null >= observed - 1e-12).sum()) / (rounds + 1)),
     }  # fmt: skip
+
+
+CALL_EXPECTED = frozenset(PYTHON + JAVA_JS + MULTI_TURN) - {"irrelevance", "live_irrelevance"}
+"""Categories whose items a function-calling model answers with a call, and whose verdicts
+record the decoded calls (web search is judged on its final text)."""
+NEVER_CALLED = "no function call by this system in any item that needs one"
+"""Why none of a system's items is measured when it never produced a call: an irrelevance
+item it "passed" by not calling tests abstention, which a model that cannot call passes
+every time (a model whose server never received the functions, too)."""
+
+
+def made_call(decoded: Any) -> bool:
+    """Whether a verdict's decoded output holds a call: single-turn ``[{name: args}]``, or
+    multi-turn steps ``[{turn, step, calls}]`` with a call in some step."""
+    if not isinstance(decoded, list) or not decoded:
+        return False
+    return any(not isinstance(c, dict) or "calls" not in c or bool(c["calls"]) for c in decoded)
+
+
+def never_called(group: pd.DataFrame) -> bool:
+    """Whether a system answered items that need a call (its call did not fail) and
+    produced no call in any of them."""
+    needs = group[group["test_category"].isin(CALL_EXPECTED) & (group["error_type"] != CALL_FAILED)]
+    return bool(len(needs)) and not any(made_call(d) for d in needs["decoded"])
+
+
+def measured_systems(verdicts: pd.DataFrame) -> list[Measured]:
+    """Per system (in verdict order): items whose call did not fail; none when the system
+    never produced a function call where one was needed (:data:`NEVER_CALLED`)."""
+    out = []
+    for system, group in verdicts.groupby("system", sort=False):
+        silent = never_called(group)
+        states = [
+            failed_call(error) if kind == CALL_FAILED else (NEVER_CALLED if silent else None)
+            for kind, error in zip(group["error_type"], group["error"], strict=True)
+        ]
+        out.append(measured(str(system), states, "item"))
+    return out

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.measured import by_system, headline
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics, multi_turn_metrics
@@ -33,15 +34,21 @@ from .web_search import CORRECTED
 _HEADLINES = 3
 
 
-def headlines(result: BfclResult) -> dict[str, float]:
+def headlines(result: BfclResult) -> dict[str, Any]:
     """The index headlines: accuracy over every scored item of the first three systems.
 
     ``"<system> accuracy (<n> items scored)"`` -> share of the system's items marked valid,
-    all studied categories pooled (failed calls count as wrong).
+    all studied categories pooled (failed calls count as wrong); "no result ..." for a
+    system with no item measured: every call failed, or it never produced a function call
+    (:func:`~.metrics.measured_systems`: its irrelevance "passes" are no skill).
     """
     micro = result.verdicts.groupby("system", sort=False)["valid"].agg(["sum", "size"])
     rows = list(zip(micro.index, micro["sum"], micro["size"], strict=True))[:_HEADLINES]
-    return {f"{name} accuracy ({int(n)} items scored)": float(ok / n) for name, ok, n in rows}
+    measured = by_system(metrics.measured_systems(result.verdicts))
+    return {
+        f"{name} accuracy ({int(n)} items scored)": headline(float(ok / n), measured.get(name))
+        for name, ok, n in rows
+    }
 
 
 def key_result(result: BfclResult) -> str:

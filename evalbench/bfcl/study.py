@@ -57,6 +57,7 @@ from .metrics import (
     compare_with_published,
     failure_examples,
     injected_vs_detected,
+    measured_systems,
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
@@ -520,7 +521,7 @@ def run_live_memory(
     ``memory_vector`` is never asked (:data:`~.backends.VECTOR_REFUSAL`)."""
     plans = _memory_plans(spec, items, run.params.seed)
     play = partial(_play_memory, run, spec, plans)
-    prereqs, questions, snapshots = converse_memory(items, play)
+    prereqs, questions, snapshots = converse_memory(items, play, run.params.data)
     write_snapshots(run.dir / "bfcl_results" / spec.name.replace("/", "_"), snapshots)
     write_results([_talk_line(t) for t in prereqs if t.error is None],
                   run.dir / "bfcl_results", spec.name)  # fmt: skip
@@ -780,6 +781,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.verdicts),
     # live multi-turn conversations only; users' Python agents only
     optional_records=frozenset(
         {"steps", "agent_conversations", "format_sensitivity", "memory_prereqs"}

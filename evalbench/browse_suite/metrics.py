@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalbench.measured import Measured, failed_call, measured, unparsed
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, wilson_interval
 
 _STATES = ("answered", "timeout", "step_limit", "error")
@@ -159,3 +160,21 @@ def failures(records: pd.DataFrame) -> pd.DataFrame:
     score first within each system."""
     failed = records[~records["success"].fillna(False).astype(bool)]
     return failed.sort_values(["system", "score", "task_id"], na_position="first", kind="stable")
+
+
+def task_state(row: Any) -> str | None:
+    """Why one task has no score (``None``: scored, or ended by a timeout or the step limit,
+    which the suite counts as a measured failure): the system's failed call or agent error,
+    or a judge output that could not be read for one of its criteria."""
+    if row.state == "error":
+        return failed_call(row.error)
+    return unparsed() if row.status == "unscored" else None
+
+
+def measured_systems(records: pd.DataFrame) -> list[Measured]:
+    """Per system (in record order): tasks with a score or a measured failure, and why the
+    others have none (:func:`task_state`)."""
+    return [
+        measured(str(system), [task_state(r) for r in rows.itertuples()], "task")
+        for system, rows in records.groupby("system", sort=False)
+    ]

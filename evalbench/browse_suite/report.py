@@ -14,6 +14,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
+from evalbench.measured import by_system, headline
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
@@ -32,8 +33,11 @@ def system_kind(result: BrowseSuiteResult, name: str) -> str:
 def headlines(result: BrowseSuiteResult) -> dict[str, str]:
     """Up to three index headlines: the success rate of each system over all tasks."""
     overall = result.levels[result.levels["level"] == "all"]
+    measured = by_system(metrics.measured_systems(result.records))
     out = {
-        f"suite success {row.system}": display.percent(row.success_rate)
+        f"suite success {row.system}": headline(
+            display.percent(row.success_rate), measured.get(str(row.system))
+        )
         for row in overall.itertuples()
     }
     return dict(list(out.items())[:_HEADLINES])

@@ -336,5 +336,6 @@ STUDY = Study(
     optional_records=frozenset({"responses", "judge", "agent_runs", "steps"}),
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: metrics.measured_systems(result.records),
     notes=report.notes,
 )

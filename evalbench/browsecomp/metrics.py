@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.calibration import calib_err_corrected, calib_err_official, reliability_table
+from evalbench.measured import Measured, failed_call, measured, unparsed
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, wilson_interval
 
 ANSWERED = "answered"
@@ -207,3 +208,23 @@ def browsing_effort(
         row["answered_share"] = float((part["state"] == ANSWERED).mean())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def question_state(row: Any) -> str | None:
+    """Why one question has no grade (``None``: graded): the system's failed call or missing
+    answer, the grader's failed call, or its unparsed output."""
+    error = row.error if isinstance(row.error, str) and row.error else None
+    if row.status == "scored":
+        return None
+    if row.status == "not answered":
+        return failed_call(error) if row.state == "error" else f"no answer ({error or row.state})"
+    return failed_call(error, "grader") if error else unparsed()
+
+
+def measured_systems(records: pd.DataFrame) -> list[Measured]:
+    """Per system (in record order): questions the grader graded, and why the others have
+    no grade (:func:`question_state`)."""
+    return [
+        measured(str(system), [question_state(r) for r in rows.itertuples()], "answer")
+        for system, rows in records.groupby("system", sort=False)
+    ]

@@ -14,8 +14,10 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.metrics import PAGE_TOOLS, SEARCH_TOOLS
+from evalbench.measured import by_system, headline
 from evalbench.tiers import expected_half_width
 
+from . import metrics
 from .records import BrowseCompResult
 
 _HEADLINES = 3
@@ -33,8 +35,11 @@ def system_kind(result: BrowseCompResult, name: str) -> str:
 
 def headlines(result: BrowseCompResult) -> dict[str, str]:
     """Up to three index headlines: accuracy over graded questions per system."""
+    measured = by_system(metrics.measured_systems(result.records))
     out = {
-        f"{result.style} accuracy {row.system}": display.percent(row.accuracy)
+        f"{result.style} accuracy {row.system}": headline(
+            display.percent(row.accuracy), measured.get(str(row.system))
+        )
         for row in result.accuracy.itertuples()
     }
     return dict(list(out.items())[:_HEADLINES])

@@ -316,5 +316,6 @@ STUDY = Study(
     optional_records=frozenset({"responses", "grader", "agent_runs", "steps"}),
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: metrics.measured_systems(result.records),
     notes=report.notes,
 )

@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalbench.history import summarize_outcomes
 from evalbench.importers import RunOutcomes
+from evalbench.measured import Measured, measured
 from evalbench.stats import Interval, wilson_interval
 
 RUN_COLUMNS = [
@@ -158,3 +159,46 @@ def calibration_row(
         "detected_at_mdd_low": detect.low if detect else np.nan,
         "detected_at_mdd_high": detect.high if detect else np.nan,
     }
+
+
+MEASURED_STATES = ("ok", "no_answer")
+"""Outcome states that measured the system (a failed call or an unscored item did not)."""
+
+
+def measured_pairs(
+    runs: Sequence[RunOutcomes], labels: Sequence[str], tests: pd.DataFrame
+) -> list[Measured]:
+    """Per compared system (per candidate run when there are several): items measured in
+    both runs on the primary metric, and why the others were not (in one run only; a
+    failed call, an unscored item ... in one of them)."""
+    base = runs[0]
+    names = dict(zip([r.label for r in runs], labels, strict=True))
+    metric = primary_metric(base.outcomes)
+    out = []
+    for row in tests[["candidate", "system_a", "system_b"]].drop_duplicates().itertuples():
+        run = next(r for r in runs if r.label == row.candidate)
+        a = _states(base, str(row.system_a), metric)
+        b = _states(run, str(row.system_b), metric)
+        states = [
+            _pair_state(a.get(item), b.get(item), names[base.label], names[run.label])
+            for item in sorted(set(a) | set(b))
+        ]
+        who = row.system_b if row.system_a == row.system_b else f"{row.system_a} → {row.system_b}"
+        who = f"{who} ({names[run.label]})" if len(runs) > 2 else who
+        out.append(measured(str(who), states, "item"))
+    return out
+
+
+def _states(run: RunOutcomes, system: str, metric: str | None) -> dict[str, str]:
+    frame = run.outcomes
+    mine = frame[(frame["system"] == system) & (frame["metric"] == metric)]
+    return dict(zip(mine["item_id"].astype(str), mine["state"].astype(str), strict=True))
+
+
+def _pair_state(a: str | None, b: str | None, label_a: str, label_b: str) -> str | None:
+    if a is None or b is None:
+        return f"only in {label_b if a is None else label_a}"
+    for state, label in ((a, label_a), (b, label_b)):
+        if state not in MEASURED_STATES:
+            return f"{state.replace('_', ' ')} in {label}"
+    return None

@@ -254,5 +254,8 @@ STUDY = Study(
     records={"comparison": ComparisonRecord, "pairing": PairingRecord},
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: metrics.measured_pairs(
+        result.runs, result.labels, result.comparison.tests
+    ),
     dependencies=dependencies,
 )

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from evalbench import agreement, stats
+from evalbench.measured import Measured, failed_call, judgment_state, measured
 
 from .duplicates import DuplicateReport
 from .scoring import (
@@ -548,8 +549,9 @@ def _criterion_values(
 
 
 def reference_counts(reference: pd.DataFrame) -> pd.DataFrame:
-    """Reference rows per source and year (columns ``source, year, problems``)."""
-    counts = reference.groupby(["source", "year"]).size().rename("problems")
+    """Reference rows per source and year (columns ``source, year, problems``); rows
+    without a year (evalbench's demo problems) are counted with the year missing."""
+    counts = reference.groupby(["source", "year"], dropna=False).size().rename("problems")
     return counts.reset_index()
 
 
@@ -621,3 +623,38 @@ def order_consistency(verdicts: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame({"resolution": counts.index, "pairs": counts.to_numpy()})
     table["share"] = table["pairs"] / max(1, len(verdicts))
     return table
+
+
+GENERATOR_FAILED = "generator call failed: "
+"""How :class:`~.scoring.InvalidGeneration` words a failed generator call."""
+
+
+def slot_state(reason: str, attempts: int) -> str:
+    """Why a slot has no problem: the last attempt's failed call, or invalid outputs."""
+    if reason.startswith(GENERATOR_FAILED):
+        return failed_call(reason.removeprefix(GENERATOR_FAILED))
+    return f"invalid generator output (all {attempts} attempts)"
+
+
+def measured_generator(
+    generator: str,
+    slots: Sequence[str],
+    invalid: pd.DataFrame,
+    quality: pd.DataFrame | None,
+    attempts: int,
+) -> list[Measured]:
+    """The generator's slots (``slots``: their ids) whose problem the judge scored, and why
+    the others have no quality score: no valid problem (:func:`slot_state`), or the judge's
+    failed call or unparsed output (``quality``: the judge's rows, ``problem_id, status,
+    error[, unscored_kind]``; ``None`` when nothing was judged)."""
+    last = dict(zip(invalid["id"].astype(str), invalid["reason"].astype(str), strict=True))
+    judged: dict[str, str | None] = {}
+    for row in (quality if quality is not None else pd.DataFrame()).itertuples():
+        if getattr(row, "replicate", 0) == 0:
+            kind = getattr(row, "unscored_kind", None)
+            judged[str(row.problem_id)] = judgment_state(row.status, row.error, kind, "judge")
+    states = [
+        judged[slot] if slot in judged else slot_state(last.get(slot, "no output"), attempts)
+        for slot in slots
+    ]
+    return [measured(generator, states, "problem")]

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.judge import JudgeCase, PairTask, RubricTask, judge_pairs, judge_rubric
+from evalbench.measured import Measured, nothing_measured
 from evalbench.models import ChatRequest, ChatResponse, Job, SimTask
 from evalbench.records import ResponseRecord, plain_rows, write_jsonl
 from evalbench.runs import Run
@@ -30,7 +31,7 @@ from evalbench.tiers import apply_tier
 from . import report, sim
 from .data import answer_mismatches, load_hf_reference, load_reference, unique_reference
 from .duplicates import near_duplicates
-from .metrics import answer_distribution, invalid_reasons, judge_vs_truth, summarize
+from .metrics import answer_distribution, judge_vs_truth, measured_generator, summarize
 from .records import (
     DatagenParams,
     DatagenResult,
@@ -409,19 +410,17 @@ def run_study(run: Run[DatagenParams], reference: pd.DataFrame) -> DatagenResult
         reference: from :func:`load_study_reference`.
 
     Raises:
-        ValueError: every generator output was invalid (no problem to evaluate).
+        NoResult: no problem was valid, or the judge scored none (nothing to evaluate).
     """
     params = run.params
     real = unique_reference(reference)
     generation = generate_problems(run, real)
     problems = generation.problems
-    if problems.empty:
-        reasons = invalid_reasons(generation.invalid)
-        raise ValueError(
-            f"no valid problem: all {generation.calls} generator outputs were invalid "
-            f"(commonest reason: {reasons['reason'].iloc[0]!r}; see records/invalid.jsonl)"
-        )
+    if problems.empty:  # nothing to judge: the manifest and a page say why
+        run.no_result(_measured(params, generation, None))
     judged = judge_problems(run, problems)
+    if nothing_measured(rows := _measured(params, generation, judged)):
+        run.no_result(rows)
     duplicates = near_duplicates(problems, reference, threshold=params.duplicate_threshold)
     run.write_records("duplicates", plain_rows(duplicates.top))
     verdicts = compare_with_real(run, problems, real)
@@ -449,6 +448,19 @@ def run_study(run: Run[DatagenParams], reference: pd.DataFrame) -> DatagenResult
         simulated=run.simulated_names,
         sim_facts=SIM_FACTS,
     )  # fmt: skip
+
+
+def _measured(
+    params: DatagenParams, generation: GenerationResult, judged: pd.DataFrame | None
+) -> list[Measured]:
+    slots = [s.id for s in generation.slots]
+    return measured_generator(params.generator.name, slots, generation.invalid, judged,
+                              params.max_attempts)  # fmt: skip
+
+
+def measured_of(result: DatagenResult) -> list[Measured]:
+    """The generator's problems the judge scored (:func:`~.metrics.measured_generator`)."""
+    return _measured(result.params, result.generation, result.judge_results)
 
 
 def run(run: Run[DatagenParams]) -> DatagenResult:
@@ -493,6 +505,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=measured_of,
     notes=notes,
 )
 """The datagen study kind (see :mod:`evalbench.studies`)."""

@@ -29,6 +29,7 @@ from .base import (
     Stopped,
     Tally,
     check,
+    check_address,
     choice,
     redact_address,
     requested_manifest,
@@ -36,7 +37,8 @@ from .base import (
 
 __all__ = [
     "EXECUTORS", "RAY_EXTRA", "Choice", "ExecutorError", "ExecutorName", "RayHints",
-    "RemoteLost", "RemoteSetupError", "Stopped", "Tally", "check", "choice", "current",
+    "RemoteLost", "RemoteSetupError", "Stopped", "Tally", "check", "check_address", "choice",
+    "current",
     "redact_address", "requested_manifest",
 ]  # fmt: skip
 
@@ -49,10 +51,8 @@ def current() -> Any:
         ExecutorError: a bad choice, Ray missing, or a cluster that cannot be reached.
     """
     requested = choice()
-    if requested.name == "local":
-        return None
-    if importlib.util.find_spec("ray") is None:
-        check(requested)
+    check(requested)  # a malformed address, or ray without Ray: one line
+    if requested.name == "local" or importlib.util.find_spec("ray") is None:
         return None  # auto without Ray: local
     from evalbench.executors.ray_cluster import connect
 

@@ -11,7 +11,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalbench.settings import ENV_EXECUTOR, get_settings
+from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS, get_settings
 
 ExecutorName = Literal["local", "ray", "auto"]
 EXECUTORS: tuple[ExecutorName, ...] = ("local", "ray", "auto")
@@ -86,10 +86,34 @@ def check(requested: Choice) -> None:
     """Fail fast, without importing Ray, when the choice cannot work here.
 
     Raises:
-        ExecutorError: ``ray`` asked for without Ray installed.
+        ExecutorError: an address that is none of the forms Ray takes (naming where it came
+            from), or ``ray`` asked for without Ray installed.
     """
+    if requested.name != "local" and requested.address is not None:
+        check_address(requested.address, ENV_RAY_ADDRESS)
     if requested.name == "ray" and importlib.util.find_spec("ray") is None:
         raise ExecutorError(f"--executor ray needs Ray on this machine: {RAY_EXTRA}")
+
+
+ADDRESS_FORMS = "host:port, auto, or ray://host:port"
+_HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+_ADDRESS = re.compile(rf"(?:ray://(?:[^@/\s]+@)?)?{_HOST}:(?P<port>[0-9]{{1,5}})")
+
+
+def check_address(address: str, where: str) -> None:
+    """Refuse an address that is none of the forms ``ray.init`` takes: ``host:port`` (a
+    cluster's GCS, e.g. ``10.0.0.5:6379``), ``auto`` (the cluster running on this machine),
+    ``ray://host:port`` (Ray Client, e.g. ``ray://head:10001``); the port 1-65535.
+
+    Raises:
+        ExecutorError: ``<where> '<address>': expected ...`` (credentials left out).
+    """
+    found = _ADDRESS.fullmatch(address)
+    if address == "auto" or (found and 1 <= int(found["port"]) <= 65535):
+        return
+    shown = redact_address(address) or ""
+    left_out = " (shown without its credentials or query)" if shown != address else ""
+    raise ExecutorError(f"{where} {shown!r}{left_out}: expected {ADDRESS_FORMS}")
 
 
 def requested_manifest() -> dict[str, Any]:

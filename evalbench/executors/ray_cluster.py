@@ -31,6 +31,7 @@ from evalbench.executors.base import (
     auth_hint,
     redact_address,
 )
+from evalbench.processes import lifeline
 
 RETRIES = 2
 """Attempts after the first when the worker running a task dies."""
@@ -63,6 +64,7 @@ def connect(address: str | None, *, auto: bool) -> RayExecutor | None:
         return _executor(address)
     if ray.is_initialized() and "address" in _STATE:  # ours, to another cluster
         ray.shutdown()
+    lifeline()  # a Ray instance started here (no address) dies with this process
     try:
         ray.init(
             address=address or ("auto" if auto else None),

@@ -18,6 +18,7 @@ import pandas as pd
 
 from evalbench.agents import metrics as agent_metrics
 from evalbench.agreement import kappa_interval
+from evalbench.measured import Measured, failed_call, identical_attempts, identical_flags, measured
 from evalbench.stats import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,
@@ -215,7 +216,9 @@ def pass_at_k(records: pd.DataFrame, ks: Sequence[int] = (1,)) -> pd.DataFrame:
     """pass@k per system and level, averaging :func:`pass_at_k_estimate` over items.
 
     Every item must have at least ``k`` attempts (rows with distinct ``attempt``).
-    Columns: ``system, level, k, n_items, pass_at_k``.
+    Columns: ``system, level, k, n_items, identical_attempts, pass_at_k``;
+    ``identical_attempts``: items whose attempts all gave the same raw answer (at
+    temperature 0 pass@k of those items is pass@1: :func:`evalbench.measured.identical_flags`).
     """
     recs = _scored(records if "attempt" in records else records.assign(attempt=0))
     per_item = (
@@ -223,6 +226,11 @@ def pass_at_k(records: pd.DataFrame, ks: Sequence[int] = (1,)) -> pd.DataFrame:
         .agg(n="size", c=lambda s: int(s.astype(bool).sum()))
         .reset_index()
     )
+    same = pd.Series(dtype=bool)  # records without answers (hand-made tables) have none
+    if "model_answer" in recs:
+        same = identical_flags(recs, keys=("system", "task_id"), output="model_answer")
+    pairs = zip(per_item["system"], per_item["task_id"], strict=True)
+    per_item["identical"] = [bool(same.get(key, False)) for key in pairs]
     rows = []
     for system, group in per_item.groupby("system", sort=True):
         for k in ks:
@@ -238,6 +246,7 @@ def pass_at_k(records: pd.DataFrame, ks: Sequence[int] = (1,)) -> pd.DataFrame:
                         "level": label,
                         "k": k,
                         "n_items": len(part),
+                        "identical_attempts": int(part["identical"].sum()),
                         "pass_at_k": mean,
                     }
                 )
@@ -526,10 +535,12 @@ def failure_sample(records: pd.DataFrame, n: int, *, seed: int) -> pd.DataFrame:
 
 
 def pass_at_k_wide(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`pass_at_k` with one ``pass@<k>`` column per k (rows: system, level, n_items)."""
+    """:func:`pass_at_k` with one ``pass@<k>`` column per k (rows: system, level, n_items,
+    identical_attempts)."""
     wide = table.pivot_table(
-        index=["system", "level", "n_items"], columns="k", values="pass_at_k", sort=False
-    )
+        index=["system", "level", "n_items", "identical_attempts"], columns="k",
+        values="pass_at_k", sort=False,
+    )  # fmt: skip
     wide.columns = [f"pass@{k}" for k in wide.columns]
     return wide.reset_index()
 
@@ -576,3 +587,19 @@ def agent_summary(
         by_steps=agent_metrics.accuracy_by_steps(tasks),
         failures=failed.assign(question=failed["task_id"].map(questions)),
     )
+
+
+def measured_systems(records: pd.DataFrame) -> list[Measured]:
+    """Per system (in record order): first-attempt answers whose call or agent task did not
+    fail (a missing FINAL ANSWER, a timeout or the step limit is a measured miss), and the
+    items whose attempts were all identical (with several attempts)."""
+    same = {}  # records without answers (hand-made tables) say nothing of their attempts
+    if "model_answer" in records:
+        same = identical_attempts(records, item="task_id", output="model_answer")
+    out = []
+    for system, rows in first_attempts(records).groupby("system", sort=False):
+        states = [None if pd.isna(e) else failed_call(e) for e in rows["error"]]
+        identical, repeated = same.get(str(system), (None, 0))
+        out.append(measured(str(system), states, "answer", identical=identical,
+                            repeated=repeated))  # fmt: skip
+    return out

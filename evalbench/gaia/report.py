@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
+from evalbench.measured import by_system, headline, identical_text
 from evalbench.tiers import expected_half_width, subset_label
 
 from . import metrics
@@ -33,11 +34,16 @@ def _overall(result: GaiaResult) -> pd.DataFrame:
     return acc[acc["level"] == "all"]
 
 
-def headlines(result: GaiaResult) -> dict[str, float]:
+def headlines(result: GaiaResult) -> dict[str, Any]:
     """The index headlines: ``"accuracy <system>"`` -> first-attempt accuracy over all items
-    (official scorer), for the first three systems in name order."""
+    (official scorer), for the first three systems in name order; "no result ..." for a
+    system none of whose answers was measured (every call failed)."""
     overall = _overall(result).set_index("system")["accuracy"]
-    return {f"accuracy {name}": float(value) for name, value in list(overall.items())[:_HEADLINES]}
+    rows = by_system(metrics.measured_systems(result.records))
+    return {
+        f"accuracy {name}": headline(float(value), rows.get(str(name)))
+        for name, value in list(overall.items())[:_HEADLINES]
+    }
 
 
 def system_kind(result: GaiaResult, name: str) -> str:
@@ -399,9 +405,27 @@ def pass_at_k_section(result: GaiaResult) -> str:
     caption = (
         "pass@k over n_items items, unbiased estimator of Chen et al. (2021) from "
         f"{attempts} attempts per item (pass@1 averages all attempts, so it can differ from "
-        "the first-attempt accuracy above)"
+        "the first-attempt accuracy above); identical_attempts = items whose attempts all "
+        "gave the same answer"
     )
-    return display.table_block(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
+    table = display.table_block(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
+    return table + identical_sentence(result)
+
+
+def identical_sentence(result: GaiaResult) -> str:
+    """A warning beside pass@k when some item's attempts were all identical ("" when none
+    was): attempts at temperature 0 (or of a deterministic system) are one try repeated."""
+    rows = [m for m in metrics.measured_systems(result.records) if m.identical]
+    if not rows:
+        return ""
+    each = "; ".join(f"{m.system}: {identical_text(m)}" for m in rows)
+    return display.fill(
+        "<p><b>Identical attempts.</b> {each}. Where the {k} attempts were not independent "
+        "(temperature 0, a deterministic system) they are one try repeated: pass@k of those "
+        "items is their pass@1, not {k} tries.</p>",
+        each=each,
+        k=result.params.attempts,
+    )
 
 
 def usage_table(result: GaiaResult) -> pd.DataFrame:

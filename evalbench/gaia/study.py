@@ -39,6 +39,7 @@ from .metrics import (
     AgentSummary,
     agent_summary,
     compare_systems,
+    measured_systems,
     scorer_comparison,
     semantic_summary,
     summarize,
@@ -312,4 +313,5 @@ STUDY = Study(
     optional_records=frozenset({"responses", "agent_runs", "steps", "semantic"}),
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.records),
 )

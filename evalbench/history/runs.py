@@ -20,13 +20,13 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
 from evalbench.records import parse_json, to_json, write_atomic
-from evalbench.runs import current_manifest, now_iso
+from evalbench.runs import PUBLISHED_STATUSES, current_manifest, now_iso
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
 
 from .paired import rng_for
 
-PUBLISHED = ("ok", "degraded")
+PUBLISHED = PUBLISHED_STATUSES
 BASELINE_FILE = "baseline.json"
 
 

@@ -40,6 +40,7 @@ from evalbench.calibration import (
     calib_err_official,
     reliability_table,
 )
+from evalbench.measured import Measured, failed_call, measured, unparsed
 from evalbench.stats import DEFAULT_LEVEL, wilson_interval
 
 OFFICIAL_Z = 1.96
@@ -340,3 +341,24 @@ def summarize(
         judge=judge_table(records),
         truth=truth_table(records, beta=beta),
     )
+
+
+def answer_state(row: Any) -> str | None:
+    """Why one record has no verdict (``None``: the judge's verdict was read): the system's
+    failed call or missing answer, the judge's failed call, or its unparsed output."""
+    if row.status == "scored":
+        return None
+    if row.status == "no_response":
+        return failed_call(row.error) if row.state == "error" else "no answer"
+    if isinstance(row.judge_error, str) and row.judge_error:
+        return failed_call(row.judge_error, "judge")
+    return unparsed()
+
+
+def measured_systems(records: pd.DataFrame) -> list[Measured]:
+    """Per system (in record order): questions whose answer the judge scored, and why the
+    others have no verdict (:func:`answer_state`)."""
+    return [
+        measured(str(system), [answer_state(r) for r in rows.itertuples()], "answer")
+        for system, rows in records.groupby("system", sort=False)
+    ]

@@ -15,9 +15,11 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.calibration import BIN_SIZE
+from evalbench.measured import by_system, headline
 from evalbench.records import plain_rows
 from evalbench.tiers import expected_half_width, subset_label
 
+from . import metrics
 from .data import ANSWER_TYPES, DEMO_NOTE, OFFICIAL_COMMIT, OFFICIAL_REPO, category_counts
 from .records import HleResult
 
@@ -86,15 +88,18 @@ def headlines(result: HleResult) -> dict[str, Any]:
     """The index headlines: the first system's accuracy (official denominator) and corrected
     calibration error, and the second system's accuracy."""
     rows = result.summary.systems.to_dict("records")
+    measured = by_system(metrics.measured_systems(result.records))
     out: dict[str, Any] = {}
     if rows:
         first = rows[0]
-        out[f"accuracy {first['system']}"] = float(first["accuracy"])
+        m = measured.get(str(first["system"]))
+        out[f"accuracy {first['system']}"] = headline(float(first["accuracy"]), m)
         corrected = first["calib_corrected_pct"]
         label = f"calibration error (corrected) {first['system']}"
-        out[label] = "undefined" if math.isnan(corrected) else f"{corrected:.1f}%"
+        out[label] = headline("undefined" if math.isnan(corrected) else f"{corrected:.1f}%", m)
     if len(rows) > 1:
-        out[f"accuracy {rows[1]['system']}"] = float(rows[1]["accuracy"])
+        second = str(rows[1]["system"])
+        out[f"accuracy {second}"] = headline(float(rows[1]["accuracy"]), measured.get(second))
     return out
 
 
@@ -146,12 +151,14 @@ def _system_sentence(row: dict[str, Any], result: HleResult) -> str:
     lost = row["unscored"] + row["no_response"]
     if lost:
         text += display.fill(
-            " — {u} unscored and {r} without an answer, counted wrong; {acc:.1%} of the {s} scored",
+            " — {u} unscored and {r} without an answer, counted wrong; ",
             u=row["unscored"],
             r=row["no_response"],
-            acc=row["accuracy_scored"],
-            s=row["scored"],
         )
+        if not row["scored"]:  # no accuracy over zero scored items: no "nan%"
+            return text + "none scored"
+        text += display.fill("{acc:.1%} of the {s} scored", acc=row["accuracy_scored"],
+                             s=row["scored"])  # fmt: skip
     return text
 
 

@@ -51,7 +51,7 @@ from .data import (
     split_images,
     write_predictions,
 )
-from .metrics import summarize
+from .metrics import measured_systems, summarize
 from .records import HleJudge, HleParams, HleRecord, HleResult, HleSystem, Status
 from .scoring import (
     JUDGE_RESPONSE_FORMAT,
@@ -386,6 +386,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_systems(result.records),
     notes=report.notes,
     optional_records=frozenset({"responses", "judgments", "agent_runs", "steps"}),
 )

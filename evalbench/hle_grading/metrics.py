@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench import agreement as ag
+from evalbench.measured import Measured, failed_call, judgment_state, measured
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean
 
 from .data import DIFFICULTIES, DIMENSIONS, ExpertItem
@@ -299,3 +300,23 @@ def summarize(
         confidence_bands=bands,
         confidence_rho=rho,
     )
+
+
+def grade_state(row: Any) -> str | None:
+    """Why one answer has no grade (``None``: graded): the source's failed call or missing
+    answer, the judge's failed call, or its unparsed output."""
+    if row.status == "no_response":
+        return failed_call(row.error) if isinstance(row.error, str) and row.error else "no answer"
+    judge_error = row.judge_error if isinstance(row.judge_error, str) else None
+    if judge_error:
+        return failed_call(judge_error, "judge")
+    return judgment_state(row.status, None, row.unscored_kind)
+
+
+def measured_sources(records: pd.DataFrame) -> list[Measured]:
+    """Per source of answers (in record order): answers the judge graded, and why the
+    others have no grade (:func:`grade_state`)."""
+    return [
+        measured(str(source), [grade_state(r) for r in rows.itertuples()], "answer")
+        for source, rows in records.groupby("source", sort=False)
+    ]

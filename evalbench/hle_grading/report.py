@@ -13,11 +13,12 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.measured import by_system, headline
 from evalbench.records import plain_rows
 from evalbench.tiers import subset_label
 
 from .data import DEMO_NOTE, DIMENSIONS
-from .metrics import item_counts, scored_sources
+from .metrics import item_counts, measured_sources, scored_sources
 from .records import DATASET_SOURCE, HleGradingResult
 
 STATES = ("scored", "unscored", "no_response")
@@ -46,10 +47,13 @@ def headlines(result: HleGradingResult) -> dict[str, Any]:
     """The index headlines: the first source's mean overall score, and the judge's agreement
     with the human baseline (within ±k, bias) on the overall score."""
     overall = _overall(result)
+    measured = by_system(measured_sources(result.records))
     out: dict[str, Any] = {}
     if len(overall):
         first = overall.index[0]
-        out[f"mean overall {first}"] = float(overall.loc[first, "mean"])
+        out[f"mean overall {first}"] = headline(
+            float(overall.loc[first, "mean"]), measured.get(str(first))
+        )
     row, k = _agreement(result), f"{result.params.tolerance:g}"
     out[f"within ±{k} of humans"] = "undefined" if row is None else float(row["within_k"])
     out["bias vs humans (points)"] = "undefined" if row is None else float(row["bias"])

@@ -34,7 +34,7 @@ from evalbench.tiers import apply_tier
 
 from . import report, sim
 from .data import DIMENSIONS, ExpertItem, GradingDataError, load
-from .metrics import summarize
+from .metrics import measured_sources, summarize
 from .records import DATASET_SOURCE, GradeRecord, HleGradingParams, HleGradingResult
 from .scoring import ANSWER_PROMPT, answer_messages, judge_messages, judgment_fields
 
@@ -245,6 +245,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: measured_sources(result.records),
     notes=report.notes,
     optional_records=frozenset({"responses", "judgments", "agent_runs", "steps"}),
 )

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.records import iter_jsonl, parse_json
-from evalbench.runs import UNFINISHED, current_manifest
+from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
 """The fixed columns of an outcome frame (slice columns follow)."""
@@ -74,9 +74,10 @@ class RunOutcomes(NamedTuple):
     @property
     def finished(self) -> bool:
         """Whether the run ended as it should: an evalbench run published (``ok`` or
-        ``degraded``), an inspect_ai log ``success``; lm-eval writes its files at the end."""
+        ``degraded`` or ``no_result``), an inspect_ai log ``success``; lm-eval writes its
+        files at the end."""
         status = self.meta.get("status")
-        ended = {"evalbench": status in ("ok", "degraded"), "inspect_ai": status == "success"}
+        ended = {"evalbench": status in PUBLISHED_STATUSES, "inspect_ai": status == "success"}
         return ended.get(self.source, True)
 
     @property
@@ -147,7 +148,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 def run_meta(manifest: dict[str, Any], run_dir: Path) -> dict[str, Any]:
     """The fields of a manifest that say when and how a run was made (see :class:`RunOutcomes`)."""
-    published = manifest.get("status") in ("ok", "degraded")
+    published = manifest.get("status") in PUBLISHED_STATUSES
     shown = manifest if published else (manifest.get("published") or manifest)
     git = (manifest.get("environment") or {}).get("git") or {}
     costs = {
@@ -470,23 +471,41 @@ def _datagen(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
     return outcome_frame(rows)
 
 
+def _golden_metrics(params: dict[str, Any]) -> list[str]:
+    """The metrics :func:`_judge_golden` reads for a study with ``params``: the headline's
+    ``within ±k``, then the absolute error of the weighted score and of each dimension."""
+    from evalbench.judge.rubrics import get_rubric
+
+    dims = [d.name for d in get_rubric(str(params.get("rubric", "fine_grained"))).dimensions]
+    tolerance, headline = float(params.get("tolerance", 1)), str(params.get("headline", ""))
+    within = [f"within ±{tolerance:g} ({headline})"] if headline in [*dims, "weighted"] else []
+    return [*within, "abs error (weighted)", *[f"abs error ({d})" for d in dims]]
+
+
+def _named(*names: str) -> Callable[[dict[str, Any]], list[str]]:
+    return lambda params: list(names)
+
+
 class Reader(NamedTuple):
     """How to read one study kind's records into outcomes."""
 
     read: Callable[[Path, dict[str, Any]], pd.DataFrame]
+    metrics: Callable[[dict[str, Any]], list[str]]
+    """The metric names ``read`` gives a run with these params, the headline's first (known
+    before the run: a sweep checks its ranking metric against them)."""
     slices: tuple[str, ...] = ()
     pairable: bool = True
 
 
 READERS: dict[str, Reader] = {
-    "gaia": Reader(_gaia, ("level",)),
-    "bfcl": Reader(_bfcl, ("category",)),
-    "judge_golden": Reader(_judge_golden),
-    "hle": Reader(_hle, ("category",)),
-    "arena": Reader(_battles, ("dataset",)),
-    "arena_public": Reader(_battles, ("dataset",)),
+    "gaia": Reader(_gaia, _named("accuracy"), ("level",)),
+    "bfcl": Reader(_bfcl, _named("accuracy"), ("category",)),
+    "judge_golden": Reader(_judge_golden, _golden_metrics),
+    "hle": Reader(_hle, _named("accuracy"), ("category",)),
+    "arena": Reader(_battles, _named("win share"), ("dataset",)),
+    "arena_public": Reader(_battles, _named("win share"), ("dataset",)),
     # generated problems get fresh ids in every run: gen_0001 of two runs are different items
-    "datagen": Reader(_datagen, pairable=False),
+    "datagen": Reader(_datagen, _named("judge quality (1-5)"), pairable=False),
 }
 """Study kind -> its reader. A study kind without per-item records (``judge_public``
 reads published verdict tables only) has none."""

@@ -143,7 +143,7 @@ def judge_rubric(
     jobs = rubric_jobs(rubric, tasks, typical_length=typical_length)
     answers = run.ask(judge, jobs, store=store, desc=f"judge {judge.name} ({rubric.name})")
     results = [_rubric_from_answer(rubric, answers[job.key]) for job in jobs]
-    frame = results_frame(results)
+    frame = results_frame(results, rubric)
     frame.insert(0, "judge", judge.name)
     frame.insert(1, "case_id", [t.case_id for t in tasks])
     frame.insert(2, "replicate", [t.replicate for t in tasks])

@@ -311,11 +311,12 @@ def _single_value(values: list[str], dim: Dimension) -> float:
     return numbers.pop()
 
 
-def results_frame(results: Sequence[RubricResult]) -> pd.DataFrame:
+def results_frame(results: Sequence[RubricResult], rubric: Rubric | None = None) -> pd.DataFrame:
     """One row per result: status, weighted score, pass, reasons and ``score_<dim>`` columns.
 
     Unscored rows keep NaN scores and their ``unscored_kind``/``unscored_reason``, so
-    ``frame.status.value_counts()`` counts them.
+    ``frame.status.value_counts()`` counts them. With ``rubric``, every dimension has its
+    ``score_<dim>`` column even when no result was scored (all NaN then).
     """
     rows = []
     for r in results:
@@ -323,4 +324,8 @@ def results_frame(results: Sequence[RubricResult]) -> pd.DataFrame:
         row.update({f"score_{k}": v for k, v in r.scores.items()})
         row.update({f"extra_{k}": v for k, v in r.extras.items()})
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    for dim in rubric.dimensions if rubric is not None else ():
+        if f"score_{dim.name}" not in frame:
+            frame[f"score_{dim.name}"] = float("nan")
+    return frame

@@ -25,6 +25,7 @@ from evalbench.judge.tables import (
     verdict_agreement,
     wilson_columns,
 )
+from evalbench.measured import Measured, judgment_state, measured
 from evalbench.stats import Interval, bootstrap, percentile_interval
 
 from .data import dimension_names
@@ -539,3 +540,16 @@ def _anchor_differences(
         row |= {f"{name}_plain": float(means[j]), f"{name}_anchored": float(means[k + j]),
                 **interval_columns(iv, f"{name}_diff")}  # fmt: skip
     return row
+
+
+def measured_judges(judgments: pd.DataFrame) -> list[Measured]:
+    """Per rubric judge (in ``judgments`` order): golden items it scored (replicate 0), and
+    why the others are unscored (a failed call, an unparsed output of some kind)."""
+    first = judgments[judgments["replicate"] == 0]
+    kinds = first["unscored_kind"] if "unscored_kind" in first else pd.Series(None, first.index)
+    return [
+        measured(str(judge), [judgment_state(s, e, k) for s, e, k in
+                              zip(rows["status"], rows["error"], kinds[rows.index], strict=True)],
+                 "judgment")
+        for judge, rows in first.groupby("judge", sort=False)
+    ]  # fmt: skip

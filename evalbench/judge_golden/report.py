@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalbench import display, tiers
 from evalbench.labels import POLICY_TEXT
+from evalbench.measured import by_system, headline
 
 from . import metrics
 from .records import JudgeGoldenResult
@@ -31,8 +32,10 @@ def headlines(result: JudgeGoldenResult) -> dict[str, Any]:
     p, head = result.params, result.head
     primary, level = p.judges[0].name, p.confidence_level
     label = f"within ±{p.tolerance:g} on {p.headline} ({primary}; {level:.0%} Wilson)"
+    value = f"{head.within_k:.3f} [{head.within_k_low:.3f}, {head.within_k_high:.3f}]"
+    measured = by_system(metrics.measured_judges(result.judgments))
     out: dict[str, Any] = {
-        label: f"{head.within_k:.3f} [{head.within_k_low:.3f}, {head.within_k_high:.3f}]",
+        label: headline(value, measured.get(primary)),
         f"panel within ±{p.tolerance:g} ({p.panel_method})": float(
             result.panel.summary["within_k"]
         ),

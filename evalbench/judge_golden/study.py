@@ -400,6 +400,7 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: M.measured_judges(result.judgments),
     # one annotator; no anchors
     optional_records=frozenset(
         {"annotator_agreement", "annotator_pairs", "anchored", "golden_anchored"}

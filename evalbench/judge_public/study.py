@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.judge.tables import longer_summary, stack_confusions
+from evalbench.measured import Measured
 from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
@@ -168,6 +169,15 @@ def counts(result: JudgePublicResult) -> dict[str, int]:
     return out
 
 
+def measured(result: JudgePublicResult) -> list[Measured]:
+    """Per section run: the published items it read (published verdicts have no failed call;
+    an empty table measures nothing)."""
+    counts_ = counts(result)
+    names = {"prd_items": "PRD reviewers", "pandalm_items": "PandaLM",
+             "mtbench_regrades": "MT-Bench regrades"}  # fmt: skip
+    return [Measured(names[k], n, n, unit="item") for k, n in counts_.items()]
+
+
 STUDY = Study(
     kind="judge_public",
     params=JudgePublicParams,
@@ -176,4 +186,5 @@ STUDY = Study(
     records={},
     headlines=report.headlines,
     counts=counts,
+    measured=measured,
 )

@@ -190,7 +190,8 @@ class SimProvider:
 
     What the simulated model says comes from the :class:`SimTask` the benchmark attaches
     to the request (it knows the item's hidden truth); this class adds seeding, simulated
-    API errors (``sim.error_rate``) and a token estimate (4 characters per token).
+    API errors (``sim.error_rate``), a token estimate (4 characters per token) and the
+    request's ``max_tokens`` (a longer reply is cut, ``finish_reason`` ``length``).
     """
 
     def __init__(self, spec: ModelSpec):
@@ -213,11 +214,30 @@ class SimProvider:
         rng = sim_rng(seed, self.spec.name, sim.key)
         if rng.random() < self.spec.sim.error_rate:
             raise ProviderError("sim_error: simulated permanent API failure", retryable=False)
-        reply = sim.respond(request, self.spec.sim, rng)
+        reply = _within(sim.respond(request, self.spec.sim, rng), request.max_tokens)
         out = (reply.text or "") + "".join(c.arguments for c in reply.tool_calls)
         prompt_chars = sum(len(str(m.get("content") or "")) for m in request.messages)
         usage = Usage(prompt_tokens=_tokens(prompt_chars), completion_tokens=_tokens(len(out)))
         return reply, usage
+
+
+def _within(reply: SimReply, max_tokens: int | None) -> SimReply:
+    """A simulated reply cut at ``max_tokens`` (4 characters per token) as a real model's
+    is: the text clipped, the tool calls that no longer fit dropped, ``finish_reason``
+    ``length``; unchanged when it fits."""
+    out = (reply.text or "") + "".join(c.arguments for c in reply.tool_calls)
+    if max_tokens is None or _tokens(len(out)) <= max_tokens:
+        return reply
+    budget = max_tokens * SIM_CHARS_PER_TOKEN
+    text = None if reply.text is None else reply.text[:budget]
+    budget -= len(text or "")
+    calls = []
+    for call in reply.tool_calls:
+        if len(call.arguments) > budget:
+            break
+        calls.append(call)
+        budget -= len(call.arguments)
+    return SimReply(text, tuple(calls), "length")
 
 
 def sim_rng(seed: int, system: str, key: str) -> np.random.Generator:
@@ -231,5 +251,9 @@ def _stable_words(text: str) -> list[int]:
     return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
 
 
+SIM_CHARS_PER_TOKEN = 4
+"""The sim provider's token estimate: 4 characters per token."""
+
+
 def _tokens(chars: int) -> int:
-    return max(1, math.ceil(chars / 4))
+    return max(1, math.ceil(chars / SIM_CHARS_PER_TOKEN))

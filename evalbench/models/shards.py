@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from evalbench import processes
 from evalbench.models.types import ChatResponse, Job, ModelSpec
 
 MIN_JOBS_PER_PROCESS = 64
@@ -126,15 +127,21 @@ async def _run_workers(
         )
         for n in range(count)
     ]
-    for process in workers:
-        process.start()
+    processes.lifeline()  # before the forkserver starts: the workers carry this process's mark
     try:
+        for process in workers:
+            process.start()
+            assert process.pid is not None  # set by start()
+            processes.tie(process.pid)  # dies with this process, even by kill -9
         await _collect(queue, count, client, finish)
     finally:
         for process in workers:
+            if process.pid is None:  # never started
+                continue
             if process.is_alive():
                 process.terminate()
             process.join(5)
+            processes.untie(process.pid)
         queue.close()
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalbench.history.paired import holm, wilcoxon_signed_rank
 from evalbench.judge.tables import interval_columns, wilson_columns
+from evalbench.measured import Measured, failed_call, measured, unparsed
 from evalbench.stats import bootstrap_mean
 
 from .scoring import FAILURES, arm_order
@@ -327,3 +328,33 @@ def second_effect(
     iv = _mean_iv(diff, rng, rounds, level)
     return pd.Series({"n": len(diff), **interval_columns(iv, "effect"),
                       "p": wilcoxon_signed_rank(diff).p if len(diff) else math.nan})  # fmt: skip
+
+
+JUDGE_FAILED = "the judge call failed: "
+"""How :func:`evalbench.judge.judge_rubric` words a failed judge call (``unscored_reason``)."""
+
+
+def first_state(row: Any) -> str | None:
+    """Why an item's first answer has no score (``None``: scored): the generator's failed
+    call or empty answer, the judge's failed call, or its unparsed output."""
+    if row.status == "scored":
+        return None
+    if row.status == "generator_error":
+        error = str(row.generator_error or "")
+        return "no answer (empty)" if error == "empty answer" else failed_call(error)
+    reason = str(row.unscored_reason or "")
+    return (
+        failed_call(reason.removeprefix(JUDGE_FAILED), "judge")
+        if reason.startswith(JUDGE_FAILED)
+        else unparsed()
+    )
+
+
+def measured_arms(rounds: pd.DataFrame) -> list[Measured]:
+    """Per arm (``<arm> arm``): items whose first answer (round 0, which every gain starts
+    from) the judge scored, and why the others were not (:func:`first_state`)."""
+    first = rounds[rounds["round"] == 0]
+    return [
+        measured(f"{arm} arm", [first_state(r) for r in rows.itertuples()], "item")
+        for arm, rows in first.groupby("arm", sort=False)
+    ]

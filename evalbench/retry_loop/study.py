@@ -387,5 +387,6 @@ STUDY = Study(
     },
     headlines=report.headlines,
     counts=counts,
+    measured=lambda result: M.measured_arms(result.rounds),
     optional_records=frozenset({"second_judgments"}),  # without a second judge
 )

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from evalbench.importers import OutcomeError
+from evalbench.processes import unmarked
 from evalbench.records import write_atomic
 
 from .facts import Facts, summary_facts
-from .page import problem_html, summary_html
+from .page import no_result_html, problem_html, summary_html
 
 SUMMARY_FILE = "summary.html"
 
@@ -61,7 +62,8 @@ def audience_pages(
             write_summary(run_dir)
         lines.append(f"{audience}: {run_dir / name}")
         if open_pages:
-            webbrowser.open((run_dir / name).resolve().as_uri())
+            with unmarked():  # the browser stays open after evalbench exits
+                webbrowser.open((run_dir / name).resolve().as_uri())
     return lines
 
 
@@ -70,6 +72,7 @@ __all__ = [
     "Facts",
     "Written",
     "audience_pages",
+    "no_result_html",
     "summary_facts",
     "summary_html",
     "write_summary",

@@ -21,7 +21,8 @@ from evalbench.history import compare_runs, read_ratings, summarize_outcomes
 from evalbench.history.runs import check_baseline
 from evalbench.importers import READERS, OutcomeError, RunOutcomes, read_outcomes
 from evalbench.importers.outcomes import iter_lines, simulated_names
-from evalbench.runs import current_manifest
+from evalbench.measured import Measured, from_rows, no_result_text
+from evalbench.runs import PUBLISHED_STATUSES, current_manifest
 
 
 class Headline(NamedTuple):
@@ -88,6 +89,12 @@ class Facts(NamedTuple):
     risks: list[Risk]
     alerts: list[dict[str, Any]]
     tier: str
+    measured: list[Measured]
+    """Per system, the items its headline stands on (:mod:`evalbench.measured`)."""
+    truncated: list[tuple[str, int, int]]
+    """Per system or judge with calls: outputs cut at ``max_tokens``, and its calls."""
+    no_result: str
+    """Why the run has no result at all ("" when it has one)."""
 
 
 def summary_facts(run_dir: Path) -> Facts:
@@ -99,9 +106,11 @@ def summary_facts(run_dir: Path) -> Facts:
     manifest = current_manifest(run_dir)
     params = manifest.get("params") or {}
     has_outcomes = str(manifest.get("kind")) in READERS  # else: its manifest's headlines
-    run = read_outcomes(run_dir) if has_outcomes else None
+    run = _outcomes(run_dir, manifest) if has_outcomes else None
     level = float(params.get("confidence_level") or 0.95)
+    measured = from_rows(manifest.get("measured"))
     heads = headlines(run, run_dir, level) if run is not None else text_headlines(manifest)
+    heads = no_result_headlines(heads, measured)
     baseline, how = _baseline(run_dir)
     changes, problem = changes_since(baseline, run, run_dir)
     return Facts(
@@ -123,7 +132,37 @@ def summary_facts(run_dir: Path) -> Facts:
         risks=risks(run, run_dir, manifest, changes),
         alerts=list((manifest.get("alerts") or {}).get("fired") or []),
         tier=str(params.get("tier") or "full"),
+        measured=measured,
+        truncated=truncated(manifest),
+        no_result=str(manifest.get("no_result") or ""),
     )
+
+
+def _outcomes(run_dir: Path, manifest: dict[str, Any]) -> RunOutcomes | None:
+    """The run's per-item outcomes; none for a study that stopped with nothing measured
+    before writing them (its manifest's headline says why)."""
+    try:
+        return read_outcomes(run_dir)
+    except OutcomeError:
+        if manifest.get("no_result"):
+            return None
+        raise
+
+
+def no_result_headlines(heads: list[Headline], measured: list[Measured]) -> list[Headline]:
+    """Each system that scored nothing reads "no result ..." (with why), never a number."""
+    empty = {m.system: m for m in measured if not m.scored}
+    return [
+        h._replace(kind="text", text=no_result_text([empty[h.system]]))
+        if h.system in empty else h
+        for h in heads
+    ]  # fmt: skip
+
+
+def truncated(manifest: dict[str, Any]) -> list[tuple[str, int, int]]:
+    """Per system or judge with calls: (name, outputs cut at ``max_tokens``, calls)."""
+    usage = [u for u in manifest.get("usage") or [] if isinstance(u, dict) and u.get("calls")]
+    return [(str(u["system"]), int(u.get("truncated") or 0), int(u["calls"])) for u in usage]
 
 
 def _systems(heads: list[Headline], changes: list[Change], manifest: dict[str, Any]) -> list[str]:
@@ -171,7 +210,7 @@ def _headline(row: Any) -> Headline:
 
 def text_headlines(manifest: dict[str, Any]) -> list[Headline]:
     """A study without per-item outcomes: its manifest's headlines, as the index shows them."""
-    shown = manifest if manifest.get("status") in ("ok", "degraded") else manifest.get("published")
+    shown = manifest if manifest.get("status") in PUBLISHED_STATUSES else manifest.get("published")
     rows = []
     for label, value in ((shown or {}).get("headlines") or {}).items():
         number = float(value) if isinstance(value, int | float) else math.nan

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from evalbench.alerts.shown import shown
+from evalbench.look import SCROLL_CSS
+from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
 
 from .facts import Change, Facts, Headline, Risk, number
 
@@ -72,6 +75,50 @@ def problem_html(problem: str) -> str:
     return _PAGE.format(title="summary not available", body=body)
 
 
+def no_result_html(manifest: dict[str, Any]) -> str:
+    """The report of a study that stopped with nothing measured (``NoResult``): what was
+    asked, the counts and reasons per system, the calls (failed, truncated)."""
+    title = str(manifest.get("title") or manifest.get("study") or "evalbench run")
+    reason = str(manifest.get("no_result") or "no result")
+    rows = "".join(
+        f"<tr><td>{e(m.system)}</td><td>{m.scored:,d} of {m.total:,d} {e(m.unit)}s</td>"
+        f"<td>{e(reasons_text(m.unscored) or '—')}</td></tr>"
+        for m in from_rows(manifest.get("measured"))
+    )
+    sim = ""
+    if manifest.get("simulated"):
+        names = ", ".join(str(n) for n in manifest.get("simulated_names") or [])
+        sim = f'<p class="sim">Simulated: {e(names)} came from evalbench\'s simulator.</p>'
+    body = (
+        f'<h1>{e(title)}</h1><p class="meta">Run {e(manifest.get("study", ""))}/'
+        f"{e(manifest.get('run_id', ''))}</p>{sim}"
+        f'<p class="warn"><b>No result.</b> {e(why(reason))}.</p>'
+        "<p>The study stopped before its analysis: nothing was measured, so there is no "
+        "number to report. What each system was asked, and why no item was scored:</p>"
+        '<div class="evalbench-scroll"><table><thead><tr><th>system</th><th>scored</th>'
+        f"<th>why not</th></tr></thead><tbody>{rows}</tbody></table></div>"
+        f"{_calls_table(manifest)}"
+        '<p class="foot"><a href="../../index.html">All studies</a>.</p>'
+    )
+    return _PAGE.format(title=e(title), body=body)
+
+
+def _calls_table(manifest: dict[str, Any]) -> str:
+    usage = [u for u in manifest.get("usage") or [] if isinstance(u, dict)]
+    if not usage:
+        return "<p>No model call was recorded.</p>"
+    rows = "".join(
+        f"<tr><td>{e(u.get('system'))}</td><td>{int(u.get('calls') or 0):,d}</td>"
+        f"<td>{int(u.get('errors') or 0):,d}</td>"
+        f"<td>{e(reasons_text(u.get('error_reasons') or {}) or '—')}</td>"
+        f"<td>{int(u.get('truncated') or 0):,d}</td></tr>"
+        for u in usage
+    )
+    return ('<h2>Model calls</h2><div class="evalbench-scroll"><table><thead><tr><th>system'
+            "</th><th>calls</th><th>failed</th><th>why</th><th>truncated</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>")  # fmt: skip
+
+
 def _head(facts: Facts) -> str:
     sim = ""
     if facts.simulated:
@@ -80,9 +127,12 @@ def _head(facts: Facts) -> str:
             f'<p class="sim">Simulated: {e(names)} came from evalbench\'s simulator, not real '
             "models. The numbers show how the method works, not how good any model is.</p>"
         )
+    none = f'<p class="warn"><b>No result.</b> {e(why(facts.no_result))}.</p>'
+    none = none if facts.no_result else ""
     return (
         f'<h1>{e(facts.title)}</h1><p class="meta">One-page summary of run '
         f'{e(facts.study)}/{e(facts.run_id)} · <a href="report.html">full report</a></p>{sim}'
+        f"{none}"
     )
 
 
@@ -97,7 +147,26 @@ def _measured(facts: Facts) -> str:
         + (f"<p>{e(facts.description)}</p>" if facts.description else "")
         + f"<p>{e(size)}{len(facts.systems)} system(s): {e(systems)}.</p>"
         + (f"<ul>{what}</ul>" if what else "")
+        + _scored(facts)
     )
+
+
+def _scored(facts: Facts) -> str:
+    """Per system: items scored of items asked (and why not), outputs truncated, identical
+    attempts; every system with calls shows its truncated count, 0 included."""
+    lines: dict[str, list[str]] = {}
+    for m in facts.measured:
+        because = f" ({reasons_text(m.unscored)})" if m.scored < m.total else ""
+        unit = m.unit if m.total == 1 else f"{m.unit}s"
+        lines.setdefault(m.system, []).append(
+            f"{m.scored:,d} of {m.total:,d} {unit} scored{because}"
+        )
+        if identical_text(m):  # with several attempts per item
+            lines[m.system].append(identical_text(m))
+    for system, cut, calls in facts.truncated:
+        lines.setdefault(system, []).append(truncated_text(cut, calls))
+    items = "".join(f"<li><b>{e(k)}</b>: {e('; '.join(v))}</li>" for k, v in lines.items())
+    return f'<ul class="scored">{items}</ul>' if items else ""
 
 
 def _results(facts: Facts) -> str:
@@ -111,7 +180,12 @@ def _results(facts: Facts) -> str:
 
 def _headline(h: Headline) -> str:
     if h.kind == "text":
-        return f"<li><b>{e(plain(h.metric))}</b>: {e(h.text)}</li>"
+        who = (
+            f"<b>{e(h.system)}</b> — {e(plain(h.metric))}"
+            if h.system
+            else f"<b>{e(plain(h.metric))}</b>"
+        )
+        return f"<li>{who}: {e(h.text)}</li>"
     unit = "tasks" if h.kind != "rating" else "comparisons"
     numbers = (f'data-system="{e(h.system)}" data-metric="{e(h.metric)}" '
                f'data-estimate="{h.estimate!r}" data-low="{h.low!r}" data-high="{h.high!r}" '
@@ -210,7 +284,8 @@ def _foot(facts: Facts) -> str:
     )
 
 
-_PAGE = """<!DOCTYPE html>
+_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Summary — {title}</title>
@@ -228,7 +303,12 @@ ul.cards li {{ border: 1px solid #ddd; border-radius: 6px; padding: 0.6em 0.9em;
 .warn {{ color: #b00020; }}
 .example {{ color: #444; font-size: 0.92em; margin-top: 0.2em; }}
 code {{ white-space: normal; }}
-</style></head><body><main>
+table {{ border-collapse: collapse; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; }}
+"""
+    + SCROLL_CSS.replace("{", "{{").replace("}", "}}")
+    + """</style></head><body><main>
 {body}
 </main></body></html>
 """
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -63,3 +64,56 @@ def _holds_calls(path: Path) -> bool:
     except ValueError:
         return False
     return isinstance(row, dict) and set(row) >= CALL_FIELDS
+
+
+IN_FLIGHT = "in_flight.jsonl"
+"""A cell folder's note of every request it sent to a provider (a cache miss), one line each,
+written before the request leaves: after a kill, the requests sent and never answered are
+known (paid, most likely, and asked again when the cell resumes)."""
+
+
+def note_sent(folder: Path, system: str, key: str) -> None:
+    """Append ``(system, request key)`` to the cell's :data:`IN_FLIGHT` note."""
+    with open(folder / IN_FLIGHT, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"system": system, "key": key}) + "\n")
+
+
+def unanswered(folder: Path, cached: Callable[[str], bool]) -> list[list[str]]:
+    """``[system, request key]`` of every request the cell's :data:`IN_FLIGHT` note says was
+    sent but that no record of the folder holds and ``cached`` does not know (its answer never
+    came back, or came back and was lost with the process). A line torn by a kill is a request
+    that was not sent yet: skipped."""
+    path = folder / IN_FLIGHT
+    if not path.is_file():
+        return []
+    answered = recorded_tokens(folder)
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+                system, key = str(row["system"]), str(row["key"])
+            except (ValueError, TypeError, KeyError):
+                continue
+            if key not in answered and not cached(key):
+                out.append([system, key])
+    return out
+
+
+def recorded_tokens(folder: Path) -> dict[str, tuple[int, int]]:
+    """Request key -> (prompt, completion) tokens of every call recorded in ``records/``."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in sorted((folder / "records").glob("*.jsonl")):
+        if not _holds_calls(path):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:  # a line torn by a kill is no record (its store drops it)
+                try:
+                    row = json.loads(line)
+                    key = row.get("request_key")
+                except (ValueError, AttributeError):
+                    continue
+                if key:
+                    tokens = (row.get("prompt_tokens") or 0, row.get("completion_tokens") or 0)
+                    found[str(key)] = (int(tokens[0]), int(tokens[1]))
+    return found

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple, Protocol
 
-from evalbench.processes import wait_group_gone
+from evalbench.processes import lifeline, tie, untie, wait_group_gone
 
 
 class Task(NamedTuple):
@@ -134,7 +134,8 @@ class LocalExecutor:
     that uses it (the second sweep of a kernel starts its workers at once); each starts with this
     process's environment, folder and import path, then calls ``setup``. A task past its
     timeout, or whose process dies, is ``Finished`` with the reason and its worker replaced;
-    the rest of its chain goes on."""
+    the rest of its chain goes on. Workers die with this process, even when it is killed
+    with ``kill -9`` (:mod:`evalbench.processes`)."""
 
     def __init__(
         self,
@@ -196,10 +197,13 @@ class LocalExecutor:
         main = sys.modules["__main__"]
         if not hasattr(main, "__spec__"):  # a kernel's namespace after %reset (make report's
             main.__spec__ = None  # warm kernels): multiprocessing reads it; None: no main to run
+        lifeline()  # before the forkserver starts: it and every worker carry this process's mark
         parent, child = self._context.Pipe()
         start = Start(dict(os.environ), os.getcwd(), list(sys.path), self.setup)
         process = self._context.Process(target=_serve, args=(child, start), daemon=False)
         process.start()
+        assert process.pid is not None  # set by start()
+        tie(process.pid)  # the worker and its group die with this process, even by kill -9
         child.close()
         slot = _Slot(process, parent)
         slots.append(slot)
@@ -258,6 +262,7 @@ def _kill(slot: _Slot) -> None:
     slot.process.join(5.0)
     if pid is not None:
         wait_group_gone(pid)
+        untie(pid)
     slot.conn.close()
 
 

@@ -158,6 +158,11 @@ def vs_baseline(parts: Sequence[tuple[pd.DataFrame, list[str]]]) -> tuple[pd.Dat
     return scoring.adjust(tests.reset_index(drop=True)), notes
 
 
+CONFIG_COLUMNS = ["config", "system", "estimate", "seeds", "seed_sd", "half_width", "low_seed",
+                  "high_seed", "cost_usd", "tokens", "latency_s"]  # fmt: skip
+"""The columns of :func:`config_frame` (also when no cell ended ok: no row)."""
+
+
 def config_frame(
     cells: Sequence[Cell], estimates: pd.DataFrame, usage: pd.DataFrame, metric: str
 ) -> pd.DataFrame:
@@ -191,7 +196,7 @@ def config_frame(
                 "latency_s": _mean(spent["latency_s"]),
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=CONFIG_COLUMNS)
 
 
 def _mean(values: pd.Series) -> float:

@@ -25,6 +25,9 @@ MAX_CELLS = 1000
 """The most cells one sweep may have (configurations × seeds). Each cell is a run: at the
 demo's ≈ 0.2 s per simulated cell a 1,000-cell sweep takes minutes, with real models hours;
 10,000 is refused before anything runs (split the sweep, or shrink the grid)."""
+MAX_KEYS = 100
+"""The most keys one sweep may vary (grid and zip together): with :data:`MAX_CELLS` cells,
+at most 9 keys can have two values each; each key is checked against the cells' params."""
 DAY_S = 86_400.0
 
 
@@ -41,7 +44,9 @@ class SweepSpec(BaseModel):
     the grid, e.g. a model and its price."""
     seeds: list[int] | None = Field(default=None, min_length=1)
     """Repeats of every configuration, one cell per seed (default: the study's own seed)."""
-    seed_keys: list[str] = Field(default_factory=lambda: ["seed"], min_length=1)
+    seed_keys: list[str] = Field(
+        default_factory=lambda: ["seed"], min_length=1, max_length=MAX_KEYS
+    )
     """Where each seed goes: ``seed`` (the study seed: simulated systems, bootstrap); add a
     real system's ``systems.0.seed`` so its repeats are new requests, not cache hits."""
     baseline: dict[str, JsonValue] | None = None
@@ -54,8 +59,11 @@ class SweepSpec(BaseModel):
     """Level of the tests (Holm- and BH-adjusted over all cells)."""
     max_parallel: int = Field(default=2, ge=1, le=64, exclude=True)
     """Cells computed at once, each in a worker process (not part of the sweep's identity)."""
-    cell_timeout_s: float = Field(default=DAY_S, gt=0, exclude_if=lambda v: v == DAY_S)
-    """A cell still running after this long is stopped and shown as failed (timed out)."""
+    cell_timeout_s: float = Field(
+        default=DAY_S, gt=0, le=30 * DAY_S, exclude_if=lambda v: v == DAY_S
+    )
+    """A cell still running after this long is stopped and shown as failed (timed out); at
+    most 30 days (a longer wait is none: it overflowed the clock of the workers' wait)."""
     power: float = Field(default=0.8, gt=0.5, lt=1.0, exclude_if=lambda v: v == 0.8)
     """Power of the "seeds needed to separate the top two" estimate."""
 
@@ -87,6 +95,7 @@ class SweepParams(StudyParams):
     """The swept study's params as resolved (the file and its ``-p`` overrides, without the
     ``sweep:`` block); each cell applies its overrides to these."""
     _cells: list[tuple[Cell, StudyParams]] = PrivateAttr(default_factory=list)
+    _metric: str = PrivateAttr(default="")
 
     @property
     def cells(self) -> list[tuple[Cell, StudyParams]]:
@@ -94,6 +103,14 @@ class SweepParams(StudyParams):
         if not self._cells:
             raise ValueError("sweep params without cells: load them with evalbench.studies")
         return self._cells
+
+    @property
+    def metric(self) -> str:
+        """The ranking metric: ``sweep.metric``, else the swept study's first (checked against
+        every cell's metrics when the sweep is loaded)."""
+        if not self._metric:
+            raise ValueError("sweep params without a metric: load them with evalbench.studies")
+        return self._metric
 
     def model_specs(self) -> list[ModelSpec]:
         """The systems and judges of every cell, once per name, provider and endpoint."""
@@ -105,7 +122,7 @@ class SweepParams(StudyParams):
         return list(found.values())
 
 
-CellStatus = Literal["ok", "degraded", "failed", "skipped", "interrupted"]
+CellStatus = Literal["ok", "degraded", "no_result", "failed", "skipped", "interrupted"]
 
 
 class CellSummary(NamedTuple):
@@ -125,6 +142,10 @@ class CellSummary(NamedTuple):
     """Seconds (see :attr:`CellRecord.timing`)."""
     data_files: dict[str, Any]
     """The data files the cell read (name or path -> sha256), from its manifest."""
+    resumed: bool = False
+    """See :attr:`CellRecord.resumed`."""
+    reasked: int = 0
+    reasked_cost_usd: float = 0.0
 
 
 class Estimate(BaseModel):
@@ -157,9 +178,20 @@ class CellRecord(Record):
     reason: str | None
     """Why the cell is not ``ok`` (its error, a timeout, failed calls)."""
     run_id: str
-    """The cell's run folder (``outputs/<study>/cells/<run id>``): its params hash."""
+    """The cell's run folder (``outputs/cells/<study kind>/<run id>``): its params hash."""
     reused: bool
     """Finished earlier with the same code, params and data: read, not run again."""
+    resumed: bool = False
+    """Computed over more than one attempt: it went on from what an earlier one (interrupted,
+    killed, failed or timed out) had recorded."""
+    reasked: int = 0
+    """Requests its earlier attempts had sent and not recorded when they stopped, asked again:
+    paid twice (at most: one sent an instant before a kill may not have reached the endpoint).
+    Counted from the cell's note of requests sent (``in_flight.jsonl``); not counted: requests
+    sent from other processes (``processes`` > 1, agents on Ray)."""
+    reasked_cost_usd: float = 0.0
+    """What those requests cost when asked again (the earlier payment, estimated by it);
+    included in :attr:`cost_usd`."""
     wall_s: float | None
     """Seconds the cell took (null when reused)."""
     timing: dict[str, float]
@@ -170,7 +202,8 @@ class CellRecord(Record):
     """The swept study's own index headlines of the cell."""
     metrics: list[Estimate]
     cost_usd: float | None
-    """USD paid for the cell's calls (cache hits free); null when no system is priced."""
+    """USD paid for the cell's calls (cache hits free), the requests lost in flight by earlier
+    attempts included (:attr:`reasked_cost_usd`); null when no system is priced."""
     prompt_tokens: int
     completion_tokens: int
     latency_s: float | None

@@ -31,13 +31,6 @@ def _p(value: Any) -> str:
     return f"{number:.3f}" if number >= 0.001 else f"{number:.1e}"
 
 
-def _configs(ids: list[int]) -> str:
-    names = [f"config {i}" for i in ids]
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _entry(config: int, system: str, result: SweepResult) -> str:
     """``config 3`` (``config 3 · strong-sim`` when the cells have several systems)."""
     several = result.configs["system"].nunique() > 1 if len(result.configs) else False
@@ -60,10 +53,13 @@ def headlines(result: SweepResult) -> dict[str, Any]:
     ok = int((cells["status"] == "ok").sum())
     out: dict[str, Any] = {"cells": f"{len(cells)} ({ok} ok)"}
     best = _best_row(result)
-    if best is not None:
-        out[f"best {result.metric}"] = (
-            f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
-        )
+    if best is None:  # a headline over nothing measured is no number
+        why = "no cell ended ok" if not ok else f"no cell has {result.metric}"
+        out[f"best {result.metric}"] = f"no result ({why})"
+        return out
+    out[f"best {result.metric}"] = (
+        f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
+    )
     return out
 
 
@@ -113,23 +109,75 @@ def best_sentence(result: SweepResult) -> str:
         seeds=count(int(best["seeds"]), "seed"),
         spread=spread,
     )
-    if not len(result.best):
-        return text + "."
-    tied = not_separated(result.best, result.params.sweep.alpha)
-    if not len(tied):
-        return text + fill(
-            "; significantly better than every other configuration (Holm-adjusted p below "
-            "{alpha:g}, items paired within each seed).",
-            alpha=result.params.sweep.alpha,
+    return text + _versus_others(result) + _not_compared(result)
+
+
+def _joined(names: list[str]) -> str:
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _entries(rows: pd.DataFrame, result: SweepResult) -> str:
+    return _joined([_entry(int(r.config), str(r.system), result) for r in rows.itertuples()])
+
+
+def _versus_others(result: SweepResult) -> str:
+    """What the best was tested against: better than, or not told apart from (only entries
+    with paired items; :func:`_not_compared` names the rest)."""
+    best, alpha = result.best, result.params.sweep.alpha
+    compared = best[best["n"] > 0] if len(best) else best
+    if not len(compared):
+        return "."
+    tied = not_separated(compared, alpha)
+    better = compared[~compared.index.isin(tied.index)]
+    every = len(compared) == len(best) and not _missing(result)
+    text = ""
+    if len(better):
+        several = result.configs["system"].nunique() > 1
+        others = "every other configuration" + (" and system" if several else "")
+        text = fill(
+            "; significantly better than {others} (Holm-adjusted p below {alpha:g}, items paired "
+            "within each seed)",
+            others=others if every and not len(tied) else _entries(better, result),
+            alpha=alpha,
         )
-    names = sorted({int(c) for c in tied["config"]})
+    if not len(tied):
+        return text + "."
     return text + fill(
         "; <b>not significantly better than {others}</b> (Holm-adjusted p at least {alpha:g}, "
         "items paired within each seed): with these items and seeds they are not told apart. "
         "The best is picked on the same data, so its lead is if anything overstated.",
-        others=_configs(names),
-        alpha=result.params.sweep.alpha,
+        others=_entries(tied, result),
+        alpha=alpha,
     )
+
+
+def _missing(result: SweepResult) -> list[tuple[int, str]]:
+    """Configurations with no result on the ranking metric, each with why."""
+    have = set(result.configs["config"]) if len(result.configs) else set()
+    out = []
+    for config, cells in result.cells.groupby("config", sort=True):
+        if int(config) in have:
+            continue
+        ended = cells["status"].isin(["ok", "degraded"]).any()
+        why = f"no cell has {result.metric}" if ended else "no cell ended ok"
+        out.append((int(config), why))
+    return out
+
+
+def _not_compared(result: SweepResult) -> str:
+    """ " Not compared: config 1 (no cell ended ok)." — every entry the best was not tested
+    against, and why (empty when it was tested against all)."""
+    best = result.best
+    parts = [f"config {config} ({why})" for config, why in _missing(result)]
+    if len(best):
+        unpaired = best[best["n"] == 0]
+        parts += [f"{_entry(int(r.config), str(r.system), result)} (no seed at which both "
+                  "ended ok)" for r in unpaired.itertuples()]  # fmt: skip
+    if not parts:
+        return ""
+    return fill(" Not compared: {parts}.", parts="; ".join(parts))
 
 
 def sweep_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
@@ -146,8 +194,40 @@ def sweep_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
     return frame, caption
 
 
+def resumed_sentence(result: SweepResult) -> str:
+    """The cells that went on from an earlier attempt, and the requests that attempt had sent
+    and not recorded (asked again: paid twice). Empty when none."""
+    cells = result.cells
+    resumed = cells[cells["resumed"]] if "resumed" in cells else cells.iloc[:0]
+    if not len(resumed):
+        return ""
+    many = len(resumed) > 1
+    ids = _joined([f"cell {c}" if not many else str(c) for c in resumed["cell"]])
+    text = fill(
+        "{n} went on from an earlier attempt that stopped ({cells}); ",
+        n=count(len(resumed), "cell"),
+        cells=("cells " if many else "") + ids,
+    )
+    asked = int(resumed["reasked"].sum())
+    if not asked:
+        return text + "none had a request in flight when it stopped."
+    return text + fill(
+        "{asked} {they} had sent and not recorded were asked again: paid twice, {usd} USD "
+        "(in the costs below).",
+        asked=count(asked, "request"),
+        they="they" if many else "it",
+        usd=f"{float(resumed['reasked_cost_usd'].sum()):.4f}",
+    )
+
+
 def failed_sentence(result: SweepResult) -> str:
-    """Cells that did not end ok, each with its reason (never dropped: shown here)."""
+    """Cells that did not end ok, each with its reason (never dropped: shown here), and the
+    cells resumed from an earlier attempt (:func:`resumed_sentence`)."""
+    resumed = resumed_sentence(result)
+    return _failed_cells(result) + (f"<p>{resumed}</p>" if resumed else "")
+
+
+def _failed_cells(result: SweepResult) -> str:
     bad = result.cells[result.cells["status"] != "ok"]
     if not len(bad):
         return fill(

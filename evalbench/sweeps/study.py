@@ -2,12 +2,12 @@
 
 :func:`load` (the registry's ``load`` hook) validates the swept study's params and every
 cell before anything runs. :func:`run` computes each cell as a run of the swept study in
-its own run folder (``outputs/<params stem>/cells/<params hash>/``) through the study's own
-``run`` function, without a notebook, in worker processes (:mod:`.executor`); a cell
-finished earlier with the same code, params and data is read, not run again, and an
-unfinished one resumes from its records. The cells are then read like ``evalbench compare``
-reads runs and compared, summarized and ranked (:mod:`.metrics`). It writes
-``records/cells.jsonl`` and ``records/comparisons.jsonl``.
+its own run folder (``outputs/cells/<study kind>/<params hash>/``: every sweep with an equal
+cell shares it) through the study's own ``run`` function, without a notebook, in worker
+processes (:mod:`.executor`); a cell finished earlier with the same code, params and data is
+read, not run again, and an unfinished one resumes from its records. The cells are then
+read like ``evalbench compare`` reads runs and compared, summarized and ranked
+(:mod:`.metrics`). It writes ``records/cells.jsonl`` and ``records/comparisons.jsonl``.
 """
 
 from __future__ import annotations
@@ -21,19 +21,24 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
+from filelock import FileLock, Timeout
 
 from evalbench import executors, sources
 from evalbench.freshness import run_inputs
 from evalbench.importers import READERS
+from evalbench.measured import Measured
+from evalbench.measured import measured as measured_states
+from evalbench.models import ModelClient, ModelSpec
 from evalbench.models.progress import progress_bar
+from evalbench.models.usage import token_cost
 from evalbench.params import ParamsError, StudyParams, params_hash, validate_params
-from evalbench.publish import classify_failure, error_verdict
+from evalbench.publish import classify_failure, error_verdict, measured_verdict
 from evalbench.records import read_jsonl
 from evalbench.runs import (
+    UNFINISHED,
     USAGE_COLUMNS,
     Run,
     RunInUse,
-    die_with_parent,
     lock_run,
     now_iso,
     read_manifest,
@@ -45,9 +50,19 @@ from evalbench.settings import get_settings
 from evalbench.studies import SWEEP, Study, UnknownStudyKind, get_study, summarize
 
 from . import metrics, report
-from .data import read_cell
+from .data import IN_FLIGHT, note_sent, read_cell, recorded_tokens, unanswered
 from .executor import CellExecutor, Finished, LocalExecutor, Task
-from .expand import check_spec, expand, factors, level_label, validated_cells, value_text
+from .expand import (
+    check_new_keys,
+    check_seed_fields,
+    check_spec,
+    expand,
+    factors,
+    level_label,
+    ranking_metric,
+    validated_cells,
+    value_text,
+)
 from .records import (
     Cell,
     CellRecord,
@@ -96,6 +111,9 @@ def load(data: dict[str, Any], path: Path) -> SweepParams:
     check_spec(params.sweep, path)
     cells = expand(params.sweep, params.seed, path)
     params._cells = validated_cells(model, dict(params.base), cells, path)
+    check_new_keys(model, dict(params.base), params.sweep, cells[0], path)
+    check_seed_fields(params.sweep, params._cells, path)
+    params._metric = ranking_metric(params.swept, params._cells, params.sweep.metric, path)
     return params
 
 
@@ -140,11 +158,64 @@ class CellRun(Run[StudyParams]):
         )
         self.dir = job.folder
 
+    def client(self, spec: ModelSpec, **kwargs: Any) -> ModelClient:
+        """The run's client, noting each request it sends to a provider in the cell's
+        :data:`~.data.IN_FLIGHT` before it leaves (see :func:`_history`)."""
+        client = super().client(spec, **kwargs)
+        if not spec.simulated:
+            ask = client._ask
+            client._ask = partial(_noted, ask, self.dir, spec.name)  # type: ignore[method-assign]
+        return client
+
+    def cached(self, key: str) -> bool:
+        """Whether the response cache holds the answer to ``key`` (``cache: use`` only: the
+        other modes ask again whatever it holds)."""
+        return self.params.cache == "use" and self.cache.get(key) is not None
+
+
+async def _noted(ask: Any, folder: Path, system: str, request: Any, key: str, sim: Any) -> Any:
+    note_sent(folder, system, key)
+    return await ask(request, key, sim)
+
+
+def _history(job: CellJob, run: CellRun) -> dict[str, Any]:
+    """What the cell's earlier attempt left (read before the run marks it running): the
+    attempt it resumes when that one did not end ok (``resumed_from``: its status and
+    reason), and every request sent and never answered by it or the attempts before
+    (``lost_in_flight``: paid, and asked again now)."""
+    earlier = read_manifest(job.folder)
+    if earlier.get("status") in (None, "ok"):
+        return {"resumed_from": None, "lost_in_flight": []}
+    lost = [*(earlier.get("lost_in_flight") or []), *unanswered(job.folder, run.cached)]
+    return {
+        "resumed_from": {"status": earlier["status"], "reason": earlier.get("reason")},
+        "lost_in_flight": lost,
+    }
+
+
+def reasked_cost(
+    folder: Path, run: CellRun | None = None, params: StudyParams | None = None
+) -> float:
+    """USD of the requests lost in flight (the manifest's ``lost_in_flight``), each at what
+    asking it again cost (its answer in ``run``'s response cache, or in the records): the
+    payment lost with the earlier attempt, estimated by the one that replaced it. Without
+    ``run`` (the driver), from the records and ``params``' prices."""
+    lost = (_manifest_or_none(folder) or {}).get("lost_in_flight") or []
+    if not lost:
+        return 0.0
+    specs = _specs(run.params if run is not None else params)
+    tokens = recorded_tokens(folder)
+    total = 0.0
+    for system, key in lost:
+        hit = run.cache.get(key) if run is not None and run.params.cache == "use" else None
+        used = (hit.usage.prompt_tokens, hit.usage.completion_tokens) if hit else tokens.get(key)
+        total += token_cost(specs.get(system), *used) if used else 0.0
+    return total
+
 
 def prepare_worker(kind: str) -> None:
-    """A worker's start: end with the sweep's process; the swept study imported before the
-    first cell's clock starts."""
-    die_with_parent()
+    """A worker's start: the swept study imported before the first cell's clock starts (the
+    worker dies with the sweep's process: the executor ties it)."""
     get_study(kind)
 
 
@@ -193,18 +264,23 @@ def _compute(job: CellJob, timing: dict[str, float]) -> None:
     study = get_study(job.kind)
     sources.forget_reads()  # this worker's earlier cells read files too
     run = CellRun(job, study)
+    history = _history(job, run)
     run.start()
     cell = {"cell": job.cell.id, "config": job.cell.config, "seed": job.cell.seed}
-    update_manifest(job.folder, sweep_cell=cell)
+    update_manifest(job.folder, sweep_cell=cell, **history)
+    (job.folder / IN_FLIGHT).unlink(missing_ok=True)  # its lost requests are in the manifest
     timing["start"], clock = time.perf_counter() - clock, time.perf_counter()
     try:
         run.finish(study.run(run))
     except Exception as exc:  # the cell failed: its manifest says why, the sweep shows it
         status, reason = classify_failure(exc)
-        update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso())
+        update_manifest(job.folder, status=status, reason=reason, ended_at=now_iso(),
+                        reasked_cost_usd=reasked_cost(job.folder, run))  # fmt: skip
         timing["study"] = time.perf_counter() - clock
         return
+    update_manifest(job.folder, reasked_cost_usd=reasked_cost(job.folder, run))
     timing["study"], clock = time.perf_counter() - clock, time.perf_counter()
+    (job.folder / IN_FLIGHT).unlink(missing_ok=True)  # every request came back: recorded
     _end(job, timing["study"])
     timing["end"] = time.perf_counter() - clock
 
@@ -213,8 +289,10 @@ def _end(job: CellJob, study_s: float) -> None:
     """Record how a finished cell ended (its verdict) and what it depends on (the folder is
     still locked: :class:`CellRun`)."""
     manifest = read_manifest(job.folder)  # finish() wrote the usage of every call
-    status, reason = error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS),
-                                   job.params)  # fmt: skip
+    status, reason = measured_verdict(
+        error_verdict(pd.DataFrame(manifest["usage"], columns=USAGE_COLUMNS), job.params),
+        manifest,
+    )  # a cell that measured nothing is no_result, as a run is
     data_files = manifest.get("data_files") or {}
     update_manifest(
         job.folder,
@@ -226,8 +304,8 @@ def _end(job: CellJob, study_s: float) -> None:
     )
 
 
-def _specs(params: StudyParams) -> dict[str, Any]:
-    return {spec.name: spec for spec in params.model_specs()}
+def _specs(params: StudyParams | None) -> dict[str, Any]:
+    return {spec.name: spec for spec in params.model_specs()} if params is not None else {}
 
 
 def _inputs(job: CellJob, data_files: dict[str, Any]) -> dict[str, Any]:
@@ -252,7 +330,7 @@ def _summary(
     status = manifest.get("status", "failed")
     return CellSummary(
         cell=job.cell.id,
-        status=status if status in ("ok", "degraded", "skipped") else "failed",
+        status=status if status in ("ok", "degraded", "skipped", "no_result") else "failed",
         reason=manifest.get("reason"),
         run_id=job.folder.name,
         reused=reused,
@@ -261,7 +339,17 @@ def _summary(
         data=read_cell(job.folder, usage),
         timing=timing,
         data_files=manifest.get("data_files") or {},
+        **_resumed(manifest),
     )
+
+
+def _resumed(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A cell's :class:`CellSummary` fields on its earlier attempts (from its manifest)."""
+    return {
+        "resumed": manifest.get("resumed_from") is not None,
+        "reasked": len(manifest.get("lost_in_flight") or []),
+        "reasked_cost_usd": float(manifest.get("reasked_cost_usd") or 0.0),
+    }
 
 
 # ------------------------------------------------------------------------------ the sweep
@@ -285,8 +373,11 @@ def plan(jobs: list[CellJob], shared_cache: bool) -> list[list[list[Task]]]:
 
 
 def _failed(job: CellJob, finished: Finished) -> CellSummary:
-    """A cell whose worker raised, died or timed out (its records so far are counted)."""
+    """A cell whose worker raised, died or timed out (its records so far are counted, and
+    the requests its earlier attempts lost in flight)."""
     usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
+    manifest = _manifest_or_none(job.folder) or {}
+    earlier = _resumed(manifest) | {"reasked_cost_usd": reasked_cost(job.folder, None, job.params)}
     return CellSummary(
         job.cell.id,
         "failed",
@@ -298,6 +389,7 @@ def _failed(job: CellJob, finished: Finished) -> CellSummary:
         read_cell(job.folder, usage),
         {"total": finished.wall_s},
         {},
+        **earlier,
     )
 
 
@@ -320,37 +412,96 @@ def execute(
     shared = any(spec.calls_endpoint for spec in params.model_specs())
     by_id = {job.cell.id: job for job in jobs}
     summaries: dict[int, CellSummary] = {}
+    stopped: list[tuple[CellJob, str]] = []
     bar = progress_bar()(total=len(jobs), desc="sweep cells", unit="cell")
+    done_cells = executor.run(plan(jobs, shared), compute_cell,
+                              timeout_s=params.sweep.cell_timeout_s)  # fmt: skip
     try:
-        for done in executor.run(
-            plan(jobs, shared), compute_cell, timeout_s=params.sweep.cell_timeout_s
-        ):
-            ok = done.error is None
-            summaries[done.cell] = done.value if ok else _failed(by_id[done.cell], done)
+        for done in done_cells:
+            if done.error is None:
+                summaries[done.cell] = done.value
+            else:
+                summaries[done.cell] = _failed(by_id[done.cell], done)
+                stopped.append((by_id[done.cell], done.error))
             bar.update(1)
     finally:
+        getattr(done_cells, "close", lambda: None)()  # its workers stopped: their folders free
+        for job, why in stopped:
+            settle_stopped(job.folder, why)
         bar.close()
     return summaries
 
 
+def settle_stopped(folder: Path, why: str) -> None:
+    """Record in a cell's manifest how it ended when its worker could not (timed out and
+    killed, or its process died): ``failed`` with ``why``, if the manifest still says it is
+    running (or says nothing: a cluster's task that never sent its files back). Done holding
+    the folder's lock, once the executor stopped the worker; a folder another sweep holds by
+    then is that sweep's to end."""
+    try:
+        lock_run(folder)
+    except RunInUse:
+        return
+    try:
+        manifest = _manifest_or_none(folder)  # unreadable: left as it is, for a look
+        if manifest is not None and manifest.get("status") in (*UNFINISHED, None):
+            update_manifest(folder, status="failed", reason=why, ended_at=now_iso())
+    finally:
+        release_run(folder)
+
+
+def _manifest_or_none(folder: Path) -> dict[str, Any] | None:
+    """A cell's manifest as the driver reads it (``None`` when it cannot be read: the cell's
+    problem, shown as its reason, never the end of the sweep)."""
+    try:
+        manifest = read_manifest(folder)
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def cells_dir(outputs: Path, kind: str) -> Path:
+    """Where every sweep's cells of study kind ``kind`` live: ``<outputs>/cells/<kind>/``, one
+    folder per cell named by its params hash, so two sweeps with an equal cell (another params
+    file name, another sweep block) share it."""
+    return outputs / "cells" / kind
+
+
 def cell_jobs(run: Run[Any]) -> list[CellJob]:
-    """One job per cell of the sweep ``run`` (folders under ``<run folder>/../cells/``)."""
+    """One job per cell of the sweep ``run`` (folders under :func:`cells_dir`; a cell an
+    earlier version left under ``<params name>/cells/`` is moved there first)."""
     params = params_of(run)
     notebook = get_settings().project_root / "notebooks" / get_study(params.swept).notebook
-    folder = run.dir.parent / "cells"
-    return [
-        CellJob(
-            params.swept,
-            cell,
-            cell_params,
-            run.params_file,
-            [*run.overrides, "sweep=null", *cell.overrides],
-            folder / params_hash(cell_params),
-            notebook,
-            params.sweep.cell_timeout_s,
-        )
-        for cell, cell_params in params.cells
-    ]
+    folder = cells_dir(run.dir.parent.parent, params.swept)
+    jobs = []
+    for cell, cell_params in params.cells:
+        name = params_hash(cell_params)
+        adopt_legacy(run.dir.parent / "cells" / name, folder / name)
+        overrides = [*run.overrides, "sweep=null", *cell.overrides]
+        jobs.append(CellJob(params.swept, cell, cell_params, run.params_file, overrides,
+                            folder / name, notebook, params.sweep.cell_timeout_s))  # fmt: skip
+    return jobs
+
+
+def adopt_legacy(legacy: Path, folder: Path) -> None:
+    """Move a cell folder of the per-params-file layout (``outputs/<params name>/cells/<hash>``,
+    before cells were shared) to ``folder`` and leave a link in its place, so its old path
+    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is."""
+    if folder.exists() or legacy.is_symlink() or not legacy.is_dir():
+        return
+    lock = FileLock(legacy / ".lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return  # an older evalbench computes it right now: this sweep computes its own
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        legacy.rename(folder)
+    except OSError:  # taken meanwhile (another sweep made folder): the old one stays
+        return
+    finally:
+        lock.release()
+    legacy.symlink_to(folder.resolve(), target_is_directory=True)
 
 
 def run(run: Run[Any]) -> SweepResult:
@@ -379,22 +530,11 @@ def run(run: Run[Any]) -> SweepResult:
 # ------------------------------------------------------------------------------ analysis
 
 
-def ranking_metric(params: SweepParams, estimates: pd.DataFrame) -> tuple[str, bool]:
-    """The metric that ranks configurations and its direction.
-
-    Raises:
-        ValueError: ``sweep.metric`` names no metric of the cells.
-    """
-    have = list(dict.fromkeys(estimates["metric"]))
-    if not have:
-        return params.sweep.metric or "", True
-    metric = params.sweep.metric or have[0]
-    if metric not in have:
-        raise ValueError(
-            f"sweep.metric: {metric!r} is no metric of the cells (they have: {', '.join(have)})"
-        )
+def higher_is_better(metric: str, estimates: pd.DataFrame) -> bool:
+    """Whether a higher ``metric`` is better, as the cells' outcomes say (``True`` when no
+    cell has it: nothing is ranked then)."""
     rows = estimates[estimates["metric"] == metric]
-    return metric, bool(rows["higher_is_better"].iloc[0])
+    return bool(rows["higher_is_better"].iloc[0]) if len(rows) else True
 
 
 def compare_all(
@@ -439,7 +579,8 @@ def analyse(
     outcomes = metrics.outcomes_of(summaries)
     estimates = metrics.estimate_frame(outcomes, level=level, rounds=rounds, seed=seed)
     usage = metrics.usage_frame(summaries)
-    metric, higher = ranking_metric(params, estimates)
+    metric = params.metric
+    higher = higher_is_better(metric, estimates)
     tests, notes = compared or compare_all(params, cells, summaries)
     configs = metrics.with_fronts(metrics.config_frame(cells, estimates, usage, metric), higher)
     best = metrics.best_vs_others(
@@ -507,10 +648,13 @@ def cell_frame(
                 "status": s.status,
                 "reason": s.reason,
                 "reused": s.reused,
+                "resumed": s.resumed,
+                "reasked": s.reasked,
+                "reasked_cost_usd": s.reasked_cost_usd,
                 "wall_s": s.wall_s,
                 "run_id": s.run_id,
                 "overrides": list(cell.overrides),
-                "cost_usd": None if spent is None else float(spent["cost_usd"]),
+                "cost_usd": _cost(spent, s.reasked_cost_usd),
                 "prompt_tokens": 0 if spent is None else int(spent["prompt_tokens"]),
                 "completion_tokens": 0 if spent is None else int(spent["completion_tokens"]),
                 "latency_s": float(latency.mean()) if len(latency) else None,
@@ -520,6 +664,13 @@ def cell_frame(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _cost(spent: pd.Series | None, reasked: float) -> float | None:
+    """A cell's cost: its recorded calls' and what its requests lost in flight had cost."""
+    if spent is None:
+        return reasked or None
+    return float(spent["cost_usd"]) + reasked
 
 
 def cell_records(result: SweepResult) -> list[dict[str, Any]]:
@@ -571,7 +722,10 @@ def verdict(run_dir: Path, params: SweepParams) -> tuple[str, str]:
         return "ok", ""
     shown = "; ".join(f"cell {r['cell']} {r['status']}: {r.get('reason') or ''}" for r in bad[:3])
     more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-    return "degraded", f"{len(bad)} of {len(rows)} cells did not end ok: {shown}{more}"
+    head = f"{len(bad)} of {len(rows)} cells did not end ok"
+    if len(bad) == len(rows):
+        head = f"no cell ended ok ({len(bad)} of {len(rows)})"
+    return "degraded", f"{head}: {shown}{more}"
 
 
 def counts(result: SweepResult) -> dict[str, int]:
@@ -588,6 +742,30 @@ def counts(result: SweepResult) -> dict[str, int]:
     }
 
 
+def measured(result: SweepResult) -> list[Measured]:
+    """Per configuration: its cells that ended with a result (``ok`` or ``degraded``), and
+    how the others ended (``cell <status>``: failed, no_result, timed out ...)."""
+    cells = result.cells
+    return [
+        measured_states(
+            f"configuration {config}",
+            [
+                None if s in ("ok", "degraded") else _cell_state(s, why)
+                for s, why in zip(rows["status"], rows["reason"], strict=True)
+            ],
+            "cell",
+        )
+        for config, rows in cells.groupby("config", sort=True)
+    ]
+
+
+def _cell_state(status: str, reason: Any) -> str:
+    """``cell failed (m: 2 of 2 calls failed: connection_error × 2)``: a cell's end and the
+    first clause of its reason, at most 60 characters (equal reasons count together)."""
+    why = str(reason or "").split(";")[0].strip()[:60].rstrip()
+    return f"cell {status} ({why})" if why else f"cell {status}"
+
+
 STUDY = Study(
     kind=SWEEP,
     params=SweepParams,
@@ -597,6 +775,7 @@ STUDY = Study(
     optional_records=frozenset({"comparisons"}),
     headlines=report.headlines,
     counts=counts,
+    measured=measured,
     notes=report.notes,
     load=load,
     verdict=verdict,

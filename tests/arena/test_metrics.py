@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from evalbench.arena import metrics
 from evalbench.arena.metrics import judge_position_bias, judge_prefers_longer
 
 
@@ -30,3 +31,26 @@ def test_judge_position_bias_from_the_two_orders():
     assert bias.first_position_win_rate == pytest.approx(3 / 8)
     longer, n = judge_prefers_longer(rows)
     assert (longer.estimate, n) == (0.0, 1)  # one decisive pair, won by the shorter x
+
+
+def test_each_answer_is_measured_when_it_took_part_in_a_battle_else_says_why():
+    # prompts q1, q2; systems a, b, c; a's call on q2 failed. Pairs: q1 a-b decided (the
+    # one battle), q1 a-c unparsed, q1 b-c the judge's call failed, q2 b-c dropped.
+    answers = pd.DataFrame(
+        {"system": ["a", "a", "b", "b", "c", "c"], "question_id": ["q1", "q2"] * 3,
+         "error": [None, "http_500: down", None, None, None, None]}
+    )  # fmt: skip
+    judgments = pd.DataFrame(
+        {"pair_id": ["q1", "q1", "q1", "q2"], "model_x": ["a", "a", "b", "b"],
+         "model_y": ["b", "c", "c", "c"],
+         "outcome": ["consistent", "unscored", "unscored", "inconsistent_dropped"],
+         "error": [None, None, "timeout: slow; timeout: slow", None]}
+    )  # fmt: skip
+    battles = pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "question_id": ["q1"]})
+    rows = {m.system: m for m in metrics.measured_systems(answers, judgments, battles)}
+    assert (rows["a"].scored, rows["a"].unscored) == (1, {"failed call (http_500)": 1})
+    assert (rows["b"].scored, rows["b"].unscored) == (1, {metrics.DROPPED: 1})
+    # c on q1: unparsed (a-c) and a failed judge call (b-c): the failed call explains it
+    assert (rows["c"].scored, rows["c"].unscored) == (
+        0, {"failed judge call (timeout)": 1, metrics.DROPPED: 1}
+    )  # fmt: skip

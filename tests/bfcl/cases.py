@@ -129,11 +129,14 @@ def gorilla(root: Path) -> Path:
 
 
 def verdicts(rows: list[tuple[str, bool, str | None]]) -> pd.DataFrame:
-    """One ``simple_python`` verdict per ``(system, valid, error type)`` row."""
-    return verdict_frame(
-        Verdict(system, "simple_python", f"simple_python_{i}", valid, etype, None, None, "", [])
-        for i, (system, valid, etype) in enumerate(rows)
-    )
+    """One ``simple_python`` verdict per ``(system, valid, error type)`` row; every call that
+    did not fail decoded to one call (``f()``), as a model that calls functions answers."""
+    made = []
+    for i, (system, valid, etype) in enumerate(rows):
+        decoded = None if etype == CALL_FAILED else [{"f": {}}]
+        made.append(Verdict(system, "simple_python", f"simple_python_{i}", valid, etype, None,
+                            decoded, "", []))  # fmt: skip
+    return verdict_frame(made)
 
 
 def hand_made_result(tmp_path: Path) -> BfclResult:

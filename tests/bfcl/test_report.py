@@ -33,7 +33,8 @@ def test_headlines_are_pooled_accuracy_of_the_first_three_systems(result):
     assert report.headlines(result) == {
         "files accuracy (4 items scored)": 3 / 4,
         "simmy accuracy (4 items scored)": 2 / 4,  # the failed call counts as wrong
-        "real accuracy (2 items scored)": 0 / 2,
+        # both calls failed: nothing measured, no number
+        "real accuracy (2 items scored)": "no result: 0 of 2 items scored — failed call (error) × 2",
     }
     more = result._replace(verdicts=pd.concat([result.verdicts, verdicts([("late", True, None)])]))
     assert len(report.headlines(more)) == 3

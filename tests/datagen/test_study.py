@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from evalbench.datagen import (
     verification,
 )
 from evalbench.datagen.records import DatagenParams
+from evalbench.measured import NoResult
 from evalbench.records import read_jsonl
 from evalbench.runs import Run
 from evalbench.studies import open_run
@@ -145,10 +148,13 @@ def test_slots_that_never_validate_are_left_unfilled(tmp_path: Path) -> None:
     gen = study.generate_problems(open_run(path), made_up_reference())
     assert gen.problems.empty and len(gen.unfilled) == 5
     assert len(gen.invalid) == gen.calls == 5 * 2  # two attempts per slot, all recorded
-    with pytest.raises(
-        ValueError, match=r"no valid problem: all 10 generator outputs were invalid"
-    ):
-        study.run_study(open_run(path), made_up_reference())
+    run = open_run(path)
+    # no problem to judge: the study stops with no result, its manifest saying why
+    text = "no result: 0 of 5 problems scored — invalid generator output (all 2 attempts) × 5"
+    with pytest.raises(NoResult, match=re.escape(text)):
+        study.run_study(run, made_up_reference())
+    manifest = json.loads((run.dir / "manifest.json").read_text())
+    assert manifest["headlines"] == {"result": text} and manifest["no_result"] == text
 
 
 def test_an_interrupted_generation_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
@@ -311,16 +317,35 @@ def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
     assert again.summary.conclusion.table.equals(result.summary.conclusion.table)  # reproducible
 
 
-def test_the_study_is_skipped_without_the_reference_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_real_aime_study_is_skipped_without_the_reference_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from evalbench.sources import DataUnavailable
     from evalbench.studies import load_params
 
     monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
     monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
     root = Path(__file__).resolve().parents[2]
-    params = load_params(root / "params" / "datagen_demo.yaml")
+    params = load_params(root / "params" / "datagen_aime.yaml")
+    assert params.reference.sources == ["matharena", "qwen25math"]
     with pytest.raises(DataUnavailable, match="evalbench fetch"):
         study.load_study_reference(params)
+
+
+def test_the_demo_study_reads_only_evalbench_s_demo_problems_offline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from evalbench.studies import load_params
+
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
+    root = Path(__file__).resolve().parents[2]
+    params = load_params(root / "params" / "datagen_demo.yaml")
+    reference = study.load_study_reference(params)
+    assert len(reference) == 30 and set(reference["source"]) == {"demo"}
+    assert "not AIME" in params.title and "not AIME" in params.description
 
 
 def test_judgments_are_keyed_by_content_so_a_changed_problem_is_judged_again(

@@ -12,9 +12,10 @@ from pydantic import ValidationError
 from studyfiles import gaia_dataset
 
 from evalbench import cli, executors, gaia
-from evalbench.executors import ExecutorError, RayHints, redact_address
+from evalbench.executors import ExecutorError, RayHints, check_address, redact_address
+from evalbench.executors.reach import TIMEOUT_ENV, connect_timeout_s
 from evalbench.params import ParamsError
-from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS
+from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS, get_settings
 from evalbench.studies import load_params, open_run
 
 
@@ -140,3 +141,72 @@ def test_a_refused_connection_says_when_the_cluster_likely_wants_a_token(tmp_pat
     hint = auth_hint({}, tmp_path)
     assert "RAY_AUTH_MODE=token" in hint and "secret" not in hint
     assert auth_hint({"RAY_AUTH_MODE": "token"}, tmp_path) == ""  # already on
+
+
+# --------------------------------------------------------------------- the address's format
+
+NOT_AN_ADDRESS = ["garbage", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "head:port",
+                  "http://head:8265", "ray://", "ray://head", "a b:1", "127.0.0.1:1/x",
+                  "head:6379\nx", "ray://alice:s3cret@", "-p:1",
+                  "alice:s3cret@head:6379?token=abc"]  # fmt: skip
+
+
+@pytest.mark.parametrize("address", NOT_AN_ADDRESS)
+def test_a_malformed_ray_address_is_one_line_and_exit_2_before_anything_runs(
+    address, monkeypatch, capsys
+):
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    argv = ["run", "params/gaia_demo.yaml", "--executor", "ray", f"--ray-address={address}"]
+    assert cli.main(argv) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("evalbench: --ray-address ")
+    assert line.endswith(": expected host:port, auto, or ray://host:port")
+    assert "s3cret" not in line and "token" not in line  # credentials are never shown
+    assert not (get_settings().outputs_dir / "gaia_demo").exists()  # nothing ran
+
+
+def test_a_malformed_address_in_the_environment_names_the_variable(monkeypatch):
+    monkeypatch.setenv(ENV_EXECUTOR, "ray")
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "garbage")
+    with pytest.raises(ExecutorError) as caught:
+        executors.check(executors.choice())
+    assert str(caught.value) == (
+        "EVALBENCH_RAY_ADDRESS 'garbage': expected host:port, auto, or ray://host:port"
+    )
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # a local run never reads the address
+    executors.check(executors.choice())
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1:6379", "head.internal:6379", "[::1]:6379", "auto", "ray://head:10001",
+     "ray://10.0.0.5:10001", "10.0.0.5:65535"],
+)  # fmt: skip
+def test_the_three_forms_of_address_ray_init_takes_are_accepted(address):
+    check_address(address, "--ray-address")  # no error
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf", "3601"])
+def test_a_bad_connect_timeout_is_one_line_and_exit_2(value, monkeypatch, capsys):
+    monkeypatch.setenv(ENV_EXECUTOR, "local")  # restored after the test (the CLI sets both)
+    monkeypatch.setenv(ENV_RAY_ADDRESS, "")
+    monkeypatch.setenv(TIMEOUT_ENV, value)
+    assert cli.main(["run", "params/gaia_demo.yaml", "--executor", "auto"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"evalbench: EVALBENCH_RAY_CONNECT_TIMEOUT_S={value!r}: expected seconds, more than 0 "
+        "and at most 3600"
+    ]
+    monkeypatch.setenv(TIMEOUT_ENV, "12.5")
+    assert connect_timeout_s() == 12.5
+    monkeypatch.delenv(TIMEOUT_ENV)
+    assert connect_timeout_s() == 30.0  # the documented default: at most 30 s
+
+
+def test_a_refused_address_with_credentials_says_they_were_left_out(capsys):
+    with pytest.raises(ExecutorError) as caught:
+        check_address("alice:s3cret@head:6379?token=abc", "--ray-address")
+    assert str(caught.value) == (
+        "--ray-address 'head:6379' (shown without its credentials or query): "
+        "expected host:port, auto, or ray://host:port"
+    )

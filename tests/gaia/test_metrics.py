@@ -203,8 +203,27 @@ def test_items_per_level_and_pass_at_k_wide():
     attempts = [records({"A": {1: [ok]}}).assign(attempt=a) for a, ok in enumerate([True, False])]
     wide = metrics.pass_at_k_wide(metrics.pass_at_k(pd.concat(attempts), ks=(1, 2)))
     # one item, 2 attempts, 1 correct: pass@1 = 1/2, pass@2 = 1 - C(1,2)/C(2,2) = 1
-    assert list(wide.columns) == ["system", "level", "n_items", "pass@1", "pass@2"]
+    assert list(wide.columns) == [
+        "system", "level", "n_items", "identical_attempts", "pass@1", "pass@2"
+    ]  # fmt: skip
     assert wide.iloc[0][["pass@1", "pass@2"]].tolist() == [0.5, 1.0]
+
+
+def test_pass_at_k_counts_the_items_whose_attempts_were_identical():
+    # L1-0: "4", "4", "4" (temperature 0: identical); L1-1: "4", "5", "4"; L1-2: "4", a
+    # failed call, "4" (no repeat: a failed call is no try) -> 1 of the 3 items identical
+    answers = [["4", "4", "4"], ["4", "5", "4"], ["4", None, "4"]]
+    attempts = [
+        records({"A": {1: [False, False, False]}}).assign(
+            attempt=a, model_answer=[answers[i][a] for i in range(3)]
+        )
+        for a in range(3)
+    ]
+    table = metrics.pass_at_k(pd.concat(attempts), ks=(1, 3)).set_index(["level", "k"])
+    assert table.loc[("L1", 3), "identical_attempts"] == 1
+    assert table.loc[("L2", 3), "identical_attempts"] == 0  # no L2 item
+    rows = metrics.measured_systems(pd.concat(attempts))
+    assert (rows[0].identical, rows[0].repeated) == (1, 2)
 
 
 def test_usage_by_level_averages_numbers_only():

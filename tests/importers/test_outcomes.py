@@ -42,6 +42,7 @@ def test_bfcl_verdicts_with_a_failed_call(tmp_path):
     run = read_outcomes(run_folder(tmp_path, "bfcl", "bfcl", rows, VerdictRecord))
     frame = run.outcomes.set_index("item_id")
     assert frame["value"].tolist() == [1.0, 0.0, 0.0]  # a failed call is invalid, as BFCL counts
+    assert list(dict.fromkeys(run.outcomes["metric"])) == READERS["bfcl"].metrics({})
     assert frame.loc["a_1", "state"] == "error" and frame.loc["b_0", "state"] == "ok"
     assert run.slices == ("category",) and frame.loc["b_0", "category"] == "multiple"
     # the constant the reader uses is BFCL's own
@@ -72,6 +73,12 @@ def test_golden_judgments_within_tolerance_and_absolute_errors(tmp_path):
     assert weighted.loc["i1", "value"] == pytest.approx(0.7)  # |8.0 − 8.7|
     assert not weighted["higher_is_better"].any()  # an error: lower is better
     assert run.outcomes["metric"].iloc[0] == "within ±1 (accuracy)"  # the headline first
+    # what the reader declares before a run (a sweep checks its metric against it): these
+    # rows have one dimension of fine_grained's three; the declared list has all three
+    declared = READERS["judge_golden"].metrics(params)
+    assert declared == ["within ±1 (accuracy)", "abs error (weighted)", "abs error (accuracy)",
+                        "abs error (completeness)", "abs error (clarity)"]  # fmt: skip
+    assert list(dict.fromkeys(run.outcomes["metric"])) == declared[:3]
 
 
 def test_arena_battles_become_each_systems_share_of_points_per_prompt(tmp_path):
@@ -84,6 +91,7 @@ def test_arena_battles_become_each_systems_share_of_points_per_prompt(tmp_path):
     share = run.outcomes.set_index("system")["value"]
     # x: win + tie = 1.5 of 2; y: loss + loss = 0 of 2; z: tie + win = 1.5 of 2
     assert share.to_dict() == {"x": 0.75, "y": 0.0, "z": 0.75}
+    assert list(dict.fromkeys(run.outcomes["metric"])) == READERS["arena"].metrics({})
 
 
 def hle_row(item, status, correct=None, state="answered"):
@@ -103,6 +111,7 @@ def test_hle_counts_as_the_official_accuracy_does(tmp_path):
     # official: correct / every question asked -> 1 of 5; the other states counted apart
     assert frame["value"].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert frame["state"].tolist() == ["ok", "ok", "unscored", "error", "no_answer"]
+    assert list(dict.fromkeys(run.outcomes["metric"])) == READERS["hle"].metrics({})
 
 
 def test_generated_items_do_not_pair(tmp_path):
@@ -112,6 +121,7 @@ def test_generated_items_do_not_pair(tmp_path):
                         {"generator": {"name": "gen-sim"}})  # fmt: skip
     run = read_outcomes(folder)
     assert run.systems == ["gen-sim"] and run.pairable is False
+    assert list(dict.fromkeys(run.outcomes["metric"])) == READERS["datagen"].metrics({})
 
 
 def test_every_reader_is_for_a_registered_study_whose_records_it_reads():

@@ -107,6 +107,12 @@ def test_malformed_outputs_are_unscored_and_counted() -> None:
     frame = J.results_frame(results)
     assert frame["status"].value_counts().to_dict() == {"unscored": len(MALFORMED)}
     assert frame["unscored_kind"].value_counts()["not_finite"] == 3
+    # no output parsed: with its rubric, the frame still has a score column per dimension
+    # (all missing), which judge_golden's tables index (it crashed: KeyError 'score_accuracy')
+    rubric = J.get_rubric("fine_grained")
+    scored = J.results_frame(results, rubric)
+    columns = [f"score_{d.name}" for d in rubric.dimensions]
+    assert set(columns) <= set(scored.columns) and scored[columns].isna().all(axis=None)
 
 
 def test_single_score_malformed() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from labels.helpers import running, write_tasks
+from proctree import wait_for
 
 from evalbench.labels import read_labels
 from evalbench.labels.app import MAX_BODY, annotator_tokens
@@ -199,17 +200,21 @@ def test_bodies_in_flight_are_capped_and_a_dropped_upload_frees_its_place(tmp_pa
     tasks = _tasks(tmp_path)
     errors, log = _Errors(), logging.getLogger("uvicorn.error")
     with contextlib.ExitStack() as stack:
-        server = stack.enter_context(running(tasks, max_uploads=2, body_timeout_s=1.0))
+        server = stack.enter_context(running(tasks, max_uploads=2, body_timeout_s=3.0))
         log.addHandler(errors)  # after uvicorn configured its loggers
         stack.callback(log.removeHandler, errors)
         url = f"{server.base}/api/label?annotator=alice"
+
+        def full() -> bool:  # an empty label: 503 while both places are held, else refused
+            return httpx.post(url, json={}).status_code == 503  # (it is never stored)
+
         held = [_connect(server.base) for _ in range(2)]
         for sock, port in held:
             sock.sendall(_head(port, "annotator=alice", "Content-Length: 100") + b"{")
-        time.sleep(0.2)  # both requests reach the app
+        assert wait_for(full, 30)  # both requests reached the app (polled: no fixed sleep)
         assert httpx.post(url, json=GOOD).status_code == 503
         held[0][0].close()  # a dropped upload
-        time.sleep(0.2)
+        assert wait_for(lambda: not full(), 30)
         assert httpx.post(url, json=GOOD).status_code == 200
         status, _ = _answer(held[1][0], timeout=5)
         held[1][0].close()

@@ -168,7 +168,10 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     seeds = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.seed"]}
     sweep = {"grid": {"systems.0.temperature": [0.0, 0.5]}, **seeds, "max_parallel": 2}
     study = _study(tmp_path, loopback)
-    study["systems"] = study["systems"][:1]
+    # priced so that one call (10 prompt + 5 completion tokens) costs 10 × 1000 / 10^6 +
+    # 5 × 2000 / 10^6 = 0.02 USD
+    study["systems"] = [study["systems"][0] | {"price_input_per_mtok": 1000.0,
+                                               "price_output_per_mtok": 2000.0}]  # fmt: skip
     path = write_params(tmp_path, "sweep_kill", sweep, **study)
     outputs = get_settings().outputs_dir
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -184,7 +187,7 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     finally:
         proc.wait(30)
     before = loopback.count
-    folders = list((outputs / "sweep_kill" / "cells").glob("*/records/responses.jsonl"))
+    folders = list((outputs / "cells" / "gaia").glob("*/records/responses.jsonl"))
     recorded = sum(len(read_jsonl(f)) for f in folders)  # answers kept: not asked again
     assert 0 < recorded < 16 and before <= recorded + 2, "killed too late, or lost answers"
     loopback.latency = 0.0
@@ -192,11 +195,20 @@ def test_a_sweep_killed_mid_cell_resumes_every_cell(tmp_path: Path, loopback, mo
     cells = read_jsonl(run.dir / "records" / "cells.jsonl")
     assert [c["status"] for c in cells] == ["ok"] * 4
     for cell in cells:  # one record per item and system in every cell, none twice
-        counts = records_per_key(outputs / "sweep_kill" / "cells" / cell["run_id"])
+        counts = records_per_key(outputs / "cells" / "gaia" / cell["run_id"])
         assert len(counts) == 4 and set(counts.values()) == {1}
     # the rerun asked exactly what the cells had not recorded (a request in flight at the kill,
     # at most one per cell running, was paid and is asked again)
     assert len(_distinct(loopback)) == 16 and loopback.count - before == 16 - recorded
+    # the cells that were cut short say so, and count the requests they had sent and not
+    # recorded: asked again, so paid twice (a request noted as sent an instant before the kill
+    # may not have reached the server: at most one more per cell running, 2)
+    assert any(c["resumed"] for c in cells) and not any(c["reused"] for c in cells)
+    assert all(c["reasked"] == 0 for c in cells if not c["resumed"])
+    reasked, paid_twice = sum(c["reasked"] for c in cells), loopback.count - 16
+    assert paid_twice <= reasked <= paid_twice + 2
+    # the cells' costs: the 16 answers recorded, plus each re-asked request's earlier payment
+    assert sum(c["cost_usd"] for c in cells) == pytest.approx((16 + reasked) * 0.02)
 
 
 # --------------------------------------------------------------------- failures and the index
@@ -299,3 +311,77 @@ def test_two_sweeps_sharing_cells_compute_each_cell_once(
         assert a["status"] == b["status"] == "ok", (a.get("reason"), b.get("reason"))
         assert sorted([a["reused"], b["reused"]]) == [False, True]
     assert loopback.count == 8 == len(_distinct(loopback))
+
+
+def test_a_sweep_in_which_no_cell_ends_ok_is_published_saying_so(
+    tmp_path: Path, loopback, monkeypatch
+) -> None:
+    # one cell's endpoint refuses every connection, the other's never answers (stopped at
+    # cell_timeout_s): no cell ends ok, and the sweep says so, with each reason, and exits 1
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    hung, port = _silent_port()
+    try:
+        study = _study(tmp_path, loopback, items=2)
+        study["systems"] = [study["systems"][0] | {"max_retries": 0}]
+        urls = [f"http://127.0.0.1:{_closed_port()}/v1", f"http://127.0.0.1:{port}/v1"]
+        sweep = {"grid": {"systems.0.base_url": urls}, "cell_timeout_s": 2, "max_parallel": 2}
+        path = write_params(tmp_path, "sweep_none", sweep, **study)
+        result = run_study(path, warm=True)
+    finally:
+        hung.close()
+    assert result.status == "no_result", result.reason  # published (exit 1), not ok
+    assert result.reason.startswith("no result: 0 of 2 cells scored — cell failed ("), result.reason
+    cells = read_jsonl(result.run_dir / "records" / "cells.jsonl")
+    assert [(c["cell"], c["status"]) for c in cells] == [(0, "failed"), (1, "failed")]
+    assert "2 of 2 calls failed" in cells[0]["reason"]
+    assert "timed out after 2 s" in cells[1]["reason"]
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["headlines"] == {"result": result.reason}  # no number at all
+    assert "2 of 2 calls failed" in result.reason and "timed out after 2 s" in result.reason
+    html = (result.run_dir / "report.html").read_text()
+    assert "No cell ended ok: nothing to rank" in html and "timed out after 2 s" in html
+    # the timed-out cell's own manifest says how it ended (its worker was killed mid-run)
+    cell_dir = get_settings().outputs_dir / "cells" / "gaia" / cells[1]["run_id"]
+    stopped = json.loads((cell_dir / "manifest.json").read_text())
+    assert stopped["status"] == "failed" and "timed out after 2 s" in stopped["reason"]
+
+
+# --------------------------------------------------------------------- cells shared by hash
+
+
+def test_the_same_sweep_under_another_name_reads_every_cell(tmp_path: Path) -> None:
+    # a copy of a params file under another name is the same sweep: its cells are the same
+    # runs (same params hash), computed once and read by the second
+    sweep = {"grid": {"systems.0.sim.accuracy": [0.5, 0.9]}, "max_parallel": 1}
+    study = {"dataset": "demo", "systems": [{"name": "a", "provider": "sim"}], "title": "same"}
+    first = write_params(tmp_path, "sweep_name_a", sweep, **study)
+    second = tmp_path / "sweep_name_b.yaml"
+    second.write_text(first.read_text())
+    _, one = sweep_in_process(first)
+    _, two = sweep_in_process(second)
+    assert one.folder == two.folder == get_settings().outputs_dir / "cells" / "gaia"
+    assert list(one.cells["run_id"]) == list(two.cells["run_id"])
+    assert list(one.cells["reused"]) == [False, False] and list(two.cells["reused"]) == [True, True]
+
+
+def test_cells_in_the_old_per_file_folder_are_moved_and_still_readable_there(
+    tmp_path: Path,
+) -> None:
+    # before: outputs/<params name>/cells/<hash>; a finished cell found there is moved to
+    # outputs/cells/<kind>/<hash> (read, not rerun) and its old path is a link to it
+    sweep = {"grid": {"systems.0.sim.accuracy": [0.5, 0.9]}, "max_parallel": 1}
+    path = write_params(tmp_path, "sweep_old", sweep, dataset="demo",
+                        systems=[{"name": "a", "provider": "sim"}])  # fmt: skip
+    _, result = sweep_in_process(path)
+    outputs = get_settings().outputs_dir
+    legacy = outputs / "sweep_old" / "cells"
+    legacy.mkdir(parents=True)
+    for run_id in result.cells["run_id"]:  # as the previous version left them
+        (outputs / "cells" / "gaia" / run_id).rename(legacy / run_id)
+    _, again = sweep_in_process(path)
+    assert list(again.cells["reused"]) == [True, True]
+    for run_id in again.cells["run_id"]:
+        moved = outputs / "cells" / "gaia" / run_id
+        assert (moved / "manifest.json").is_file() and not moved.is_symlink()
+        assert (legacy / run_id).is_symlink() and (legacy / run_id).resolve() == moved.resolve()
+        assert json.loads((legacy / run_id / "manifest.json").read_text())["status"] == "ok"

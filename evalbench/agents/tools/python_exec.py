@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from evalbench import processes
+
 from .base import Tool, ToolContext, function_schema
 from .sandbox import (
     NO_NETWORK_NOTE,
@@ -112,7 +114,7 @@ def run_planned(code: str, workdir: Path, limits: SandboxLimits, plan: Plan) -> 
             stderr=subprocess.PIPE,
             pass_fds=(status_w,) if work_fd is None else (status_w, work_fd),
             cwd=workdir,
-            env=sandbox_env(workdir),
+            env=processes.marked(sandbox_env(workdir)),  # + the mark: it dies with evalbench
             start_new_session=True,
         )
     finally:
@@ -121,11 +123,14 @@ def run_planned(code: str, workdir: Path, limits: SandboxLimits, plan: Plan) -> 
             os.close(work_fd)
     with proc, os.fdopen(status_r, "rb") as status:
         try:
+            processes.tie(proc.pid)  # its group dies with evalbench (kill -9 too)
             _send(proc, code)
             outcome = _collect(proc, status.fileno(), limits, plan.mode, started)
         except BaseException:  # e.g. a notebook interrupt: the run must not live on
             _end(proc, plan.mode, finished=False)
             raise
+        finally:
+            processes.untie(proc.pid)
     return _result(outcome, limits, plan.mode, time.monotonic() - started)
 
 

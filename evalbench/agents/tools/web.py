@@ -44,6 +44,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench import processes
+
 from .base import Tool, ToolContext, ToolError, function_schema, page, page_size
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -497,6 +499,7 @@ def render(url: str, scope: WebScope, click: str | None = None, wait_ms: int = 3
         ) from None
     executable = chromium_path()
     timeout_ms = scope.timeout_s * 1000
+    processes.lifeline()  # Playwright's driver and Chromium carry the mark: they die with us
     with (
         tempfile.TemporaryDirectory(prefix="evalbench-chromium-") as profile,
         sync_playwright() as pw,

@@ -1,0 +1,154 @@
+"""The sweep's analysis and report over cells that did not all end ok, without running any:
+the statistics and sentences are pure functions of the cells' summaries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalbench.importers import RunOutcomes, outcome_frame
+from evalbench.studies import load_params, open_run
+from evalbench.sweeps import report
+from evalbench.sweeps.data import CellData
+from evalbench.sweeps.executor import Finished
+from evalbench.sweeps.records import CellSummary
+from evalbench.sweeps.study import _failed, analyse, cell_jobs, cell_records, settle_stopped
+
+SIM = {"name": "a", "provider": "sim", "sim": {"accuracy": 0.5}}
+
+
+def sweep_params(tmp_path: Path, sweep: dict, systems: list[dict] | None = None):
+    """A loaded GAIA demo sweep (its cells listed and validated)."""
+    data = {"study": "gaia", "title": "t", "dataset": "demo", "bootstrap_rounds": 50,
+            "systems": systems or [dict(SIM)], "sweep": sweep}  # fmt: skip
+    path = tmp_path / "sw.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return load_params(path)
+
+
+def failed(cell: int, reason: str) -> CellSummary:
+    """A cell whose worker gave up (no records read)."""
+    return CellSummary(cell, "failed", reason, f"run{cell}", False, 2.0, {}, None,
+                       {"total": 2.0}, {})  # fmt: skip
+
+
+def test_a_sweep_in_which_no_cell_ended_ok_says_so_with_every_reason(tmp_path: Path) -> None:
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    reasons = {0: "timed out after 2 s (sweep.cell_timeout_s); stopped",
+               1: "dead: 32 of 32 calls failed: connection × 32"}  # fmt: skip
+    result = analyse(params, cells, {c: failed(c, r) for c, r in reasons.items()}, tmp_path)
+    rows = cell_records(result)
+    assert [(r["cell"], r["status"], r["reason"]) for r in rows] == [
+        (0, "failed", reasons[0]),
+        (1, "failed", reasons[1]),
+    ]
+    assert all(r["metrics"] == [] for r in rows)
+    # no number where nothing was measured: the cells, and that none ended ok
+    assert report.headlines(result) == {
+        "cells": "2 (0 ok)",
+        "best accuracy": "no result (no cell ended ok)",
+    }
+    key = report.key_result(result)
+    assert "2 cells (2 configurations × 1 seed); 0 of 2 ended ok." in key
+    assert "No cell ended ok: nothing to rank" in key
+    failures = report.failed_sentence(result)
+    assert "2 cells did not end ok" in failures
+    assert all(reason in failures for reason in reasons.values())
+    for table in (
+        report.cells_table,
+        report.seeds_table,
+        report.cost_table,
+        report.best_table,
+        report.effects_table,
+        report.interactions_table,
+        report.baseline_table,
+    ):
+        table(result)  # every table of the notebook renders (empty where nothing ended ok)
+    assert "nothing to separate" in report.separation_sentence(result)
+
+
+def ended_ok(cell: int, right: dict[str, range], n: int = 20) -> CellSummary:
+    """A cell that ended ok: each system right on the items ``right[system]`` of ``n``."""
+    rows = [{"item_id": f"t{i}", "system": system, "metric": "accuracy", "kind": "binary",
+             "higher_is_better": True, "value": float(i in items), "state": "ok"}
+            for system, items in right.items() for i in range(n)]  # fmt: skip
+    run = RunOutcomes(f"s/{cell}", "gaia", "evalbench", tmp := Path(f"run{cell}"),
+                      outcome_frame(rows), (), frozenset(), {})  # fmt: skip
+    data = CellData(run, [], {})
+    return CellSummary(cell, "ok", None, str(tmp), False, 1.0, {}, data, {}, {})
+
+
+TWO = [dict(SIM), {"name": "b", "provider": "sim", "sim": {"accuracy": 0.5}}]
+
+
+def test_the_best_is_claimed_better_only_than_what_it_was_compared_with(tmp_path: Path) -> None:
+    # config 0 ended ok (system a right on 20 of 20 items, b on 2), config 1 failed: the best,
+    # config 0 · a, was tested against config 0 · b only (18 discordant pairs, all for a:
+    # exact McNemar p = 2 × 0.5^18 = 7.6e-6), never against config 1
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}}, TWO)
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(20), "b": range(2)}), 1: failed(1, "timed out")}
+    result = analyse(params, cells, summaries, tmp_path)
+    assert result.best["p"].tolist() == pytest.approx([2 * 0.5**18])
+    sentence = report.best_sentence(result)
+    assert "every other" not in sentence
+    assert "significantly better than config 0 · b (Holm-adjusted p below 0.05" in sentence
+    assert "Not compared: config 1 (no cell ended ok)." in sentence
+
+
+def test_an_entry_without_a_seed_in_common_with_the_best_is_not_compared(tmp_path: Path) -> None:
+    # config 0 ended ok at seed 0 only, config 1 at seed 1 only: no item is paired between
+    # them, so the best is neither better than config 1 nor "not told apart" from it
+    params = sweep_params(
+        tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}, "seeds": [0, 1]}
+    )
+    cells = [cell for cell, _ in params.cells]  # cells 0, 1: config 0; 2, 3: config 1
+    summaries = {0: ended_ok(0, {"a": range(15)}), 1: failed(1, "died"),
+                 2: failed(2, "died"), 3: ended_ok(3, {"a": range(10)})}  # fmt: skip
+    result = analyse(params, cells, summaries, tmp_path)
+    sentence = report.best_sentence(result)
+    assert "not significantly better" not in sentence and "every other" not in sentence
+    assert "Not compared: config 1 (no seed at which both ended ok)." in sentence
+
+
+def test_resumed_cells_are_named_with_the_requests_they_paid_twice(tmp_path: Path) -> None:
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    # cell 1 went on from a killed attempt that had 2 requests in flight, each 0.02 USD when
+    # asked again
+    resumed = ended_ok(1, {"a": range(12)})._replace(resumed=True, reasked=2,
+                                                      reasked_cost_usd=0.04)  # fmt: skip
+    result = analyse(params, cells, {0: ended_ok(0, {"a": range(10)}), 1: resumed}, tmp_path)
+    rows = {r["cell"]: r for r in cell_records(result)}
+    assert (rows[1]["resumed"], rows[1]["reasked"], rows[1]["reasked_cost_usd"]) == (True, 2, 0.04)
+    assert rows[1]["cost_usd"] == pytest.approx(0.04)  # no recorded usage here: 0 + 0.04
+    assert (rows[0]["resumed"], rows[0]["reasked"]) == (False, 0)
+    text = report.failed_sentence(result)
+    assert "Every cell ended ok (0 read from an earlier run" in text
+    assert (
+        "1 cell went on from an earlier attempt that stopped (cell 1); 2 requests it had sent "
+        "and not recorded were asked again: paid twice, 0.0400 USD (in the costs below)."
+    ) in text
+
+
+def test_a_stopped_cell_with_an_unreadable_manifest_does_not_stop_the_sweep(
+    tmp_path: Path,
+) -> None:
+    # the driver reads a stopped cell's manifest (its earlier attempts, its final status): a
+    # file that is not JSON is the cell's problem, shown as its reason, never the sweep's end
+    sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    run = open_run(tmp_path / "sw.yaml")
+    job = cell_jobs(run)[0]
+    job.folder.mkdir(parents=True)
+    (job.folder / "manifest.json").write_text("{not json")
+    summary = _failed(job, Finished(0, None, "its worker process died (exit code -9)", 1.0))
+    assert summary.status == "failed" and summary.reason == "its worker process died (exit code -9)"
+    settle_stopped(job.folder, "its worker process died (exit code -9)")
+    assert (job.folder / "manifest.json").read_text() == "{not json"  # left as it was
+    (job.folder / "manifest.json").write_text("[1, 2]")  # JSON, but no manifest
+    assert _failed(job, Finished(0, None, "died", 1.0)).reason == "died"
+    settle_stopped(job.folder, "died")
+    assert (job.folder / "manifest.json").read_text() == "[1, 2]"
