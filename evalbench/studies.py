@@ -13,6 +13,7 @@ benchmark").
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -188,7 +189,7 @@ def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[Stud
     run.dir = folder_for_kernel(published)
     run.start()
     if not started_for(published):
-        print(_by_hand(published, run.dir), flush=True)
+        print(_by_hand(published, run.dir), file=sys.stderr, flush=True)  # stdout is the caller's
     return run
 
 
