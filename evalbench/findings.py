@@ -100,6 +100,17 @@ def signed_points(value: float) -> str:
     return "—" if value != value else f"{value * 100:+.0f} points"
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 task"``, ``"5,090 items"``, ``"2 categories"`` (``plural`` when not ``noun`` + s)."""
+    if n == 1:
+        return f"{n} {noun}"
+    if plural is None:
+        plural = (
+            noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
+        )
+    return f"{n:,d} {plural}"
+
+
 def joined(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     names = list(names)
