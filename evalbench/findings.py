@@ -47,8 +47,12 @@ class Findings(NamedTuple):
 
     def as_row(self) -> dict[str, Any]:
         """The manifest's form (``findings: {...}``; without :attr:`detail`)."""
-        return {"key_result": self.key_result, "caveats": list(self.caveats),
-                "risks": list(self.risks), "cost": self.cost}  # fmt: skip
+        return {
+            "key_result": self.key_result,
+            "caveats": list(self.caveats),
+            "risks": list(self.risks),
+            "cost": self.cost,
+        }
 
 
 def from_row(row: Any) -> Findings | None:
@@ -57,8 +61,12 @@ def from_row(row: Any) -> Findings | None:
     if not isinstance(row, dict) or not isinstance(row.get("key_result"), str):
         return None
     cost = row.get("cost")
-    return Findings(row["key_result"], _texts(row.get("caveats")), _texts(row.get("risks")),
-                    cost if isinstance(cost, str) else "")  # fmt: skip
+    return Findings(
+        row["key_result"],
+        _texts(row.get("caveats")),
+        _texts(row.get("risks")),
+        cost if isinstance(cost, str) else "",
+    )
 
 
 def _texts(value: Any) -> tuple[str, ...]:

@@ -543,8 +543,12 @@ class Run(Generic[P]):
         """
         text = no_result_text(list(measured))
         total = sum(m.total for m in measured)
-        self.finish(headlines={"result": text}, counts={"items": total, "scored": 0},
-                    measured=measured, findings=no_result_findings(text))  # fmt: skip
+        self.finish(
+            headlines={"result": text},
+            counts={"items": total, "scored": 0},
+            measured=measured,
+            findings=no_result_findings(text),
+        )
         raise NoResult(text)
 
     def recorded_this_session(self, store: str | None = None) -> Counter[str]:

@@ -66,13 +66,20 @@ def findings(result: ArenaResult) -> Findings:
     caveat that the order changes once style or length is controlled (if it does); the
     judge's position and length bias as the top risks, with their numbers."""
     rows = [_rating_words(result, r) for r in result.table.itertuples()]
-    key = display.fill(
-        "Ratings on the Elo scale from {n} battles judged by {judge}; higher is better, and "
-        "100 points apart the higher-rated system wins about 64% of battles: ",
-        n=len(result.battles), judge=_judge(result),
-    ) + "; ".join(rows) + "."  # fmt: skip
-    caveats = sorted((c for c in (_style_caveat(result), _length_caveat(result)) if c),
-                     key=lambda c: not c.startswith(CHANGES))  # fmt: skip
+    key = (
+        display.fill(
+            "Ratings on the Elo scale from {n} battles judged by {judge}; higher is better, and "
+            "100 points apart the higher-rated system wins about 64% of battles: ",
+            n=len(result.battles),
+            judge=_judge(result),
+        )
+        + "; ".join(rows)
+        + "."
+    )
+    caveats = sorted(
+        (c for c in (_style_caveat(result), _length_caveat(result)) if c),
+        key=lambda c: not c.startswith(CHANGES),
+    )
     risks = [_position_risk(result), _length_risk(result)]
     return Findings(key, tuple(caveats), tuple(r for r in risks if r), detail=key_result(result))
 
@@ -80,10 +87,18 @@ def findings(result: ArenaResult) -> Findings:
 def _rating_words(result: ArenaResult, row: Any) -> str:
     label = "simulated" if row.model in result.simulated else "real"
     if row.model == result.anchor:
-        return display.fill("{m} ({k}) is the anchor, fixed at {r:.0f} (the others are "
-                            "measured from it)", m=row.model, k=label, r=row.rating)  # fmt: skip
-    return display.fill("{m} ({k}) {about}", m=row.model, k=label,
-                        about=about(row.rating, row.ci_low, row.ci_high, "rating"))  # fmt: skip
+        return display.fill(
+            "{m} ({k}) is the anchor, fixed at {r:.0f} (the others are measured from it)",
+            m=row.model,
+            k=label,
+            r=row.rating,
+        )
+    return display.fill(
+        "{m} ({k}) {about}",
+        m=row.model,
+        k=label,
+        about=about(row.rating, row.ci_low, row.ci_high, "rating"),
+    )
 
 
 def _ordinal(n: int) -> str:
@@ -96,13 +111,16 @@ def _style_caveat(result: ArenaResult) -> str:
         return ""
     moved = result.style.table[result.style.table["rank_change"] != 0]
     if not len(moved):
-        return ("Controlled for answer length and formatting (style control), the order of "
-                "the systems stays the same.")  # fmt: skip
+        return (
+            "Controlled for answer length and formatting (style control), the order of "
+            "the systems stays the same."
+        )
     moves = "; ".join(
-        display.fill("{m} from {a} to {b}", m=r.model, a=_ordinal(int(r.rank)),
-                     b=_ordinal(int(r.style_rank)))
+        display.fill(
+            "{m} from {a} to {b}", m=r.model, a=_ordinal(int(r.rank)), b=_ordinal(int(r.style_rank))
+        )
         for r in moved.itertuples()
-    )  # fmt: skip
+    )
     return f"{CHANGES} answer length and formatting are controlled (style control): {moves}."
 
 
@@ -116,8 +134,10 @@ def _length_caveat(result: ArenaResult) -> str:
         return ""
     raw = list(rated.sort_values("win_rate", ascending=False)["model"])
     controlled = list(rated.sort_values("lc_win_rate", ascending=False)["model"])
-    each = ", ".join(display.fill("{m} {w:.0f}% → {lc:.0f}%", m=r.model, w=r.win_rate,
-                                  lc=r.lc_win_rate) for r in rated.itertuples())  # fmt: skip
+    each = ", ".join(
+        display.fill("{m} {w:.0f}% → {lc:.0f}%", m=r.model, w=r.win_rate, lc=r.lc_win_rate)
+        for r in rated.itertuples()
+    )
     head = display.fill(
         "win rates against {b}, raw → controlled for answer length (AlpacaEval 2.0's "
         "length-controlled win rate): ",
@@ -146,9 +166,12 @@ def _position_risk(result: ArenaResult) -> str:
         "<b>The judge is position-inconsistent</b>: in {k} of {n} pairs ({share}) its verdict "
         "changed when the two answers swapped places; {first} of those favoured the answer "
         "shown first. Those pairs are {policy}, which pulls the ratings together.",
-        k=bias.n_inconsistent, n=bias.n, share=percent(1 - bias.consistency),
-        first=percent(bias.first_preference), policy=policy,
-    )  # fmt: skip
+        k=bias.n_inconsistent,
+        n=bias.n,
+        share=percent(1 - bias.consistency),
+        first=percent(bias.first_preference),
+        policy=policy,
+    )
 
 
 def _length_risk(result: ArenaResult) -> str:
@@ -162,9 +185,13 @@ def _length_risk(result: ArenaResult) -> str:
         "<b>The judge prefers the {w} answer</b>: its verdict favoured the longer one in "
         "about {est} of {n} decisive pairs with different lengths (likely between {lo} and "
         "{hi}; 50% would be no preference). A system that writes more is rated {dir} for it.",
-        w=which, est=percent(longer.estimate), n=n, lo=percent(longer.low),
-        hi=percent(longer.high), dir="higher" if which == "longer" else "lower",
-    )  # fmt: skip
+        w=which,
+        est=percent(longer.estimate),
+        n=n,
+        lo=percent(longer.low),
+        hi=percent(longer.high),
+        dir="higher" if which == "longer" else "lower",
+    )
 
 
 def answers_intro(result: ArenaResult) -> str:

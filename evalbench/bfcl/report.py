@@ -82,17 +82,20 @@ def findings(result: BfclResult) -> Findings:
     systems = "; ".join(
         display.fill(
             "{name} ({kind}) about {est} of {n} in {c}, likely between {lo} and {hi}",
-            name=r["system"], kind=system_kind(result, r["system"]),
-            est=percent(r["accuracy"]), n=count(r["items"], "item"),
-            c=count(r["categories"], "category"), lo=percent(r["accuracy_low"]),
+            name=r["system"],
+            kind=system_kind(result, r["system"]),
+            est=percent(r["accuracy"]),
+            n=count(r["items"], "item"),
+            c=count(r["categories"], "category"),
+            lo=percent(r["accuracy_low"]),
             hi=percent(r["accuracy_high"]),
         )
-        for r in table.to_dict("records") if r["system"] in scored
-    )  # fmt: skip
+        for r in table.to_dict("records")
+        if r["system"] in scored
+    )
     key = "Share of items the official BFCL checker marks valid, all studied categories pooled: "
     caveats = (_coverage_caveat(result, table), _subset_caveat(result))
-    return Findings(key + systems + ".", tuple(c for c in caveats if c),
-                    detail=key_result(result))  # fmt: skip
+    return Findings(key + systems + ".", tuple(c for c in caveats if c), detail=key_result(result))
 
 
 SHOWN_MISSING = 6
@@ -132,15 +135,23 @@ def _shared(result: BfclResult, shared: list[str]) -> str:
     verdicts = result.verdicts[result.verdicts["test_category"].isin(shared)]
     table = metrics.system_accuracy(verdicts, shared, level=level)
     each = "; ".join(
-        display.fill("{s} {about}", s=r["system"],
-                     about=about(r["accuracy"], r["accuracy_low"], r["accuracy_high"]))
+        display.fill(
+            "{s} {about}",
+            s=r["system"],
+            about=about(r["accuracy"], r["accuracy_low"], r["accuracy_high"]),
+        )
         for r in table.to_dict("records")
-    )  # fmt: skip
+    )
     names = ", ".join(shared[:SHOWN_MISSING]) + ("…" if len(shared) > SHOWN_MISSING else "")
-    return display.fill(
-        "On the {c} all of them have ({names}): ", c=count(len(shared), "category"),
-        names=names,
-    ) + each + "."  # fmt: skip
+    return (
+        display.fill(
+            "On the {c} all of them have ({names}): ",
+            c=count(len(shared), "category"),
+            names=names,
+        )
+        + each
+        + "."
+    )
 
 
 def _subset_caveat(result: BfclResult) -> str:

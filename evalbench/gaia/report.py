@@ -99,17 +99,24 @@ def findings(result: GaiaResult) -> Findings:
     rows = _overall(result).to_dict("records")
     n = int(max((r["n"] for r in rows), default=0))
     systems = "; ".join(
-        display.fill("{name} ({kind}) answered about {est} of {n} right, likely between {lo} "
-                     "and {hi}", name=r["system"], kind=system_kind(result, r["system"]),
-                     est=percent(r["accuracy"]), n=display.count(r["n"], "task"),
-                     lo=percent(r["ci_low"]), hi=percent(r["ci_high"]))
-        for r in rows if r["accuracy"] == r["accuracy"]
-    )  # fmt: skip
+        display.fill(
+            "{name} ({kind}) answered about {est} of {n} right, likely between {lo} and {hi}",
+            name=r["system"],
+            kind=system_kind(result, r["system"]),
+            est=percent(r["accuracy"]),
+            n=display.count(r["n"], "task"),
+            lo=percent(r["ci_low"]),
+            hi=percent(r["ci_high"]),
+        )
+        for r in rows
+        if r["accuracy"] == r["accuracy"]
+    )
     key = "First attempt, official GAIA scorer: " + systems + "."
     caveats = [_semantic_caveat(result), size_caveat(n, "task", result.params.confidence_level)]
     risks = [_near_miss_risk(result)]
-    return Findings(key, tuple(c for c in caveats if c), tuple(r for r in risks if r),
-                    detail=key_result(result))  # fmt: skip
+    return Findings(
+        key, tuple(c for c in caveats if c), tuple(r for r in risks if r), detail=key_result(result)
+    )
 
 
 def _semantic_caveat(result: GaiaResult) -> str:
@@ -119,22 +126,38 @@ def _semantic_caveat(result: GaiaResult) -> str:
         return ""
     rows = [r for r in summary.accuracy.to_dict("records") if r["scored"]]
     moved = [r for r in rows if r["difference_low"] > 0 or r["difference_high"] < 0]
-    judge = display.fill("the semantic judge {j} ({k})", j=summary.judge,
-                         k=display.system_kind(summary.judge, result.simulated))  # fmt: skip
+    judge = display.fill(
+        "the semantic judge {j} ({k})",
+        j=summary.judge,
+        k=display.system_kind(summary.judge, result.simulated),
+    )
     if not moved:
-        return ("The official scorer accepts exact matches only (after its normalisation); "
-                + judge + ", which also accepts equivalent forms, changes no system's accuracy "
-                "beyond chance.")  # fmt: skip
-    each = "; ".join(display.fill(
-        "{s} about {m} right where the official scorer says {o}, on the {n} it judged "
-        "({d}, likely between {lo} and {hi})",
-        s=r["system"], m=percent(r["semantic"]), o=percent(r["official"]),
-        n=display.count(r["n"], "answer"), d=signed_points(r["difference"]),
-        lo=signed_points(r["difference_low"]), hi=signed_points(r["difference_high"]),
-    ) for r in moved)  # fmt: skip
-    return ("The official scorer accepts exact matches only (after its normalisation): "
-            + judge + ", which also accepts answers written in another, equivalent form, "
-            "reads " + each + ".")  # fmt: skip
+        return (
+            "The official scorer accepts exact matches only (after its normalisation); "
+            + judge
+            + ", which also accepts equivalent forms, changes no system's accuracy "
+            "beyond chance."
+        )
+    each = "; ".join(
+        display.fill(
+            "{s} about {m} right where the official scorer says {o}, on the {n} it judged "
+            "({d}, likely between {lo} and {hi})",
+            s=r["system"],
+            m=percent(r["semantic"]),
+            o=percent(r["official"]),
+            n=display.count(r["n"], "answer"),
+            d=signed_points(r["difference"]),
+            lo=signed_points(r["difference_low"]),
+            hi=signed_points(r["difference_high"]),
+        )
+        for r in moved
+    )
+    return (
+        "The official scorer accepts exact matches only (after its normalisation): "
+        + judge
+        + ", which also accepts answers written in another, equivalent form, "
+        "reads " + each + "."
+    )
 
 
 def _near_miss_risk(result: GaiaResult, shown: int = 2) -> str:
@@ -146,8 +169,10 @@ def _near_miss_risk(result: GaiaResult, shown: int = 2) -> str:
     examples = []
     for row in near.head(shown).itertuples():
         answer, expected = marked_pair(str(row.extracted_answer), str(row.expected))
-        examples.append(display.fill("{s} on {t} answered ", s=row.system, t=row.task_id)
-                        + f"“{answer}” for “{expected}”")  # fmt: skip
+        examples.append(
+            display.fill("{s} on {t} answered ", s=row.system, t=row.task_id)
+            + f"“{answer}” for “{expected}”"
+        )
     count = display.count(len(near), "wrong answer")
     verb = "is a near miss" if len(near) == 1 else "are near misses"
     head = display.fill(

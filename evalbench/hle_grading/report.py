@@ -129,15 +129,20 @@ def _source_words(result: HleGradingResult, source: str) -> str:
     states = result.summary.states.set_index("source")
     scored, answers = int(states.loc[source, "scored"]), int(states.loc[source, "answers"])
     if source not in overall.index:
-        return display.fill("{s} ({k}): no scored answer of {a}", s=source,
-                            k=_kind(result, source), a=answers)  # fmt: skip
+        return display.fill(
+            "{s} ({k}): no scored answer of {a}", s=source, k=_kind(result, source), a=answers
+        )
     row = overall.loc[source]
     name = "the set's own answers" if source == DATASET_SOURCE else source
     kind = "" if source == DATASET_SOURCE else f" ({_kind(result, source)})"
     return display.fill(
-        "{s}{k} {about} ({n} of {a} answers scored)", s=name, k=kind, n=scored,
-        a=answers, about=about(row["mean"], row["ci_low"], row["ci_high"], "score"),
-    )  # fmt: skip
+        "{s}{k} {about} ({n} of {a} answers scored)",
+        s=name,
+        k=kind,
+        n=scored,
+        a=answers,
+        about=about(row["mean"], row["ci_low"], row["ci_high"], "score"),
+    )
 
 
 def _agreement_words(result: HleGradingResult, row: pd.Series) -> str:
@@ -151,25 +156,33 @@ def _agreement_words(result: HleGradingResult, row: pd.Series) -> str:
         "Against the human scores, the judge's overall score is within ±{k:g} points on about "
         "{w} of {n} (likely between {wlo} and {whi}), and on average {side} (likely between "
         "{lo:+.1f} and {hi:+.1f} points).",
-        k=result.params.tolerance, w=percent(row["within_k"]), n=count(int(row["n"]), "answer"),
-        wlo=percent(row["within_k_low"]), whi=percent(row["within_k_high"]), side=side,
-        lo=row["bias_low"], hi=row["bias_high"],
-    )  # fmt: skip
+        k=result.params.tolerance,
+        w=percent(row["within_k"]),
+        n=count(int(row["n"]), "answer"),
+        wlo=percent(row["within_k_low"]),
+        whi=percent(row["within_k_high"]),
+        side=side,
+        lo=row["bias_low"],
+        hi=row["bias_high"],
+    )
 
 
 def _no_human_caveat(result: HleGradingResult) -> str:
     if _agreement(result) is not None:
         return ""
-    return ("No scored answer has a human score: nothing here says how close the judge is to "
-            "experts.")  # fmt: skip
+    return (
+        "No scored answer has a human score: nothing here says how close the judge is to experts."
+    )
 
 
 def _demo_caveat(result: HleGradingResult) -> str:
     if result.params.dataset != "demo":
         return ""
-    return ("The expert set is evalbench's demo: its questions, answers and “human” scores "
-            "were written for evalbench, not given by experts, so the agreement shows how the "
-            "method works, not how good the judge is.")  # fmt: skip
+    return (
+        "The expert set is evalbench's demo: its questions, answers and “human” scores "
+        "were written for evalbench, not given by experts, so the agreement shows how the "
+        "method works, not how good the judge is."
+    )
 
 
 def _unscored_caveat(result: HleGradingResult) -> str:
@@ -179,8 +192,9 @@ def _unscored_caveat(result: HleGradingResult) -> str:
     return display.fill(
         "{u} of {n} could not be scored (an unreadable verdict or a failed call): those "
         "answers are left out of the means.",
-        u=unscored, n=count(len(result.records), "grading"),
-    )  # fmt: skip
+        u=unscored,
+        n=count(len(result.records), "grading"),
+    )
 
 
 def _bias_risk(result: HleGradingResult) -> str:
@@ -193,9 +207,12 @@ def _bias_risk(result: HleGradingResult) -> str:
         "<b>The judge is {side} than the humans</b>: {b:+.1f} points on the overall score on "
         "average (likely between {lo:+.1f} and {hi:+.1f}), so its scores read {way} than an "
         "expert's would.",
-        side=side, b=row["bias"], lo=row["bias_low"], hi=row["bias_high"],
+        side=side,
+        b=row["bias"],
+        lo=row["bias_low"],
+        hi=row["bias_high"],
         way="higher" if row["bias"] > 0 else "lower",
-    )  # fmt: skip
+    )
 
 
 def data_sentence(result: HleGradingResult) -> str:

@@ -206,11 +206,15 @@ def _headline(h: Headline) -> str:
         )
         return f"<li>{who}: {e(h.text)}</li>"
     unit = "tasks" if h.kind != "rating" else "comparisons"
-    value = (f"<b>about {e(number(h.estimate, h.kind))}</b>, likely between "
-             f"{e(number(h.low, h.kind))} and {e(number(h.high, h.kind))}")  # fmt: skip
+    value = (
+        f"<b>about {e(number(h.estimate, h.kind))}</b>, likely between "
+        f"{e(number(h.low, h.kind))} and {e(number(h.high, h.kind))}"
+    )
     if h.kind == "rating" and h.low == h.high == h.estimate:
-        value = (f"<b>fixed at {e(number(h.estimate, h.kind))}</b>, the anchor the other "
-                 "ratings are measured from (so it has no range)")  # fmt: skip
+        value = (
+            f"<b>fixed at {e(number(h.estimate, h.kind))}</b>, the anchor the other "
+            "ratings are measured from (so it has no range)"
+        )
     numbers = (f'data-system="{e(h.system)}" data-metric="{e(h.metric)}" '
                f'data-estimate="{h.estimate!r}" data-low="{h.low!r}" data-high="{h.high!r}" '
                f'data-n="{h.n}"')  # fmt: skip

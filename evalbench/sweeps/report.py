@@ -106,12 +106,19 @@ def findings(result: SweepResult) -> Findings:
     ok = int((cells["status"] == "ok").sum())
     head = fill(
         "{cells} ({configs} × {seeds}); {ok} of {n} ended ok. ",
-        cells=count(len(cells), "cell"), configs=count(cells["config"].nunique(), "configuration"),
-        seeds=count(cells["seed"].nunique(), "seed"), ok=ok, n=len(cells),
-    )  # fmt: skip
+        cells=count(len(cells), "cell"),
+        configs=count(cells["config"].nunique(), "configuration"),
+        seeds=count(cells["seed"].nunique(), "seed"),
+        ok=ok,
+        n=len(cells),
+    )
     caveats = [_failed_caveat(result), _tied_caveat(result)]
-    return Findings(head + _best_words(result), tuple(c for c in caveats if c),
-                    cost=_cost_words(result), detail=key_result(result))  # fmt: skip
+    return Findings(
+        head + _best_words(result),
+        tuple(c for c in caveats if c),
+        cost=_cost_words(result),
+        detail=key_result(result),
+    )
 
 
 def _shown(result: SweepResult, value: float) -> str:
@@ -133,20 +140,30 @@ def _best_words(result: SweepResult) -> str:
         return "No cell ended ok: nothing to rank."
     config, system = int(best["config"]), str(best["system"])
     name = _entry(config, system, result)
-    text = fill("Best by {m}: <b>{name}</b> ({settings}): ", m=result.metric, name=name,
-                settings=_settings(result, config))  # fmt: skip
+    text = fill(
+        "Best by {m}: <b>{name}</b> ({settings}): ",
+        m=result.metric,
+        name=name,
+        settings=_settings(result, config),
+    )
     if int(best["seeds"]) > 1:
         text += fill(
             "about {est}, the mean over {k} (seeds from {lo} to {hi}; each run's own interval "
-            "±{hw})", est=_shown(result, best["estimate"]), k=count(int(best["seeds"]), "seed"),
-            lo=_shown(result, best["low_seed"]), hi=_shown(result, best["high_seed"]),
+            "±{hw})",
+            est=_shown(result, best["estimate"]),
+            k=count(int(best["seeds"]), "seed"),
+            lo=_shown(result, best["low_seed"]),
+            hi=_shown(result, best["high_seed"]),
             hw=_spread(result, best["half_width"]),
-        )  # fmt: skip
+        )
     else:
         own = _own_interval(result, config, system)
-        text += fill("about {est}, likely between {lo} and {hi} (one seed)",
-                     est=_shown(result, best["estimate"]), lo=_shown(result, own[0]),
-                     hi=_shown(result, own[1]))  # fmt: skip
+        text += fill(
+            "about {est}, likely between {lo} and {hi} (one seed)",
+            est=_shown(result, best["estimate"]),
+            lo=_shown(result, own[0]),
+            hi=_shown(result, own[1]),
+        )
     return text + _beaten(result) + "."
 
 
@@ -177,13 +194,27 @@ def _failed_caveat(result: SweepResult) -> str:
     if not len(bad):
         return ""
     each = "; ".join(
-        fill("cell {c} (config {k}, seed {s}) {st}: {r}", c=r.cell, k=r.config, s=r.seed,
-             st=r.status, r=r.reason or "no reason given")
+        fill(
+            "cell {c} (config {k}, seed {s}) {st}: {r}",
+            c=r.cell,
+            k=r.config,
+            s=r.seed,
+            st=r.status,
+            r=r.reason or "no reason given",
+        )
         for r in bad.itertuples()
-    )  # fmt: skip
+    )
     its = "its numbers are" if len(bad) == 1 else "their numbers are"
-    text = fill("{k} of {n} did not end ok, so {its} left out: ", k=len(bad),
-                n=count(len(result.cells), "cell"), its=its) + each + "."  # fmt: skip
+    text = (
+        fill(
+            "{k} of {n} did not end ok, so {its} left out: ",
+            k=len(bad),
+            n=count(len(result.cells), "cell"),
+            its=its,
+        )
+        + each
+        + "."
+    )
     return text + _not_compared(result).replace(" Not compared:", " Not compared with the best:")
 
 
@@ -192,8 +223,10 @@ def _tied_caveat(result: SweepResult) -> str:
     compared = best[best["n"] > 0] if len(best) else best
     if not len(compared) or not len(not_separated(compared, result.params.sweep.alpha)):
         return ""
-    return ("The best is picked on the same data it is measured on, so its lead over the "
-            "configurations it is not told apart from is if anything overstated.")  # fmt: skip
+    return (
+        "The best is picked on the same data it is measured on, so its lead over the "
+        "configurations it is not told apart from is if anything overstated."
+    )
 
 
 def _cost_words(result: SweepResult) -> str:
@@ -202,11 +235,18 @@ def _cost_words(result: SweepResult) -> str:
     if not len(costs):
         return ""
     if not costs.sum():
-        return fill("No recorded cost in any of the {n} (simulated, unpriced or cached calls).",
-                    n=count(len(costs), "cell"))  # fmt: skip
-    return fill("${lo:.2f} to ${hi:.2f} per cell (mean ${mean:.2f}), ${total:.2f} in all over {n}.",
-                lo=costs.min(), hi=costs.max(), mean=costs.mean(), total=costs.sum(),
-                n=count(len(costs), "cell"))  # fmt: skip
+        return fill(
+            "No recorded cost in any of the {n} (simulated, unpriced or cached calls).",
+            n=count(len(costs), "cell"),
+        )
+    return fill(
+        "${lo:.2f} to ${hi:.2f} per cell (mean ${mean:.2f}), ${total:.2f} in all over {n}.",
+        lo=costs.min(),
+        hi=costs.max(),
+        mean=costs.mean(),
+        total=costs.sum(),
+        n=count(len(costs), "cell"),
+    )
 
 
 def best_sentence(result: SweepResult) -> str:

@@ -119,8 +119,9 @@ def test_findings_rate_the_systems_and_mark_the_anchor_fixed():
 
 def test_the_judges_position_and_length_bias_are_the_top_risks_with_their_numbers():
     # 20 pairs in both orders, 10 inconsistent (consistency 50%), 8 of them for the first shown
-    bias = PositionBias(n=20, consistency=0.5, n_inconsistent=10, first_preference=0.8,
-                        first_position_win_rate=0.6)  # fmt: skip
+    bias = PositionBias(
+        n=20, consistency=0.5, n_inconsistent=10, first_preference=0.8, first_position_win_rate=0.6
+    )
     longer = (Interval(0.83, 0.70, 0.91, 0.95), 30)
     found = report.findings(result(position=bias, longer=longer))
     position, length = found.risks
@@ -133,16 +134,23 @@ def test_the_judges_position_and_length_bias_are_the_top_risks_with_their_number
 
 
 def test_a_judge_without_a_clear_bias_is_no_risk():
-    bias = PositionBias(n=20, consistency=0.95, n_inconsistent=1, first_preference=1.0,
-                        first_position_win_rate=0.5)  # fmt: skip
+    bias = PositionBias(
+        n=20, consistency=0.95, n_inconsistent=1, first_preference=1.0, first_position_win_rate=0.5
+    )
     longer = (Interval(0.55, 0.40, 0.69, 0.95), 30)  # 50% inside the interval
     assert report.findings(result(position=bias, longer=longer)).risks == ()
 
 
 def test_a_ranking_that_changes_once_length_is_controlled_is_the_top_caveat():
-    lc = pd.DataFrame({"model": ["a", "b"], "win_rate": [70.0, 60.0],
-                       "lc_win_rate": [52.0, 58.0], "lc_standard_error": [1.0, 1.0],
-                       "note": ["", ""]})  # fmt: skip
+    lc = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "win_rate": [70.0, 60.0],
+            "lc_win_rate": [52.0, 58.0],
+            "lc_standard_error": [1.0, 1.0],
+            "note": ["", ""],
+        }
+    )
     found = report.findings(result(lc=lc))
     assert found.caveats[0] == (
         "The order changes once answer length is controlled, to b then a (win rates against "
@@ -150,6 +158,8 @@ def test_a_ranking_that_changes_once_length_is_controlled_is_the_top_caveat():
         "a 70% → 52%, b 60% → 58%)."
     )
     same = lc.assign(lc_win_rate=[62.0, 58.0])
-    assert report.findings(result(lc=same)).caveats[0].endswith(
-        "a 70% → 62%, b 60% → 58%; the order stays the same."
+    assert (
+        report.findings(result(lc=same))
+        .caveats[0]
+        .endswith("a 70% → 62%, b 60% → 58%; the order stays the same.")
     )

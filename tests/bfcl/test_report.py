@@ -131,8 +131,9 @@ def test_findings_state_each_share_in_words_and_leave_out_a_system_with_none_sco
     found = report.findings(result)
     lo, hi = wilson(3, 4)
     assert f"{lo:.3f}, {hi:.3f}" == "0.301, 0.954"
-    assert "files (result files) about 75% of 4 items in 1 category, likely between 30% and 95%" in (
-        found.key_result
+    assert (
+        "files (result files) about 75% of 4 items in 1 category, likely between 30% and 95%"
+        in (found.key_result)
     )
     assert "real" not in found.key_result  # both calls failed: no number (a caveat says so)
     assert found.detail == report.key_result(result)
@@ -147,10 +148,13 @@ def test_result_sets_with_different_categories_are_compared_on_the_shared_ones_o
     params = base.params.model_copy(update={"categories": ["simple_python", "multiple"]})
     found = report.findings(base._replace(params=params, verdicts=verdict_rows(rows)))
     caveat = found.caveats[0]
-    assert caveat.startswith("<b>Not directly comparable</b>: the systems were scored on "
-                             "different categories")  # fmt: skip
+    assert caveat.startswith(
+        "<b>Not directly comparable</b>: the systems were scored on different categories"
+    )
     assert "categories: files on 2 of 2; simmy on 1 of 2 (not submitted: multiple). " in caveat
     lo, hi = wilson(2, 3)  # on simple_python alone: files 2 of 3, simmy 1 of 3
     assert f"{lo:.3f}, {hi:.3f}" == "0.208, 0.939"
-    assert ("On the 1 category all of them have (simple_python): files about 67%, likely "
-            "between 21% and 94%; simmy about 33%") in caveat  # fmt: skip
+    assert (
+        "On the 1 category all of them have (simple_python): files about 67%, likely "
+        "between 21% and 94%; simmy about 33%"
+    ) in caveat

@@ -71,8 +71,12 @@ def test_the_key_result_and_top_caveat_open_the_page(outputs):
 
 def test_a_manifest_edited_to_hold_html_shows_it_as_text(outputs):
     run = write_run(outputs, "r", {"a": outcomes_from([True])})
-    evil = {"key_result": "<script>alert(1)</script><b onclick=x>y</b><mark>open",
-            "caveats": ["<img src=x onerror=alert(1)>"], "risks": [], "cost": ""}  # fmt: skip
+    evil = {
+        "key_result": "<script>alert(1)</script><b onclick=x>y</b><mark>open",
+        "caveats": ["<img src=x onerror=alert(1)>"],
+        "risks": [],
+        "cost": "",
+    }
     _edit(run, findings=evil)
     page = _page(run)
     assert "<script>" not in page and "<img" not in page and "<b onclick" not in page
@@ -82,8 +86,9 @@ def test_a_manifest_edited_to_hold_html_shows_it_as_text(outputs):
 def test_judges_are_named_apart_from_the_systems(outputs):
     run = write_run(outputs, "r", {"a": outcomes_from([True]), "b": outcomes_from([False])})
     usage = [{"system": s, "calls": 1, "errors": 0, "cost_usd": 0.0} for s in ("a", "b", "j")]
-    _edit(run, usage=usage, params={"systems": [{"name": "a"}, {"name": "b"}],
-                                    "judge": {"name": "j"}})  # fmt: skip
+    _edit(
+        run, usage=usage, params={"systems": [{"name": "a"}, {"name": "b"}], "judge": {"name": "j"}}
+    )
     text = _text(_page(run))
     assert "2 systems: a, b." in text
     assert "Judges and graders (not rated): j." in text
@@ -92,11 +97,23 @@ def test_judges_are_named_apart_from_the_systems(outputs):
 def test_an_anchor_rating_reads_fixed_not_an_interval(outputs):
     run = write_run(outputs, "r", {"a": outcomes_from([True])})
     rows = [  # records/ratings.jsonl as the arena writes it; base is its anchor
-        {"dataset": "demo", "model": "strong", "rating": 1142.2, "ci_low": 1099.0,
-         "ci_high": 1190.4, "n_battles": 113},
-        {"dataset": "demo", "model": "base", "rating": 1000.0, "ci_low": 1000.0,
-         "ci_high": 1000.0, "n_battles": 117},
-    ]  # fmt: skip
+        {
+            "dataset": "demo",
+            "model": "strong",
+            "rating": 1142.2,
+            "ci_low": 1099.0,
+            "ci_high": 1190.4,
+            "n_battles": 113,
+        },
+        {
+            "dataset": "demo",
+            "model": "base",
+            "rating": 1000.0,
+            "ci_low": 1000.0,
+            "ci_high": 1000.0,
+            "n_battles": 117,
+        },
+    ]
     (run / "records" / "ratings.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     text = _text(_page(run))
     assert "strong — rating (demo): about 1142, likely between 1099 and 1190" in text

@@ -173,8 +173,10 @@ def test_findings_name_the_cells_the_best_with_its_uncertainty_and_the_cost_per_
     # one seed: the best's uncertainty is its run's own Wilson interval, 16 of 20
     _, low, high, _ = wilson_interval(16, 20, 0.95)
     assert f"{low:.3f} {high:.3f}" == "0.584 0.919"
-    assert ("Best by accuracy: <b>config 0</b> (systems.0.temperature = 0.0): about 80%, "
-            "likely between 58% and 92% (one seed)") in found.key_result  # fmt: skip
+    assert (
+        "Best by accuracy: <b>config 0</b> (systems.0.temperature = 0.0): about 80%, "
+        "likely between 58% and 92% (one seed)"
+    ) in found.key_result
     assert found.cost == "$0.03 to $0.69 per cell (mean $0.36), $0.72 in all over 2 cells."
 
 
