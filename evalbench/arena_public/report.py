@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.findings import Findings, about
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import PUBLIC_DATASETS
@@ -67,6 +68,79 @@ def key_result(result: ArenaPublicResult) -> str:
         "Bradley–Terry ratings on the Elo scale with {lvl:.0%} bootstrap intervals ({r} rounds): ",
         lvl=p.confidence_level, r=p.bootstrap_rounds,
     ) + "; ".join(parts) + ".</p>" + tier_note(result)  # fmt: skip
+
+
+def findings(result: ArenaPublicResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): the top two of
+    each rated dataset in words with their intervals, and how close the recomputed AlpacaEval
+    win rates are to the leaderboard; caveats: separate scales per dataset, top two not told
+    apart, a subsample."""
+    parts = [_top_two_words(result, name) for name in result.rated]
+    if result.alpaca is not None:
+        parts.append(
+            display.fill(
+                "AlpacaEval 2: win rates recomputed from the official annotations match the "
+                "leaderboard within {gap:.2f} percentage points",
+                gap=max_leaderboard_gap(result),
+            )
+        )
+    key = "Ratings on the Elo scale from published human votes and judge verdicts (no model "
+    key += "was asked; higher is better): " + "; ".join(parts) + "."
+    caveats = [_scales_caveat(result), _tied_caveat(result), _subsample_caveat(result)]
+    return Findings(key, tuple(c for c in caveats if c), detail=key_result(result))
+
+
+def _top_two_words(result: ArenaPublicResult, name: str) -> str:
+    rated = result.rated[name]
+    table = rated.ratings.table
+    top = ", then ".join(
+        display.fill("{m} {about}", m=r.model, about=about(r.rating, r.ci_low, r.ci_high, "rating"))
+        for r in table.head(2).itertuples()
+    )
+    return (
+        display.fill("{title}: ", title=PUBLIC_DATASETS[name].title)
+        + top
+        + display.fill(" (top two of {n}, {b:,} battles)", n=len(table), b=len(rated.battles))
+    )
+
+
+def _scales_caveat(result: ArenaPublicResult) -> str:
+    if len(result.rated) < 2:
+        return ""
+    return display.fill(
+        "Each dataset's ratings are on their own scale (mean {m:g}): compare models within a "
+        "dataset, not across (the same name in two datasets is rated against different "
+        "opponents and judges).",
+        m=result.params.anchor_rating,
+    )
+
+
+def _tied_caveat(result: ArenaPublicResult) -> str:
+    tied = []
+    for name, rated in result.rated.items():
+        table = rated.ratings.table
+        if len(table) >= 2 and table["ci_low"].iloc[0] <= table["ci_high"].iloc[1]:
+            tied.append(
+                display.fill(
+                    "{a} and {b} ({d})",
+                    a=table["model"].iloc[0],
+                    b=table["model"].iloc[1],
+                    d=PUBLIC_DATASETS[name].title.split(":")[0],
+                )
+            )
+    if not tied:
+        return ""
+    return "Not told apart (their intervals overlap): " + "; ".join(tied) + "."
+
+
+def _subsample_caveat(result: ArenaPublicResult) -> str:
+    p = result.params
+    if p.tier == "full" and p.sample is None:
+        return ""
+    return display.fill(
+        "A subsample ({size}): the leaderboard numbers are not reproduced.",
+        size=subset_label(p.tier, p.sample),
+    )
 
 
 def tier_note(result: ArenaPublicResult) -> str:

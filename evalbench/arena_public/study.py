@@ -147,6 +147,7 @@ STUDY = Study(
     notebook="arena_public.ipynb",
     records={"battles": PublicBattle, "ratings": PublicRating},
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=measured,
 )

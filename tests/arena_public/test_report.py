@@ -69,3 +69,23 @@ def test_sections_escape_the_source_text():
     assert "License: &lt;i&gt;MIT&lt;/i&gt;." in text  # file metadata is shown as text
     assert "Bradley–Terry ratings (mean 1000), 95% bootstrap intervals (50 rounds)" in text
     assert "online Elo (K=4, file order)" in text
+
+
+def test_findings_give_each_datasets_top_two_in_words():
+    found = report.findings(result())
+    table = result().rated["arena_hard_pr44"].ratings.table.set_index("model")
+    m_low, m_high = table.loc["m", "ci_low"], table.loc["m", "ci_high"]
+    assert (  # the gap of the key-result test: m 1095, base 905 around the mean 1000
+        f"Arena-Hard PR #44: LLM-judge battles: m about 1095, likely between {m_low:.0f} and "
+        f"{m_high:.0f}, then base about 905"
+    ) in found.key_result
+    assert "(top two of 2, 40 battles)" in found.key_result
+    two = result(rated={**result().rated, "prd_human": result().rated["arena_hard_pr44"]})
+    assert (
+        report.findings(two)
+        .caveats[0]
+        .startswith(
+            "Each dataset's ratings are on their own scale (mean 1000): compare models within a "
+            "dataset, not across"
+        )
+    )
