@@ -46,7 +46,8 @@ def escape(value: Any) -> str:
 
 def header(run: Run, result: Any = None) -> None:
     """Title, description, run id and — when any system is simulated — a clear banner; with
-    the study's ``result``, what was measured (:func:`measured_html`)."""
+    the study's ``result``, what was measured (:func:`measured_html`) and what the study
+    found (:func:`findings_html`): the report opens with the same sentences as the summary."""
     p = run.params
     parts = [f"<h1>{escape(p.title)}</h1>"]
     if p.description:

@@ -141,7 +141,7 @@ def _semantic_caveat(result: GaiaResult) -> str:
     each = "; ".join(
         display.fill(
             "{s} about {m} right where the official scorer says {o}, on the {n} it judged "
-            "({d}, likely between {lo} and {hi})",
+            "({d}, likely between {lo} and {hi} points)",
             s=r["system"],
             m=percent(r["semantic"]),
             o=percent(r["official"]),

@@ -175,10 +175,10 @@ def _bias_risk(row: dict[str, Any]) -> str:
     if not (low > 0 or high < 0):
         return ""
     return display.fill(
-        "<b>{j} scores {side} than the golden scores</b>: {b:+.1f} points on average (likely "
+        "<b>{j} is {side} than the golden scores</b>: {b:+.1f} points on average (likely "
         "between {lo:+.1f} and {hi:+.1f}).",
         j=row["judge"],
-        side="more leniently" if low > 0 else "stricter",
+        side="more lenient" if low > 0 else "stricter",
         b=row["bias"],
         lo=low,
         hi=high,

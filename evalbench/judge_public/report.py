@@ -209,7 +209,7 @@ def _position_risk(result: JudgePublicResult) -> str:
         return ""
     return display.fill(
         "<b>GPT-4 is position-inconsistent on MT-Bench</b>: its verdict changes when the two "
-        "answers swap places in about {k} of {n} pairs, so a single-order verdict depends on "
+        "answers swap places in about {k} of {n}, so a single-order verdict depends on "
         "which answer is shown first.",
         k=percent(1 - row["consistency"]),
         n=count(int(row["n_pairs"]), "pair"),

@@ -182,5 +182,5 @@ def test_findings_give_each_judges_share_within_k_and_name_a_biased_judge(result
     ) in found.key_result
     assert found.caveats[0].startswith("The golden set is synthetic: its scores were assigned")
     (risk,) = found.risks
-    assert risk.startswith("<b>a scores stricter than the golden scores</b>: -1.5 points")
+    assert risk.startswith("<b>a is stricter than the golden scores</b>: -1.5 points")
     assert "likely between -2.0 and -1.0" in risk
