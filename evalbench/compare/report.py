@@ -117,8 +117,8 @@ def findings(result: CompareResult) -> Findings:
     names = dict(zip([r.label for r in result.runs], result.labels, strict=True))
     by_pair: dict[tuple[str, str], list[str]] = {}
     for row in first.itertuples():
-        key = (names.get(row.candidate, row.candidate), names.get(row.baseline, row.baseline))
-        by_pair.setdefault(key, []).append(_change_words(row))
+        pair = (names.get(row.candidate, row.candidate), names.get(row.baseline, row.baseline))
+        by_pair.setdefault(pair, []).append(_change_words(row))
     key = " ".join(
         display.fill("{c} vs {b}, item by item: ", c=c, b=b) + "; ".join(parts) + "."
         for (c, b), parts in by_pair.items()

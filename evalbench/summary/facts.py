@@ -149,7 +149,7 @@ def summary_facts(run_dir: Path) -> Facts:
         measured=measured,
         truncated=truncated(manifest),
         no_result=str(manifest.get("no_result") or ""),
-        findings=findings_from_row(manifest.get("findings")),
+        findings=findings_from_row(_shown(manifest).get("findings")),
     )
 
 
@@ -228,11 +228,18 @@ def _headline(row: Any) -> Headline:
                     *numbers)  # fmt: skip
 
 
+def _shown(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The published attempt's part of the manifest (a later attempt may have failed)."""
+    if manifest.get("status") in PUBLISHED_STATUSES:
+        return manifest
+    published = manifest.get("published")
+    return published if isinstance(published, dict) else {}
+
+
 def text_headlines(manifest: dict[str, Any]) -> list[Headline]:
     """A study without per-item outcomes: its manifest's headlines, as the index shows them."""
-    shown = manifest if manifest.get("status") in PUBLISHED_STATUSES else manifest.get("published")
     rows = []
-    for label, value in ((shown or {}).get("headlines") or {}).items():
+    for label, value in (_shown(manifest).get("headlines") or {}).items():
         number = float(value) if isinstance(value, int | float) else math.nan
         text = f"{value:.3f}" if isinstance(value, float) else str(value)
         rows.append(Headline("", str(label), "text", True, number, math.nan, math.nan, 0, text))

@@ -143,3 +143,16 @@ def test_a_run_without_findings_keeps_the_generic_page(outputs):
     run = write_run(outputs, "r", {"a": outcomes_from([True])})
     text = _text(_page(run))
     assert "What the study found" not in text and "a — accuracy: about 100%" in text
+
+
+def test_a_later_failed_attempt_keeps_the_published_findings(outputs):
+    # the published attempt found "strong answered about 66%"; a later attempt failed after
+    # its finish() wrote other findings: the page shows what was published
+    run = write_run(outputs, "r", {"strong": outcomes_from([True, False])})
+    manifest = json.loads((run / "manifest.json").read_text())
+    published = {**manifest["published"], "findings": FOUND.as_row()}
+    _edit(run, status="failed", published=published,
+          findings=Findings("an unpublished attempt's sentence").as_row())  # fmt: skip
+    text = _text(_page(run))
+    assert "strong answered about 66% of 32 tasks right" in text
+    assert "unpublished attempt" not in text
