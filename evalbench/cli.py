@@ -53,6 +53,7 @@ compare runs, and alert on regressions.
 commands:
   run PARAMS            run one study and render its report
   report [PARAMS ...]   run every study in params/ (or those named) and build outputs/index.html
+  publish NOTEBOOK|RUN  render the run a notebook made in JupyterLab, as `run` would
   compare RUN RUN ...   paired tests of each run against the first; the regression gate; pin
   history STUDY         every run of a study, from its manifests
   watch PARAMS          one scheduled run (cron or CI): run, check the alert rules, exit 1 on one
@@ -98,6 +99,18 @@ examples:
   evalbench report                                  every params/*.yaml, then outputs/index.html
   evalbench report params/a.yaml params/b.yaml      these two, then the index
   evalbench report --audience summary --open        print (and open) each study's summary page
+""",
+    "publish": """\
+examples:
+  evalbench publish notebooks/gaia_levels.ipynb      the run its parameters cell names
+  evalbench publish outputs/gaia_demo/4a993754949d   the run folder a notebook kernel wrote
+publish reads the notebook's file: save it in JupyterLab first (or give the run folder,
+which the notebook prints when it opens its run).
+A notebook run in JupyterLab writes records but no report, and never writes a published run
+(it works in outputs/lab/<study>/<run id>/ instead). publish renders the run from a clean
+execution of the study's notebook, exactly as `evalbench run PARAMS -p ...` does (the same
+run folder, report.html, summary.html, the index), resuming the notebook's records: no
+answered call is asked again. A run that is up to date is `current` (nothing rendered).
 """,
     "fetch": """\
 examples:
@@ -194,6 +207,15 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _executor_arguments(run)
     run.set_defaults(handler=_cmd_run)
 
+    publish = sub.add_parser("publish", help="render a notebook's run (JupyterLab) as `run` would")
+    publish.add_argument("target", type=Path, metavar="NOTEBOOK|RUN",
+                         help="a study's notebook (its parameters cell: params_file, overrides) "
+                              "or a run folder (its manifest)")  # fmt: skip
+    publish.add_argument("--force", action="store_true",
+                         help="render even when the published run is up to date")  # fmt: skip
+    _executor_arguments(publish)
+    publish.set_defaults(handler=_cmd_publish)
+
     report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
     report.add_argument("params", type=Path, nargs="*", help="params files (default: all)")
     report.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
@@ -286,7 +308,7 @@ def _use_executor(args: argparse.Namespace) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalbench.alerts.cli import retry_lines, undelivered
-    from evalbench.publish import PUBLISHED, build_index, run_study, summary_lines
+    from evalbench.publish import PUBLISHED, build_index, run_study, skip_hints, summary_lines
     from evalbench.studies import load_params
 
     _use_executor(args)
@@ -305,16 +327,47 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"evalbench: {result.reason.removeprefix('BatchPending: ')}")
         return retry_code
     print("\n".join(summary_lines([result])))
+    if result.status == "skipped":  # one study: its whole reason, then what lifts it
+        print(f"why: {result.reason}")
+        print("".join(f"hint: {hint}\n" for hint in skip_hints([result])), end="")
     published = result.run_dir if result.status in PUBLISHED else None
-    if published is not None:
-        print(f"report: {published / 'report.html'}")
-        print(f"summary: {published / 'summary.html'}")
+    shown = result.run_dir if result.status == "current" else published
+    if shown is not None:
+        print(f"report: {shown / 'report.html'}")
+        print(f"summary: {shown / 'summary.html'}")
     code = exit_status([result.status]) or retry_code or undelivered(published)
     if args.fail_on_alert:
         from evalbench.alerts.cli import fail_on_alert
 
         code = code or fail_on_alert([result.run_dir])
     return code
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    """``evalbench run`` of the params file and overrides a notebook or run folder names."""
+    import shlex
+
+    from evalbench.lab import NotPublishable, publish_target
+
+    try:
+        target = publish_target(args.target)
+    except NotPublishable as exc:
+        print(f"evalbench: {exc}", file=sys.stderr)
+        return 2
+    shown = [str(target.params_file), *(f"-p {shlex.quote(_shown(o))}" for o in target.overrides)]
+    print(f"publishing: evalbench run {' '.join(shown)}", flush=True)
+    run = argparse.Namespace(params=target.params_file, overrides=target.overrides,
+                             no_wait=False, force=args.force, fail_on_alert=False,
+                             executor=args.executor, ray_address=args.ray_address)  # fmt: skip
+    return _cmd_run(run)
+
+
+def _shown(override: str) -> str:
+    """An override as printed: a URL's credentials, query and fragment left out."""
+    from evalbench.executors.base import redact_address
+
+    key, sep, value = override.partition("=")
+    return f"{key}{sep}{redact_address(value)}" if "://" in value else override
 
 
 def _cmd_watch(args: argparse.Namespace) -> int:
@@ -353,7 +406,7 @@ def check_secrets(params: StudyParams) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalbench.publish import build_index, run_many, summary_lines, timing_lines
+    from evalbench.publish import build_index, run_many, skip_hints, summary_lines, timing_lines
 
     _use_executor(args)
     files = args.params or discover_params(get_settings().project_root / "params")
@@ -381,6 +434,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     tally += "".join(f", {counts[s]} {s}" for s in extra if counts[s])
     print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
     print(f"index: {index}")
+    for hint in skip_hints(results):
+        print(f"hint: {hint}")
     if args.audience == "summary" or args.open:
         from evalbench.summary import audience_pages
 

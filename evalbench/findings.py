@@ -119,6 +119,12 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,d} {plural}"
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def joined(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     names = list(names)

@@ -5,7 +5,8 @@ system (a rerun would ask those again; a simulated failure repeats identically) 
 its inputs changed since:
 
 - the code: every file of the ``evalbench`` package (modules, templates, demo data, the
-  source registry) and the study's notebook, by content (so a dirty checkout counts);
+  source registry), by content (so a dirty checkout counts), and what the study's notebook
+  runs (:func:`notebook_digest`: not the outputs JupyterLab saves into it);
 - the params file, by content, and the ``-p`` overrides;
 - every data file the run read, by content (pinned registry files by name: their sha256 is
   checked on every read and fixed by the registry, which is code);
@@ -21,6 +22,7 @@ renders anyway.
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
@@ -36,14 +38,76 @@ _SKIP_PARTS = {"__pycache__"}
 
 @functools.cache
 def code_digest(notebook: Path) -> str:
-    """sha256 over the package's files and the notebook (paths and contents, sorted)."""
+    """sha256 over the package's files (paths and contents, sorted) and the notebook's code
+    (:func:`notebook_digest`)."""
     digest = hashlib.sha256()
     files = [p for p in PACKAGE.rglob("*") if p.is_file() and not _SKIP_PARTS & set(p.parts)]
-    for path in [*sorted(files), notebook]:
-        inside = PACKAGE.parent in path.parents
-        digest.update(str(path.relative_to(PACKAGE.parent) if inside else path.name).encode())
+    for path in sorted(files):
+        digest.update(str(path.relative_to(PACKAGE.parent)).encode())
         digest.update(file_digest(path).encode())
+    digest.update(notebook.name.encode())
+    digest.update(notebook_digest(notebook).encode())
     return digest.hexdigest()
+
+
+INJECTED = ("params_file", "overrides")
+"""The parameters ``evalbench`` injects into every notebook it renders (papermill)."""
+
+
+def notebook_digest(path: Path) -> str:
+    """sha256 of what a notebook runs when rendered: each cell's type, source and
+    attachments, in order.
+
+    Not its outputs, execution counts or metadata, which JupyterLab saves into the file when
+    the notebook is run by hand; nor the literal values its ``parameters`` cell gives
+    :data:`INJECTED` (papermill injects a cell after it that assigns them anew) or an
+    ``injected-parameters`` cell (papermill replaces it): papermill 2.7,
+    ``parameterize.parameterize_notebook``. A file that is not a notebook: its bytes.
+    """
+    try:
+        cells = parse_json(path.read_text(encoding="utf-8"))["cells"]
+        parts = [_cell_code(cell) for cell in cells]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return file_digest(path)
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _cell_code(cell: dict[str, Any]) -> list[str]:
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    tags = (cell.get("metadata") or {}).get("tags") or []
+    if "injected-parameters" in tags:
+        return ["injected-parameters"]
+    if "parameters" in tags:
+        return ["parameters", _without_injected(source)]
+    attachments = json.dumps(cell.get("attachments") or {}, sort_keys=True)  # pasted images
+    return [str(cell.get("cell_type")), source, attachments]
+
+
+def _without_injected(source: str) -> str:
+    """A parameters cell's code without its literal assignments to :data:`INJECTED`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source
+    tree.body = [node for node in tree.body if not _assigns_injected(node)]
+    return ast.dump(tree)
+
+
+def _assigns_injected(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return False
+    if not all(isinstance(t, ast.Name) and t.id in INJECTED for t in targets):
+        return False
+    try:
+        ast.literal_eval(node.value)  # type: ignore[arg-type]
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False  # code that runs (a call, a name): it stays part of the notebook
+    return True
 
 
 def file_digest(path: Path) -> str:

@@ -1,6 +1,11 @@
-"""The index of every run: ``outputs/index.html`` (the scorecard of every system across
-benchmarks, then every run with its status, headlines and link) and one page per system
-under ``outputs/systems/`` — all escaped, offline.
+"""The index of every run: ``outputs/index.html`` (every run with its status, headlines and
+links; the studies skipped for want of data folded below them; then the scorecard of every
+system, a block of rows per benchmark) and one page per system under ``outputs/systems/`` —
+all escaped, offline, no wider than a laptop's 1,280 px (a wide table scrolls in its box).
+
+A simulated system is a study's own simulator: ``strong-sim`` of the GAIA demo and of the
+BFCL demo are different systems, so each has a page of its study (:func:`system_page_name`);
+a real model is one system across studies. A simulated system shows no cost (nothing paid).
 
 A run is shown by its last published attempt; a later attempt that was not published is
 noted beside it. A run still marked ``running`` whose folder no process holds any more is
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import itertools
 import os
 import re
 from pathlib import Path
@@ -19,9 +25,11 @@ from typing import Any
 import pandas as pd
 
 from evalbench.alerts.shown import shown
+from evalbench.look import SCROLL_CSS
 from evalbench.records import write_atomic
 from evalbench.runs import PUBLISHED_STATUSES, current_manifest
 from evalbench.settings import get_settings
+from evalbench.skipped import skip_hints, skip_reason
 
 PUBLISHED: frozenset[str] = frozenset(PUBLISHED_STATUSES)
 """Statuses whose attempt is published (its report linked)."""
@@ -59,13 +67,16 @@ def build_index(outputs: Path | None = None) -> Path:
     studies = sorted({str(m.get("study")) for m in runs})
     marks = {study: regression_status(study, outputs) for study in studies}
     trends = write_trend_pages(card.results, runs, outputs)
+    skipped = [m for m in runs if is_skipped(m)]
     rows = "\n".join(
         _index_row(m, outputs, marks.get(str(m.get("study"))), str(m.get("study")) in trends)
         for m in runs
+        if not is_skipped(m)
     )
     page = _INDEX_PAGE.format(
         scorecard=scorecard_html(card, outputs),
-        rows=rows or '<tr><td colspan="8">no runs yet</td></tr>',
+        rows=rows or '<tr><td colspan="8">no results yet</td></tr>',
+        skipped=skipped_html(skipped),
     )
     target = outputs / "index.html"
     _write_page(target, page)
@@ -113,6 +124,43 @@ def _index_row(
         f"<td>{badge}</td><td>{_baseline_html(m, mark)}{_alerts_html(m)}</td><td>{wall_text}</td>"
         f"<td>{e(ended)}</td><td>{link}</td></tr>"
     )
+
+
+def is_skipped(m: dict[str, Any]) -> bool:
+    """A run skipped (data or a secret missing) with no published attempt to show instead."""
+    return m.get("status") == "skipped" and not m.get("published")
+
+
+def skipped_html(skipped: list[dict[str, Any]]) -> str:
+    """The studies skipped, folded: one short line each (what is missing), its full reason
+    folded under it, and what lifts each kind of skip (the hints ``make report`` ends
+    with); nothing when none was skipped."""
+    if not skipped:
+        return ""
+    e = html.escape
+    lines = "".join(
+        f'<li><details><summary title="{e(str(m.get("title") or ""))}"><b>'
+        f"{e(str(m.get('study')))}</b>: {e(short_reason(str(m.get('reason') or '')))}"
+        f"</summary><div class='reason'>{e(str(m.get('title') or ''))}<br>"
+        f"{e(str(m.get('reason') or 'no reason recorded'))}</div></details></li>"
+        for m in skipped
+    )
+    count = f"{len(skipped)} stud{'y' if len(skipped) == 1 else 'ies'}"
+    summary = f"{count} skipped: needs data or a secret (one line each)"
+    hints = "".join(f"<p>{e(h)}</p>" for h in skip_hints(str(m.get("reason")) for m in skipped))
+    return (f'<details class="skipped"><summary>{summary}</summary><ul>{lines}</ul>'
+            f"{hints}</details>\n")  # fmt: skip
+
+
+SHORT_REASON = 100
+"""Characters of a skip reason shown on its line (the whole reason is folded below it)."""
+
+
+def short_reason(reason: str) -> str:
+    """What a skipped run misses, in the few words ``make report`` prints for it
+    (:func:`evalbench.skipped.skip_reason`), cut to :data:`SHORT_REASON` characters."""
+    short = skip_reason(reason).strip() or "no reason recorded"
+    return short if len(short) <= SHORT_REASON else short[: SHORT_REASON - 1] + "…"
 
 
 def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
@@ -201,23 +249,11 @@ def _report_href(report: Any, page_dir: Path, outputs: Path) -> str:
     return f' · <a href="{html.escape(Path(href).as_posix())}">report</a>'
 
 
-def _card_cell(rows: pd.DataFrame, page_dir: Path, outputs: Path) -> str:
-    e = html.escape
-    parts = []
-    for row in rows.itertuples():
-        sim = ' <span class="sim">simulated</span>' if row.simulated else ""
-        parts.append(
-            f"{e(str(row.metric))}: {_interval(row)}{sim}<div class='id'>n={e(str(row.n))} · "
-            f"{e(_cost(row.cost_usd))} · run {e(str(row.run_id))}"
-            f"{_report_href(row.report, page_dir, outputs)}</div>"
-        )
-    return "<hr>".join(parts) or "—"
-
-
 def scorecard_html(card: Any, outputs: Path) -> str:
-    """The systems × benchmarks matrix of :func:`evalbench.history.scorecard` (escaped):
-    the systems evalbench asked (simulated or real) first; the models known only from
-    published results (no cost: nobody paid for a call) folded below."""
+    """The scorecard of :func:`evalbench.history.scorecard` (escaped): a block of rows per
+    study, a row per system in it; the systems evalbench asked (simulated or real) first,
+    the models known only from published results (no cost: nobody paid for a call) folded
+    below."""
     e = html.escape
     cells = card.cells
     if not len(cells):
@@ -234,54 +270,85 @@ def scorecard_html(card: Any, outputs: Path) -> str:
     only = "; ".join(f"{e(t)} ({e(s)})" for s, t in card.headline_only)
     problems = "".join(f"<li>{e(p)}</li>" for p in card.problems)
     if only:
-        only = f"<p class='reason'>Without per-system results (headlines below): {only}.</p>"
+        only = f"<p class='reason'>Without per-system results (headlines above): {only}.</p>"
     if problems:
         problems = f"<p class='warn'>Runs whose records could not be read:</p><ul>{problems}</ul>"
     return (
-        "<h2>Scorecard: systems × benchmarks</h2><p>Each cell: the system's headline metric in "
-        "the latest ok run of that study that has it (runs of the params file as written before "
+        "<h2>Scorecard: systems by benchmark</h2><p>Each row: a system's headline metric in "
+        "the latest ok run of the study that has it (runs of the params file as written before "
         "runs with -p overrides), with its 95% interval (Wilson for rates, "
         "bootstrap for scores, the study's bootstrap for ratings), n (items; battles for "
-        "ratings), the system's cost in that run and the report. " + e(NO_AVERAGE) + "</p>"
-        f"{asked}{folded}{only}{problems}"
-    )
+        "ratings), its cost in that run (none for simulated systems) and the report. A "
+        "simulated system belongs to its study: its page is that study's. "
+        + e(NO_AVERAGE) + f"</p>{asked}{folded}{only}{problems}"
+    )  # fmt: skip
 
 
 def _card_table(cells: pd.DataFrame, outputs: Path) -> str:
-    """One matrix: a row per system, a column per study that has any of them."""
-    e = html.escape
+    """One table: per study (title as a heading row) a row per system; a cost column only
+    when a system that was not simulated has a cost. Built from one pass over the rows
+    (a pandas group per system took 10 s for 10,000 systems)."""
     if not len(cells):
         return ""
-    studies = list(dict.fromkeys(cells.sort_values("study")["study"]))
-    titles = dict(zip(cells["study"], cells["title"], strict=True))
-    head = "".join(f'<th title="{e(titles[s])}">{e(s)}</th>' for s in studies)
-    by_cell = {key: group for key, group in cells.groupby(["system", "study"], sort=False)}
-    empty = cells.iloc[:0]
-    body = []
-    for system in sorted(cells["system"].unique()):
-        link = f'<a href="systems/{e(system_page_name(system))}">{e(system)}</a>'
-        tds = "".join(
-            f"<td>{_card_cell(by_cell.get((system, s), empty), outputs, outputs)}</td>"
-            for s in studies
-        )
-        body.append(f"<tr><td>{link}</td>{tds}</tr>")
-    return (f'<div style="overflow-x:auto"><table><thead><tr><th>system</th>{head}</tr></thead>'
+    costs = not cells[~cells["simulated"].astype(bool)]["cost_usd"].isna().all()
+    head = "<th>system</th><th>headline [95% interval]</th><th>n</th>"
+    head += ("<th>cost</th>" if costs else "") + "<th>run</th>"
+    width = 5 if costs else 4
+    body: list[str] = []
+    ordered = cells.sort_values(["study", "system"], kind="stable").itertuples()
+    for study, in_study in itertools.groupby(ordered, lambda r: r.study):
+        systems = [list(rows) for _, rows in itertools.groupby(in_study, lambda r: r.system)]
+        title = html.escape(str(systems[0][0].title))
+        body.append(f'<tr class="group"><th colspan="{width}">{title} <span class="id">'
+                    f"{html.escape(str(study))}</span></th></tr>")  # fmt: skip
+        body += [_card_row(rows, outputs, costs) for rows in systems]
+    return (f'<div class="evalbench-scroll"><table class="card"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")  # fmt: skip
 
 
-def system_page_name(system: str) -> str:
-    """The file name of a system's page: a readable slug plus a hash of the exact name."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", system).strip("._")[:60] or "system"
-    return f"{slug}-{hashlib.sha256(system.encode()).hexdigest()[:8]}.html"
+def _card_row(rows: list[Any], outputs: Path, costs: bool) -> str:
+    """A system's row in its study's block (``rows``: its cells' tuples): its page,
+    headline(s), n, cost, run."""
+    e = html.escape
+    first = rows[0]
+    simulated = any(bool(r.simulated) for r in rows)
+    page = system_page_name(str(first.system), str(first.study) if simulated else None)
+    sim = ' <span class="sim">simulated</span>' if simulated else ""
+    heads = "<br>".join(f"{e(str(r.metric))}: {_interval(r)}" for r in rows)
+    cost = f"<td>{'' if simulated else e(_cost(first.cost_usd))}</td>" if costs else ""
+    link = f'<a href="systems/{e(page)}">{e(str(first.system))}</a>'
+    run = f"{e(str(first.run_id))}{_report_href(first.report, outputs, outputs)}"
+    return (f'<tr class="system"><td>{link}</td><td>{heads}{sim}</td><td>{e(str(first.n))}</td>'
+            f"{cost}<td class='id'>{run}</td></tr>")  # fmt: skip
+
+
+def system_page_name(system: str, study: str | None = None) -> str:
+    """The file name of a system's page: a readable slug plus a hash of the exact name; a
+    simulated system's page is its ``study``'s (``<study>--<system>-<hash>.html``)."""
+    label = system if study is None else f"{study}--{system}"
+    key = system if study is None else f"{study}\x1f{system}"  # no real name holds \x1f
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._")[:60] or "system"
+    return f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:8]}.html"
+
+
+def _page_names(frame: pd.DataFrame) -> pd.Series:
+    """Each row's system page: by system, and for a simulated system by study too."""
+    names = [
+        system_page_name(str(system), str(study) if simulated else None)
+        for system, study, simulated in zip(
+            frame["system"], frame["study"], frame["simulated"].astype(bool), strict=True
+        )
+    ]
+    return pd.Series(names, index=frame.index, dtype=object)
 
 
 def write_system_pages(card: Any, outputs: Path) -> list[Path]:
     """One page per system under ``outputs/systems/`` (stale pages removed)."""
     folder = outputs / "systems"
     written = []
-    for system, mine in _per_system(card):
-        target = folder / system_page_name(system)
-        _write_page(target, system_page(mine, system, outputs))
+    for name, system, study, mine in _per_system(card):
+        target = folder / name
+        _write_page(target, system_page(mine, system, outputs, study=study))
         written.append(target)
     kept = set(written)
     for old in folder.glob("*.html") if folder.exists() else []:
@@ -290,33 +357,40 @@ def write_system_pages(card: Any, outputs: Path) -> list[Path]:
     return written
 
 
-def _per_system(card: Any) -> list[tuple[str, Any]]:
-    """(system, the card cut down to its rows) for every system, sorted: each page then reads
-    its own rows, not the whole card (10,000 systems: minutes otherwise)."""
+def _per_system(card: Any) -> list[tuple[str, str, str | None, Any]]:
+    """(page name, system, its study when simulated, the card cut down to its rows) for
+    every system page, sorted: each page then reads its own rows, not the whole card
+    (10,000 systems: minutes otherwise)."""
     if not len(card.cells):
         return []
-    results = dict(tuple(card.results.groupby("system", sort=False)))
+    results = dict(tuple(card.results.groupby(_page_names(card.results), sort=False)))
     empty = card.results.iloc[:0]
-    return [
-        (system, card._replace(cells=cells, results=results.get(system, empty)))
-        for system, cells in card.cells.groupby("system", sort=True)
-    ]
+    pages = []
+    for name, cells in card.cells.groupby(_page_names(card.cells), sort=True):
+        first = cells.iloc[0]
+        study = str(first.study) if bool(first.simulated) else None
+        mine = card._replace(cells=cells, results=results.get(name, empty))
+        pages.append((str(name), str(first.system), study, mine))
+    return pages
 
 
-def system_page(card: Any, system: str, outputs: Path) -> str:
-    """A system's results across benchmarks and its history (escaped HTML)."""
+def system_page(card: Any, system: str, outputs: Path, study: str | None = None) -> str:
+    """A system's results across benchmarks and its history (escaped HTML); ``study``: the
+    study whose simulator it is (its only study)."""
     from evalbench.history import system_history, system_results
 
     e = html.escape
     folder = outputs / "systems"
     results = system_results(card, system)
     history = system_history(card, system)
+    paid = not results["simulated"].astype(bool).all()  # a cost column only then
     result_rows = "".join(
         f"<tr><td>{e(r.title)}<div class='id'>{e(r.study)}</div></td><td>{e(r.metric)}"
         f"{' (higher is better)' if r.higher_is_better else ' (lower is better)'}</td>"
         f"<td>{_interval(r)}</td><td>{e(str(r.n))}</td><td>{e(str(r.unscored))}</td>"
-        f"<td>{e(str(r.errors))}</td><td>{e(_cost(r.cost_usd))}</td>"
-        f"<td>{'simulated' if r.simulated else ''}</td><td>{e(r.run_id)}"
+        f"<td>{e(str(r.errors))}</td>"
+        + (f"<td>{'' if r.simulated else e(_cost(r.cost_usd))}</td>" if paid else "")
+        + f"<td>{'simulated' if r.simulated else ''}</td><td>{e(r.run_id)}"
         f"{_report_href(r.report, folder, outputs)}</td></tr>"
         for r in results.itertuples()
     )
@@ -327,9 +401,11 @@ def system_page(card: Any, system: str, outputs: Path) -> str:
         for r in history.itertuples()
     )
     badge = ' <span class="sim">simulated</span>' if results["simulated"].any() else ""
+    if study is not None:
+        badge = f' <span class="sim">simulated in {e(study)}</span>'
     return _SYSTEM_PAGE.format(
         name=e(system), badge=badge, why=e(NO_AVERAGE), results=result_rows,
-        history=history_rows,
+        history=history_rows, cost="<th>cost</th>" if paid else "",
     )  # fmt: skip
 
 
@@ -349,15 +425,24 @@ table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
   vertical-align: top; }}
 th {{ background: #f4f4f4; }}
+tr.group th {{ background: #e8eef6; font-size: 0.95em; }}
 .id {{ color: #888; font-size: 0.8em; }}
 .sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 4px;
   padding: 1px 6px; font-size: 0.85em; }}
-"""
+h1 .sim {{ font-size: 0.45em; vertical-align: middle; font-weight: 600; }}
+details.about, details.skipped {{ margin: 0.6em 0 1em 0; }}
+details.skipped > summary {{ color: #8a6100; font-weight: 600; cursor: pointer; }}
+details.skipped ul {{ list-style: none; padding-left: 1em; margin: 0.3em 0; }}
+details.skipped li {{ margin: 0.15em 0; }}
+details.skipped li summary {{ cursor: pointer; }}
+details.skipped li .reason {{ margin: 0.2em 0 0.5em 1.2em; }}
+""" + SCROLL_CSS.replace("{", "{{").replace("}", "}}")
 """What the index and the system pages share (``str.format`` braces doubled)."""
 
 _INDEX_PAGE = (
     """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>evalbench — study runs</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
 """
     + _STYLE
@@ -372,27 +457,31 @@ _INDEX_PAGE = (
 .pin {{ color: #1f4e99; font-weight: 600; }}
 </style></head><body>
 <h1>evalbench — study runs</h1>
-<p><a href="#runs">Runs</a> · <a href="#scorecard">Scorecard: systems × benchmarks</a></p>
+<p><a href="#runs">Runs</a> · <a href="#scorecard">Scorecard: systems by benchmark</a></p>
 <h2 id="runs">Runs</h2>
-<p>Every run under <code>outputs/</code>. "simulated" marks runs whose systems or judges
-were produced by the offline <code>sim</code> provider: not measurements of real models.
-"vs pinned baseline": a study's latest run compared item by item with the run pinned by
+<details class="about"><summary>Every run under <code>outputs/</code>, with its headline
+numbers and links: what the columns mean</summary><p>"simulated" marks runs whose systems or
+judges were produced by the offline <code>sim</code> provider: not measurements of real
+models. "vs pinned baseline": a study's latest run compared item by item with the run pinned by
 <code>evalbench compare --pin RUN</code> (a drop with Holm-adjusted p &lt; 0.05 is a
 regression), and the alert rules that fired at the end of the run (<code>alerts:</code> in its
 params). Links: the full report, its one-page summary for readers who are not statisticians,
-and the study's trends (each headline over its runs).</p>
-<table><thead><tr><th>study</th><th>status</th><th>headline numbers</th><th></th>
-<th>vs pinned baseline</th><th>wall time</th><th>finished (UTC)</th><th></th></tr></thead>
+and the study's trends (each headline over its runs). Studies skipped for want of data are
+folded below the table, one line each.</p></details>
+<div class="evalbench-scroll"><table><thead><tr><th>study</th><th>status</th>
+<th>headline numbers</th><th></th><th>vs pinned baseline</th><th>wall time</th>
+<th>finished (UTC)</th><th></th></tr></thead>
 <tbody>
 {rows}
-</tbody></table>
-<div id="scorecard">{scorecard}</div></body></html>
+</tbody></table></div>
+{skipped}<div id="scorecard">{scorecard}</div></body></html>
 """
 )
 
 _SYSTEM_PAGE = (
     """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>evalbench — {name}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
 """
     + _STYLE
@@ -404,14 +493,17 @@ _SYSTEM_PAGE = (
 <p>The latest ok run of each study that has this system (runs of the params file as written
 before runs with overrides): every metric, with its 95% interval
 (Wilson for rates, bootstrap for scores, the study's bootstrap for ratings); n = items with a
-value (battles for ratings), unscored = items without one, errors = failed calls.</p>
-<table><thead><tr><th>study</th><th>metric</th><th>estimate [95% interval]</th><th>n</th>
-<th>unscored</th><th>errors</th><th>cost</th><th></th><th>run</th></tr></thead>
-<tbody>{results}</tbody></table>
+value (battles for ratings), unscored = items without one, errors = failed calls; no cost for
+a simulated system (nothing was paid).</p>
+<div class="evalbench-scroll"><table><thead><tr><th>study</th><th>metric</th>
+<th>estimate [95% interval]</th><th>n</th><th>unscored</th><th>errors</th>{cost}<th></th>
+<th>run</th></tr></thead>
+<tbody>{results}</tbody></table></div>
 <h2>History</h2>
 <p>The headline metric in every ok run of every study that has this system, oldest first.</p>
-<table><thead><tr><th>study</th><th>metric</th><th>started (UTC)</th><th>run</th>
-<th>overrides</th><th>estimate [95% interval]</th><th>n</th></tr></thead>
-<tbody>{history}</tbody></table></body></html>
+<div class="evalbench-scroll"><table><thead><tr><th>study</th><th>metric</th>
+<th>started (UTC)</th><th>run</th><th>overrides</th><th>estimate [95% interval]</th><th>n</th>
+</tr></thead>
+<tbody>{history}</tbody></table></div></body></html>
 """
 )

@@ -7,6 +7,7 @@ the title or label. Call :func:`setup` once per notebook for a consistent look.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,12 +16,23 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from evalbench.look import MARKERS, OKABE_ITO
+
+_SAFE_NAMES = ("viridis", "cividis", "magma", "inferno", "plasma", "Blues", "Greens", "Greys",
+               "Oranges", "Purples", "Reds", "BuPu", "YlGnBu", "YlOrBr", "RdBu", "PuOr", "BrBG",
+               "PRGn", "RdYlBu")  # fmt: skip
+SAFE_CMAPS = frozenset(name + tail for name in _SAFE_NAMES for tail in ("", "_r"))
+"""Colour maps a heatmap may use: perceptually uniform (viridis, cividis, ...), one-hue
+sequential, and the diverging ColorBrewer maps marked colour-blind safe. Red–yellow–green,
+Spectral and rainbow maps are refused: red and green cells look alike to 1 man in 12."""
+
 
 def setup() -> None:
-    """Consistent figure style for reports (seaborn whitegrid, readable sizes, PNG output)."""
+    """Consistent figure style for reports (seaborn whitegrid, readable sizes, PNG output,
+    the :data:`OKABE_ITO` colours)."""
     import seaborn as sns
 
-    sns.set_theme(style="whitegrid", context="notebook")
+    sns.set_theme(style="whitegrid", context="notebook", palette=list(OKABE_ITO))
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (8, 4.2)})
 
 
@@ -46,8 +58,18 @@ def legend_beside(
     if handles is None or labels is None:
         handles, labels = ax.get_legend_handles_labels()
     if labels and not too_many_for_a_legend(ax, len(labels), title or "series"):
-        ax.legend(handles, labels, title=title, fontsize="small", loc="upper left",
-                  bbox_to_anchor=(1.01, 1))  # fmt: skip
+        place_beside(ax, handles, labels, title)
+
+
+def place_beside(
+    ax: Axes, handles: Sequence[Any], labels: Sequence[str], title: str | None = None,
+    gap: float = 0.01,
+) -> None:  # fmt: skip
+    """The legend of ``handles`` and ``labels`` with its top left corner ``gap`` (a share of
+    the axes' width) right of the axes' top right corner, so that it covers no data (the
+    report's PNG is cut to fit it, ``bbox_inches="tight"``)."""
+    ax.legend(handles, labels, title=title, fontsize="small", loc="upper left",
+              bbox_to_anchor=(1 + gap, 1))  # fmt: skip
 
 
 def too_many_for_a_legend(ax: Axes, count: int, what: str) -> bool:
@@ -131,17 +153,38 @@ def interval_lines(
     ylabel: str | None = None,
     title: str | None = None,
 ) -> Axes:
-    """One line per ``hue`` over ordered ``x`` with a shaded [low, high] band."""
+    """One line per ``hue`` over ``x`` (numbers on their own scale, other values in order of
+    first appearance) with [low, high] error bars; each series is moved a little sideways
+    and has its own marker, so no interval is drawn over a neighbour's (shaded bands hid
+    each other)."""
     ax = _axes(ax)
-    for group, part in df.groupby(hue, sort=False):
-        ax.plot(part[x].astype(str), part[y], marker="o", label=str(group))
-        ax.fill_between(part[x].astype(str), part[low], part[high], alpha=0.15)
+    groups = list(dict.fromkeys(df[hue]))
+    numeric = pd.api.types.is_numeric_dtype(df[x])
+    cats = sorted(set(df[x])) if numeric else list(dict.fromkeys(df[x]))
+    at = {c: (float(c) if numeric else float(i)) for i, c in enumerate(cats)}
+    step = _dodge_step(sorted(at.values()), len(groups))
+    for i, (group, part) in enumerate(df.groupby(hue, sort=False)):
+        xs = part[x].map(at).to_numpy(float) + step * (i - (len(groups) - 1) / 2)
+        est = part[y].to_numpy(float)
+        err = np.vstack([est - part[low].to_numpy(float), part[high].to_numpy(float) - est])
+        ax.errorbar(xs, est, yerr=np.clip(err, 0, None), marker=MARKERS[i % len(MARKERS)],
+                    capsize=2, elinewidth=1, label=str(group))  # fmt: skip
+    ax.set_xticks(list(at.values()), [str(c) for c in cats])
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or y)
     legend_beside(ax, hue)
     if title:
         ax.set_title(title)
     return ax
+
+
+def _dodge_step(positions: list[float], series: int) -> float:
+    """How far apart neighbouring series are drawn: together they span 30% of the smallest
+    gap between two x positions (a single series stays in place)."""
+    if series < 2:
+        return 0.0
+    gaps = [b - a for a, b in itertools.pairwise(positions) if b > a]
+    return 0.3 * (min(gaps) if gaps else 1.0) / (series - 1)
 
 
 def forest(
@@ -156,11 +199,13 @@ def forest(
     title: str | None = None,
     reference: float | None = None,
     truth: str | None = None,
+    legend: bool = True,
 ) -> Axes:
     """Horizontal point-and-interval plot, one row per ``label`` (top = first row).
 
     ``reference`` draws a vertical line (e.g. 0.5 or a baseline rating); ``truth`` names a
-    column of true values drawn as open diamonds (simulated studies).
+    column of true values drawn as open diamonds (simulated studies), explained by a legend
+    beside the axes unless ``legend`` is false (a forest with another axes to its right).
     """
     ax = _axes(ax, figsize=(8, max(2.0, 0.45 * len(df) + 1)))
     ypos = np.arange(len(df))[::-1]
@@ -169,7 +214,8 @@ def forest(
     ax.errorbar(est, ypos, xerr=np.clip(err, 0, None), fmt="o", capsize=3, label=estimate)
     if truth:
         ax.scatter(df[truth], ypos, marker="D", facecolors="none", edgecolors="C3", label=truth)
-        ax.legend(fontsize="small")
+        if legend:
+            legend_beside(ax)
     if reference is not None:
         ax.axvline(reference, color="grey", linestyle="--", linewidth=1)
     ax.set_yticks(ypos, [str(v) for v in df[label]])
@@ -192,9 +238,20 @@ def heatmap(
     ylabel: str | None = None,
     annot: Any = True,
 ) -> Axes:
-    """Annotated heatmap of a labelled matrix (rows and columns keep their labels)."""
+    """Annotated heatmap of a labelled matrix (rows and columns keep their labels); the
+    annotations are made smaller (down to :data:`MIN_ANNOTATION_PT`), then wrapped before
+    an interval's "[", until each fits its cell.
+
+    Raises:
+        ValueError: ``cmap`` is not in :data:`SAFE_CMAPS`.
+    """
     import seaborn as sns
 
+    if cmap not in SAFE_CMAPS:
+        raise ValueError(
+            f"heatmap: colour map {cmap!r} is not colour-blind safe; use one of viridis, "
+            "cividis, Blues, Reds, RdBu, PuOr (plots.SAFE_CMAPS)"
+        )
     size = (max(5.0, 0.7 * matrix.shape[1] + 2), max(3.0, 0.5 * matrix.shape[0] + 1.5))
     ax = _axes(ax, figsize=size)
     sns.heatmap(matrix.astype(float), annot=annot, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, ax=ax,
@@ -207,7 +264,41 @@ def heatmap(
     ax.set_ylabel(ylabel if ylabel is not None else (matrix.index.name or ""))
     if title:
         ax.set_title(title)
+    fit_annotations(ax, matrix.shape)
     return ax
+
+
+MIN_ANNOTATION_PT = 6.0
+"""The smallest font an annotation is shrunk to before it is wrapped onto two lines."""
+
+
+def fit_annotations(ax: Axes, shape: tuple[int, int], margin: float = 0.9) -> None:
+    """Make a heatmap's cell annotations fit ``margin`` of their cell (``shape``: rows,
+    columns): one common font size, no smaller than :data:`MIN_ANNOTATION_PT`; a label
+    still too wide is wrapped before its " [" (an interval goes under its estimate)."""
+    texts = [t for t in ax.texts if t.get_text()]
+    if not texts or not all(shape):
+        return
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = ax.get_window_extent(renderer)
+    cell = (box.width / shape[1] * margin, box.height / shape[0] * margin)
+    if _shrink(texts, renderer, cell) >= 1:
+        return
+    for text in texts:
+        text.set_text(text.get_text().replace(" [", "\n[", 1))
+    _shrink(texts, renderer, cell)
+
+
+def _shrink(texts: list[Any], renderer: Any, cell: tuple[float, float]) -> float:
+    """Scale the texts' common font so the largest fits ``cell`` (px, not below the minimum);
+    returns how much room there was (>= 1: they already fitted, untouched)."""
+    extents = [t.get_window_extent(renderer) for t in texts]
+    room = min(cell[0] / max(e.width for e in extents), cell[1] / max(e.height for e in extents))
+    if room < 1:
+        size = max(MIN_ANNOTATION_PT, min(t.get_fontsize() for t in texts) * room)
+        for text in texts:
+            text.set_fontsize(size)
+    return room
 
 
 def stacked_shares(
@@ -256,7 +347,7 @@ def radar(
     if scale:
         ax.set_ylim(*scale)
     if not too_many_for_a_legend(ax, len(scores), "series"):
-        ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
+        place_beside(ax, *ax.get_legend_handles_labels(), gap=0.15)  # past the angle labels
     if title:
         ax.set_title(title)
     return ax
@@ -382,5 +473,5 @@ def reliability_diagram(
     if title:
         ax.set_title(title)
     if not too_many_for_a_legend(ax, table["system"].nunique(), "system"):
-        ax.legend(fontsize="small")
+        place_beside(ax, *ax.get_legend_handles_labels(), title="system")
     return ax

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import logging
 import math
 import multiprocessing
 import os
@@ -19,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast
@@ -35,6 +36,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     build_index,
     collect_runs,
 )
+from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
@@ -51,6 +53,8 @@ from evalbench.runs import (
     update_manifest,
 )
 from evalbench.settings import get_settings
+from evalbench.skipped import skip_hints as hints_for
+from evalbench.skipped import skip_reason
 from evalbench.studies import get_study, load_params, notebook_for
 
 # papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
@@ -450,6 +454,8 @@ class _Execution:
     def __call__(self, output: Path) -> None:
         import papermill as pm
 
+        for name in ("papermill", "papermill.translators"):  # a filter is the logger's own
+            _quiet_defaults(logging.getLogger(name))
         if self.progress:  # the kernel draws text bars; its stderr is relayed here
             os.environ[PROGRESS_ENV] = "text"
         processes.lifeline()  # the kernel, and all it starts, die with this process
@@ -493,6 +499,22 @@ class _Execution:
         export_html(notebook, html)
         self.timing["export_s"] = round(time.perf_counter() - started, 3)
         self.timing["fixed_s"] = round(self.timing["kernel_start_s"] + self.timing["export_s"], 3)
+
+
+class _DefaultsInspection(logging.Filter):
+    """Drops papermill's warnings about reading a parameters cell's default values: it cannot
+    read a line with two ``=`` (``overrides = ["seed=7"]``, as a user leaves the cell in
+    JupyterLab) and then calls the injected ``overrides`` unknown. evalbench never uses those
+    defaults: it injects both parameters (papermill 2.7, ``execute.execute_notebook``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not message.startswith(("Unable to parse line", "Passed unknown parameter"))
+
+
+def _quiet_defaults(logger: logging.Logger) -> None:
+    if not any(isinstance(f, _DefaultsInspection) for f in logger.filters):
+        logger.addFilter(_DefaultsInspection())
 
 
 def _require_finished(run_dir: Path) -> None:
@@ -599,7 +621,8 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
     nb = nbformat.read(notebook_path, as_version=4)
     strip_noise(nb)
     title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
-    body, _ = _exporter().from_notebook_node(nb, resources={"metadata": {"name": title}})
+    resources = {"metadata": {"name": title}, "evalbench_css": SCROLL_CSS}
+    body, _ = _exporter().from_notebook_node(nb, resources=resources)
     return write_atomic(html_path, body)
 
 
@@ -680,9 +703,17 @@ def summary_lines(results: list[StudyResult]) -> list[str]:
         heads = ", ".join(f"{k}={_fmt(v)}" for k, v in headlines.items())
         said = {str(v) for v in headlines.values()}  # a no-result headline is its own reason
         reason = "; ".join(part for part in r.reason.split("; ") if part not in said)
+        if r.status == "skipped":
+            reason = skip_reason(reason)
         tail = f"  [{reason}]" if reason else ""
         lines.append(f"{r.status:11s} {r.wall_s:6.1f}s  {r.params_file.name:32s} {heads}{tail}")
     return lines
+
+
+def skip_hints(results: Sequence[StudyResult]) -> list[str]:
+    """One closing line per kind of skip, with the one command (or variable) that lifts it
+    (:func:`evalbench.skipped.skip_hints`)."""
+    return hints_for(r.reason for r in results if r.status == "skipped")
 
 
 TIMING_COLUMNS = ("kernel_start_s", "data_load_s", "compute_s", "export_s", "fixed_s")

@@ -3,7 +3,9 @@
 A run folder is ``outputs/<params stem>/<params hash>/``: a pure function of the params
 file name and its fully resolved content, so rerunning the same params (from the CLI or
 from JupyterLab) reopens the same folder and resumes: record stores skip keys already
-written and model calls hit the response cache.
+written and model calls hit the response cache. A published run folder is written only by
+``evalbench run``/``report``/``publish``: a notebook run by hand works in a copy of it
+(:func:`folder_for_kernel`).
 
 ``manifest.json`` says what the run was (params and their hash, code revision, package
 versions, data files with sha256, systems and judges, seeds), what it did (counts, usage
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 import time
 from collections import Counter
@@ -152,6 +155,63 @@ def release_run(run_dir: Path) -> None:
         lock.release()
 
 
+LAB_FOLDER = "lab"
+"""Under the outputs folder: ``lab/<study>/<run id>/``, where a notebook run by hand works
+when its run folder is published (:func:`folder_for_kernel`)."""
+
+
+def started_for(run_dir: Path) -> bool:
+    """Whether this process is the notebook kernel ``evalbench run``/``report``/``publish``
+    started to render ``run_dir`` (it was handed the folder's lock: :data:`LOCK_ENV`), not
+    one a user started (JupyterLab, a script)."""
+    return os.environ.get(LOCK_ENV) == str(run_dir.resolve())
+
+
+def has_published_report(run_dir: Path) -> bool:
+    """Whether the folder holds a published report (its latest attempt's or an earlier one's)."""
+    if (run_dir / "report.html").exists():
+        return True
+    try:
+        return bool(read_manifest(run_dir).get("published"))
+    except (OSError, ValueError):
+        return False
+
+
+def lab_folder(run_dir: Path) -> Path:
+    """``<outputs>/lab/<study>/<run id>`` of the run folder ``<outputs>/<study>/<run id>``."""
+    return run_dir.parent.parent / LAB_FOLDER / run_dir.parent.name / run_dir.name
+
+
+def folder_for_kernel(run_dir: Path) -> Path:
+    """The folder a notebook's run writes: its run folder, unless that holds a published
+    report and this kernel was not started by ``evalbench`` to render it (a notebook run in
+    JupyterLab, a script). Then :func:`lab_folder`, locked, its records copied from the run
+    folder's on first use (a rerun resumes as it would in place): the published folder's
+    manifest, records and report stay exactly as rendered, so ``make report`` still finds it
+    up to date. Only ``evalbench run``/``report``/``publish`` write a published run.
+
+    Raises:
+        RunInUse: another kernel works in the lab folder.
+    """
+    if started_for(run_dir) or not has_published_report(run_dir):
+        return run_dir
+    lab = lab_folder(run_dir)
+    lock_run(lab)
+    if not (lab / "records").exists():
+        _copy_records(run_dir / "records", lab / "records")
+    return lab
+
+
+def _copy_records(source: Path, target: Path) -> None:
+    """Copy a run's record files, whole or not at all: a copy killed half-way is redone."""
+    staging = target.with_name(".records.copy")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in sorted(source.glob("*.jsonl")):  # not a writer's temp files (.*.tmp)
+        shutil.copyfile(path, staging / path.name)
+    staging.replace(target)
+
+
 def run_is_active(run_dir: Path) -> bool:
     """Whether some process (this one included) holds the run folder's lock right now."""
     key = run_dir.resolve()
@@ -221,8 +281,9 @@ def _settle(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
 def _interrupted(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("status") == "executed":
         why = (
-            "its notebook ran to the end but was never published (run by hand, or its "
-            "`evalbench run` was stopped); `evalbench run` the params file to publish it"
+            "its notebook ran to the end but was never published (run in JupyterLab or by "
+            "hand, or its `evalbench run` was stopped); `evalbench publish` this run folder "
+            "to publish it"
         )
     else:
         why = "its process is gone (killed?); rerun the same command to resume"

@@ -22,7 +22,7 @@ from evalbench.findings import Findings, honest
 from evalbench.measured import Measured, honest_headlines, nothing_measured
 from evalbench.params import ParamsError, StudyParams, read_params_data, validate_params
 from evalbench.records import Record
-from evalbench.runs import Run, Summary
+from evalbench.runs import Run, Summary, folder_for_kernel, started_for
 from evalbench.settings import get_settings
 
 STUDY_KINDS: dict[str, str] = {
@@ -182,11 +182,30 @@ def summarize(study: Study, result: Any) -> Summary:
 
 
 def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[StudyParams]:
-    """Load params (relative paths resolved from the project root), open and start the run."""
+    """Load params (relative paths resolved from the project root), open and start the run.
+
+    In a notebook run by hand (JupyterLab, a script: no ``evalbench`` command started it), a
+    run whose folder is published works in its lab folder instead, leaving the published
+    run as it is (:func:`evalbench.runs.folder_for_kernel`); one line says where it works
+    and how to publish it.
+    """
     path = Path(params_file)
     if not path.is_absolute():
         path = get_settings().project_root / path
     params = load_params(path, overrides)
     run = Run(params, path, overrides, summarize=partial(summarize, get_study(params.study)))
+    published = run.dir
+    run.dir = folder_for_kernel(published)
     run.start()
+    if not started_for(published):
+        print(_by_hand(published, run.dir), flush=True)
     return run
+
+
+def _by_hand(published: Path, folder: Path) -> str:
+    """Where a notebook run by hand works, and how its run is published."""
+    if folder == published:
+        return (f"evalbench: this session writes {folder} (records, no report); publish it "
+                f"with: evalbench publish {folder}")  # fmt: skip
+    return (f"evalbench: {published} is published and stays as it is (`evalbench publish` it "
+            f"to render it again); this session works in {folder}")  # fmt: skip

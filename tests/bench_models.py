@@ -25,6 +25,15 @@ Configurations, each against its own server process (so the client's CPU is meas
   share of the allowed rate reached and of requests refused;
 - ``token_limited_auto``: the same with a token limit instead (60,000 tokens/s, bucket
   12,000; each request counts prompt/4 + ``max_tokens`` 200 ≈ 201 tokens, ≈ 299/s allowed).
+- ``queueing_serial`` / ``queueing_auto`` / ``queueing_bare_sdk``: 200 requests against a
+  server that serves one request at a time for 50 ms and queues the rest, never refusing
+  (llama-cpp-python's server does so): evalbench one at a time, ``max_concurrency: auto``,
+  and the official client one at a time. ``auto`` must settle at ≤ 2 in flight, with no
+  timeout and ≥ 95% of the serial throughput (issue 34).
+- ``real_one_slot``: the same comparison against a real model server (llama-cpp-python with
+  SmolLM2-135M-Instruct, one request at a time; tests/realmodel.py), ``REAL_N`` requests of
+  at most 16 tokens each way, serial then ``auto`` on fresh prompts; skipped (with the reason)
+  without the local extra.
 
 Client CPU includes the workers'. Writes ``outputs/bench/models.json`` (or
 ``$EVALBENCH_OUTPUTS/bench/models.json``). ``BENCH_REPEATS`` sets the number of timed
@@ -53,16 +62,20 @@ sys.path.insert(0, {tests!r})
 from loopback import LoopbackServer, RateLimit
 s = LoopbackServer(latency={latency}).start()
 s.rate_limit = {rate_limit}
+s.slots = {slots}
 print(s.port, flush=True)
 sys.stdin.read()  # serve until the parent closes our stdin
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(s.count, s.max_in_flight, usage.ru_utime + usage.ru_stime, s.rejected, flush=True)
 print(*s.arrivals, flush=True)
+print(*s.concurrency, flush=True)
 """
 RATE_N, RATE_REQUESTS, RATE_BURST = int(os.environ.get("BENCH_RATE_REQUESTS", 3000)), 300.0, 60.0
 REQUEST_LIMIT = f"RateLimit(requests_per_s={RATE_REQUESTS}, request_burst={RATE_BURST})"
 TOKEN_LIMIT = "RateLimit(tokens_per_s=60000.0, token_burst=12000.0)"
 TOKENS_PER_REQUEST = 201  # "r<i>-<j>" prompts of ≤ 8 chars: 1 + max_tokens 200
+QUEUE_N, QUEUE_LATENCY = int(os.environ.get("BENCH_QUEUE_REQUESTS", 200)), 0.05
+REAL_N = int(os.environ.get("BENCH_REAL_REQUESTS", 64))
 
 
 CONFIGS = {
@@ -81,6 +94,10 @@ CONFIGS = {
     "token_limited_auto": lambda: run_rate_limited(
         "auto", TOKEN_LIMIT, 60000.0 / TOKENS_PER_REQUEST
     ),
+    "queueing_serial": lambda: run_queueing(1),
+    "queueing_auto": lambda: run_queueing("auto"),
+    "queueing_bare_sdk": lambda: run_queueing_sdk(),
+    "real_one_slot": lambda: run_real_one_slot(),
 }
 
 
@@ -92,6 +109,12 @@ def main() -> None:
     if unknown:
         sys.exit(f"BENCH_CONFIGS: unknown {unknown}; choose from {sorted(CONFIGS)}")
     results = {name: CONFIGS[name]() for name in chosen}
+    if {"queueing_serial", "queueing_auto"} <= set(results):
+        serial = results["queueing_serial"]["achieved_requests_per_s"]["median"]
+        auto = results["queueing_auto"]
+        auto["ratio_to_serial"] = round(auto["achieved_requests_per_s"]["median"] / serial, 3)
+        auto["meets_target"] = (auto["ratio_to_serial"] >= 0.95 and auto["timeouts"] == 0
+                                and auto["max_in_flight_settled"] <= 2)  # fmt: skip
     results["machine"] = f"{os.cpu_count()} cores, python {sys.version.split()[0]}"
     out = Path(os.environ.get("EVALBENCH_OUTPUTS") or ROOT / "outputs") / "bench" / "models.json"
     write_atomic(out, to_json(results, indent=2) + "\n")
@@ -99,8 +122,11 @@ def main() -> None:
     print(f"wrote {out}")
 
 
-def _start_server(rate_limit: str = "None") -> tuple[subprocess.Popen, int]:
-    code = SERVER.format(tests=str(ROOT / "tests"), latency=LATENCY, rate_limit=rate_limit)
+def _start_server(
+    rate_limit: str = "None", latency: float = LATENCY, slots: int | None = None
+) -> tuple[subprocess.Popen, int]:
+    code = SERVER.format(tests=str(ROOT / "tests"), latency=latency, rate_limit=rate_limit,
+                         slots=slots)  # fmt: skip
     server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     return server, int(server.stdout.readline())
@@ -114,7 +140,10 @@ def _stop_server(server: subprocess.Popen, full: bool = False) -> Any:
         float(x) for x in server.stdout.readline().split()
     )
     arrivals = [float(x) for x in server.stdout.readline().split()]
+    concurrency = [int(x) for x in server.stdout.readline().split()]
     server.wait(10)
+    if full == "concurrency":
+        return concurrency
     if full:
         return int(served), int(rejected), arrivals
     return int(served), int(max_in_flight), server_cpu
@@ -158,6 +187,132 @@ def run_rate_limited(concurrency: int | str, rate_limit: str, allowed_per_s: flo
         "errors": errors,
         "note": "share = (requests - the initial bucket) / (last arrival - first arrival) / "
         "allowed rate; refused = 429s / all requests the server received",
+    }
+
+
+def run_queueing(concurrency: int | str) -> dict:
+    """Batches of ``QUEUE_N`` requests against a one-slot queueing server (fresh per batch):
+    requests/s, requests in flight as each arrived (all, and after the first 10%), timeouts."""
+    from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, generate
+
+    os.environ["EVALBENCH_BENCH_KEY"] = "sk-bench"
+    rates, in_flight, settled, timeouts, errors = [], [], [], 0, 0
+    for repeat in range(REPEATS):
+        server, port = _start_server(latency=QUEUE_LATENCY, slots=1)
+        spec = ModelSpec(
+            name="bench", provider="openai", model="m", base_url=f"http://127.0.0.1:{port}/v1",
+            api_key_env="EVALBENCH_BENCH_KEY", max_concurrency=concurrency, timeout_s=30,
+            max_retries=0,
+        )  # fmt: skip
+        jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": f"s{repeat}-{i}"}]))
+                for i in range(QUEUE_N)]  # fmt: skip
+        started = time.perf_counter()
+        responses = generate(ModelClient(spec), jobs, progress=False)
+        rates.append(QUEUE_N / (time.perf_counter() - started))
+        concurrency_at_arrival = _stop_server(server, full="concurrency")
+        in_flight.append(max(concurrency_at_arrival))
+        settled.append(max(concurrency_at_arrival[QUEUE_N // 10 :]))
+        errors += sum(not r.ok for r in responses)
+        timeouts += sum((r.error or "").startswith("timeout") for r in responses)
+    return {
+        "requests": QUEUE_N,
+        "max_concurrency": concurrency,
+        "server": f"1 slot, {QUEUE_LATENCY * 1000:g} ms per request, the rest queued",
+        "achieved_requests_per_s": _spread(rates),
+        "ratio_to_one_slot": _spread([r * QUEUE_LATENCY for r in rates], 3),
+        "max_in_flight": max(in_flight),
+        "max_in_flight_settled": max(settled),
+        "timeouts": timeouts,
+        "errors": errors,
+        "note": "in flight = requests at the server (served or queued) as each arrived; "
+        "settled = after the first 10% of requests; one slot = 1 / 50 ms = 20 requests/s",
+    }
+
+
+def run_real_one_slot() -> dict:
+    """Serial vs ``auto`` against a real one-slot model server (see the module docstring)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from realmodel import MODEL_ALIAS, RealServer, unavailable
+
+    reason = unavailable()
+    if reason is not None:
+        return {"skipped": reason}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = RealServer(Path(tmp) / "server.log").start()
+        try:  # serial before and after auto: the machine's load drifts
+            _real_batch(server.base_url, MODEL_ALIAS, "warm-up", 1, count=1)
+            runs = {name: _real_batch(server.base_url, MODEL_ALIAS, name, concurrency)
+                    for name, concurrency in (("serial", 1), ("auto", "auto"),
+                                              ("serial_after", 1))}  # fmt: skip
+        finally:
+            server.stop()
+    auto = runs["auto"]
+    serial = (runs["serial"]["requests_per_s"] + runs["serial_after"]["requests_per_s"]) / 2
+    ratio = auto["requests_per_s"] / serial
+    return {
+        "requests": REAL_N,
+        "server": "llama-cpp-python, SmolLM2-135M-Instruct Q4_1, 1 slot, n_threads 1",
+        "startup_s": round(server.startup_s, 2),
+        **runs,
+        "ratio_auto_to_serial": round(ratio, 3),
+        "note_ratio": "auto over the mean of the serial batches before and after it",
+        "meets_target": ratio >= 0.95
+        and auto["timeouts"] == 0
+        and auto["max_in_flight_settled"] <= 2,
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "note": "in flight = the client's requests in flight as each answer came back, over "
+        "the second half; every answer runs to the 16-token limit (a long story asked for), so "
+        "serial and auto do the same work",
+    }
+
+
+def _real_batch(
+    base_url: str, model: str, name: str, concurrency: int | str, count: int = 0
+) -> dict:
+    from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, generate
+
+    os.environ["EVALBENCH_BENCH_KEY"] = "no-auth-on-loopback"
+    spec = ModelSpec(name="real", provider="openai", model=model, base_url=base_url,
+                     api_key_env="EVALBENCH_BENCH_KEY", max_concurrency=concurrency,
+                     max_tokens=16, temperature=0.0, max_retries=0)  # fmt: skip
+    words = "Tell a long story about the number {i} (" + name + ")."
+    count = count or REAL_N
+    jobs = [Job(str(i), ChatRequest(messages=[{"role": "user", "content": words.format(i=i)}]))
+            for i in range(count)]  # fmt: skip
+    client = ModelClient(spec)
+    in_flight: list[int] = []
+
+    def seen(job: Job, response: Any) -> None:
+        runtime = client._runtime
+        in_flight.append(getattr(runtime.limit, "in_flight", 0) + 1 if runtime else 0)
+
+    started = time.perf_counter()
+    responses = generate(client, jobs, progress=False, on_result=seen)
+    wall = time.perf_counter() - started
+    return {
+        "requests_per_s": round(count / wall, 3),
+        "wall_s": round(wall, 1),
+        "completion_tokens": sum(r.usage.completion_tokens or 0 for r in responses),
+        "max_in_flight_settled": max(in_flight[count // 2 :], default=0),
+        "timeouts": sum((r.error or "").startswith("timeout") for r in responses),
+        "errors": sum(not r.ok for r in responses),
+    }
+
+
+def run_queueing_sdk() -> dict:
+    """The official client alone, one request at a time, against the one-slot server."""
+    rates = []
+    for r in range(REPEATS):
+        server, port = _start_server(latency=QUEUE_LATENCY, slots=1)
+        rate, _, _ = _sdk_only(port, QUEUE_N, f"sdk{r}", 1)
+        rates.append(rate)
+        _stop_server(server)
+    return {
+        "requests": QUEUE_N,
+        "concurrency": 1,
+        "achieved_requests_per_s": _spread(rates),
+        "ratio_to_one_slot": _spread([r * QUEUE_LATENCY for r in rates], 3),
+        "note": "AsyncOpenAI(aiohttp).post one at a time: the serial baseline without evalbench",
     }
 
 

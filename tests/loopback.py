@@ -6,8 +6,11 @@ client:
 * ``POST /v1/chat/completions`` answers with scripted replies, tool calls, latency and
   injected faults (429 + Retry-After, 500, slow responses, malformed JSON, dropped
   connections); with :attr:`LoopbackServer.rate_limit` set, a token-bucket rate limit that
-  sends OpenAI's ``x-ratelimit-*`` headers and refuses with 429 + ``Retry-After``. It counts
-  requests and the maximum number in flight at once.
+  sends OpenAI's ``x-ratelimit-*`` headers and refuses with 429 + ``Retry-After``; with
+  :attr:`LoopbackServer.slots` set, a queueing server (llama-cpp-python's: that many
+  requests served at once, the others wait in line, never a 429); with
+  :attr:`LoopbackServer.ignore_n`, one choice whatever ``n`` asks. It counts requests and
+  the maximum number in flight at once.
 * ``/v1/files`` (multipart upload, ``GET /v1/files/{id}/content``) and ``/v1/batches``
   (create, retrieve, list, cancel) with the Batch API's state machine: ``validating`` →
   ``in_progress`` → ``finalizing`` → ``completed``, or ``failed`` (validation errors with
@@ -19,6 +22,7 @@ client:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.parser
 import email.policy
 import json
@@ -48,12 +52,14 @@ class Reply:
 
 @dataclass
 class Fault:
-    """An injected failure: ``kind`` in {"429", "500", "401", "slow", "malformed", "drop",
-    "empty"} ("empty": a 200 whose ``choices`` list is empty)."""
+    """An injected failure: ``kind`` in {"429", "500", "401", "400", "slow", "malformed",
+    "drop", "empty"} ("empty": a 200 whose ``choices`` list is empty); ``message`` is the
+    error body's ``error.message`` (default ``injected <kind>``)."""
 
     kind: str
     retry_after: float | None = None
     seconds: float = 0.0
+    message: str | None = None
 
 
 @dataclass
@@ -131,6 +137,8 @@ class LoopbackServer:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.concurrency: list[int] = []
+        """Requests in flight as each request arrived (itself included), in order."""
         self._script: deque[Reply | Fault] = deque()
         self.chaos: Chaos | None = None
         """When set, unscripted requests fail at random (see :class:`Chaos`)."""
@@ -144,6 +152,12 @@ class LoopbackServer:
         """When set to an Event, answers wait until it is set (at most :data:`HOLD_S`)."""
         self.default: Reply | None = None
         """When set, the answer to every unscripted request (else the echo reply)."""
+        self.slots: int | None = None
+        """When set, at most this many requests are served at once (each for ``latency``
+        seconds); the others wait in line, first come first served, and are never refused."""
+        self._gate: asyncio.Semaphore | None = None
+        self.ignore_n: bool = False
+        """Answer one choice whatever ``n`` asks (as llama-cpp-python's server does)."""
         self._levels: dict[str, float] = {}
         self._stamp = 0.0
         self.files: dict[str, bytes] = {}
@@ -182,6 +196,7 @@ class LoopbackServer:
             self.requests.clear()
             self.arrivals.clear()
             self.headers.clear()
+            self.concurrency.clear()
             self._script.clear()
             self.max_in_flight = 0
             self.chaos = None
@@ -196,6 +211,9 @@ class LoopbackServer:
             self.on_request = None
             self.hold = None
             self.default = None
+            self.slots = None
+            self._gate = None
+            self.ignore_n = False
 
     def release_batches(self) -> None:
         """Let held batches (``BatchPlan(hold=True)``) go on."""
@@ -274,6 +292,7 @@ class LoopbackServer:
                 step = self.chaos.draw()
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.concurrency.append(self.in_flight)
             if self.on_request is not None:
                 self.on_request(len(self.requests))
         try:
@@ -282,7 +301,8 @@ class LoopbackServer:
                 _write(writer, 429, _error_body("rate limit reached"), limited[1])
                 await writer.drain()
                 return True
-            await asyncio.sleep(self.latency)
+            async with self._slot():
+                await asyncio.sleep(self.latency)
             return await self._respond(step, payload, writer, limited[1] if limited else {})
         finally:
             with self._lock:
@@ -324,6 +344,14 @@ class LoopbackServer:
             headers |= {"retry-after-ms": f"{1000 * wait:.0f}", "retry-after": f"{wait:.3f}"}
         return bool(short), headers
 
+    def _slot(self) -> Any:
+        """One of :attr:`slots` (a queue forms behind them), or no gate at all."""
+        if self.slots is None:
+            return contextlib.nullcontext()
+        if self._gate is None:  # made in the server's loop, on first use
+            self._gate = asyncio.Semaphore(self.slots)
+        return self._gate
+
     async def _held(self) -> None:
         hold, deadline = self.hold, time.monotonic() + HOLD_S
         while hold is not None and not hold.is_set() and time.monotonic() < deadline:
@@ -347,16 +375,19 @@ class LoopbackServer:
                 _write(writer, 200, json.dumps({"id": "x", "choices": []}).encode(), {})
                 await writer.drain()
                 return True
-            elif step.kind in {"429", "500", "401"}:
+            elif step.kind in {"429", "500", "401", "400"}:
                 extra = (
                     {"retry-after": str(step.retry_after)} if step.retry_after is not None else {}
                 )
-                error = json.dumps({"error": {"message": f"injected {step.kind}", "type": "test"}})
+                message = step.message or f"injected {step.kind}"
+                error = json.dumps({"error": {"message": message, "type": "test"}})
                 _write(writer, int(step.kind), error.encode(), extra)
                 await writer.drain()
                 return True
         reply = step if isinstance(step, Reply) else (self.default or _echo(payload))
-        _write(writer, 200, json.dumps(_completion(payload, reply)).encode(), extra or {})
+        choices = 1 if self.ignore_n else int(payload.get("n") or 1)
+        body = _completion(payload, reply, choices)
+        _write(writer, 200, json.dumps(body).encode(), extra or {})
         await writer.drain()
         return True
 
@@ -558,7 +589,7 @@ def _echo(payload: dict[str, Any]) -> Reply:
     return Reply(text=f"echo: {messages[-1].get('content', '')}")
 
 
-def _completion(payload: dict[str, Any], reply: Reply) -> dict[str, Any]:
+def _completion(payload: dict[str, Any], reply: Reply, choices: int = 1) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.tool_calls:
         message["tool_calls"] = [
@@ -571,7 +602,10 @@ def _completion(payload: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": payload.get("model", "loopback"),
-        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+        "choices": [
+            {"index": i, "message": message, "finish_reason": reply.finish_reason}
+            for i in range(choices)
+        ],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens,

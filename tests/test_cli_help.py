@@ -9,7 +9,8 @@ import pytest
 
 from evalbench import cli
 
-COMMANDS = ("run", "report", "compare", "history", "watch", "label", "fetch", "sources", "cache")
+COMMANDS = ("run", "report", "publish", "compare", "history", "watch", "label", "fetch", "sources",
+            "cache")  # fmt: skip
 
 
 def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

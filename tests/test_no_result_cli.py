@@ -22,12 +22,13 @@ def _run_dir(out: str) -> Path:
 
 @pytest.mark.slow
 def test_a_run_whose_every_call_failed_is_no_result_everywhere_and_exits_1(warm_cli, capsys):
-    # 32 items x 3 attempts x 2 systems, every call fails; first attempts: 2 x 32 = 64 answers
-    failing = ["-p", "systems.0.sim.error_rate=1.0", "-p", "systems.1.sim.error_rate=1.0"]
+    # 32 items x 3 attempts x 3 systems, every call fails; first attempts: 3 x 32 = 96 answers
+    failing = [f"-p systems.{i}.sim.error_rate=1.0".split(" ", 1) for i in range(3)]
+    failing = [part for pair in failing for part in pair]
     code = main(["run", GAIA, *failing, "-p", "max_error_rate=1.0"])
     out = capsys.readouterr().out
     assert code == 1
-    text = "no result: 0 of 64 answers scored — failed call (sim_error) × 64"
+    text = "no result: 0 of 96 answers scored — failed call (sim_error) × 96"
     status = next(x for x in out.splitlines() if x.startswith("no_result"))
     assert f"result={text}" in status and "accuracy" not in status and "0.000" not in status
     run_dir = _run_dir(out)

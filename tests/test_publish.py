@@ -63,3 +63,45 @@ def test_no_script_handler_or_javascript_link_reaches_the_report(report):
     assert not [t for t in tags if "javascript:" in t or "onerror" in t]
     text = _text(report)
     assert text.count("<script>alert(1)</script>") == 2  # shown as text, where it was written
+
+
+def test_a_skipped_study_is_one_short_line_and_the_report_ends_with_one_hint():
+    from evalbench.publish import StudyResult, skip_hints, summary_lines
+
+    data = (
+        "DataUnavailable: data file 'bfcl/question/simple_python' (https://x/y.json) is "
+        "unavailable: no mirror set (EVALBENCH_DATA_MIRROR); not in the cache /c. Provide it ..."
+    )
+    secret = (
+        "MissingSecret: system 'gpt' needs the environment variable OPENAI_API_KEY; it is not set"
+    )
+    results = [
+        StudyResult(Path(f"params/{name}.yaml"), "skipped", None, 0.1, reason)
+        for name, reason in (("a", data), ("b", data), ("c", secret))
+    ]
+    lines = summary_lines(results)
+    assert lines[0].endswith("[needs public data (bfcl/…)]")
+    assert lines[2].endswith("[needs $OPENAI_API_KEY]")
+    assert max(len(line) for line in lines) < 100
+    hints = skip_hints(results)
+    assert len(hints) == 2
+    assert hints[0].startswith("2 studies skipped for missing public data: `evalbench fetch --all`")
+    assert "EVALBENCH_DATA_MIRROR" in hints[0]
+    assert hints[1].startswith("1 study skipped for a missing key")
+    assert skip_hints(results[:0]) == []
+
+
+def test_a_wide_table_scrolls_visibly_in_the_report(tmp_path):
+    import pandas as pd
+
+    from evalbench.display import table_html
+    from evalbench.look import SCROLL_CSS
+
+    wide = pd.DataFrame(
+        [{f"systems.0.sim.column_{i}": "{'1': 0.85, '2': 0.65}" for i in range(12)}]
+    )
+    page = _report(tmp_path, [_output({"text/html": table_html(wide)})])
+    assert '<div class="evalbench-scroll"' in page.split("<body", 1)[1]
+    # one home for the CSS of a wide table's box: its scrollbar drawn, its hidden side shaded
+    assert SCROLL_CSS.strip() in page
+    assert "div.evalbench-scroll::-webkit-scrollbar" in page

@@ -1,7 +1,8 @@
 """Every study end to end through papermill, and the promises a published report makes.
 
 - every params/*.yaml renders (ok; or skipped with the reason when its public data is
-  unreachable), with the record fields its study promises (one contract test);
+  unreachable), with the record fields its study promises (one contract test); a study
+  titled "offline" renders with no mirror, an empty cache and downloads off;
 - reports keep untrusted text inert (XSS canaries) and open in headless Chromium;
 - an API key never lands in outputs or the cache (canary key);
 - killing a run and rerunning it finishes with exactly one record per item;
@@ -25,12 +26,13 @@ from pathlib import Path
 import pytest
 from studyfiles import CANARY_KEY, gaia_dataset, gaia_params, openai_system
 
+from evalbench import sources
 from evalbench.cli import main
 from evalbench.params import discover_params
 from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
 from evalbench.settings import get_settings
-from evalbench.studies import get_study
+from evalbench.studies import get_study, load_params
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = discover_params(ROOT / "params")
@@ -38,7 +40,12 @@ PARAMS = discover_params(ROOT / "params")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.stem)
-def test_every_study_renders_with_its_promised_records(path):
+def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_path):
+    offline = "offline" in load_params(path).title.lower()
+    if offline:  # what its title promises: no mirror, nothing cached, no download
+        monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+        monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+        monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path / "empty-cache"))
     result = run_study(path, warm=True)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     if result.status == "skipped" and "LocalModelUnavailable" in result.reason:
@@ -46,8 +53,11 @@ def test_every_study_renders_with_its_promised_records(path):
         pytest.skip(f"{path.name}: {result.reason}")
     if result.status == "skipped":
         assert "DataUnavailable" in result.reason and not os.environ.get("EVALBENCH_DATA_MIRROR")
+        assert not offline, f"{path.name} is titled offline but needs data: {result.reason}"
         pytest.skip(f"{path.name}: {result.reason}")
     assert result.status == "ok", result.reason
+    if offline:
+        assert not set(manifest["data_files"]) & set(sources.registry()), "a pinned file was read"
     html = (result.run_dir / "report.html").read_text()
     assert "<img" in html and "<table" in html and "<script" not in html
     assert (result.run_dir / "summary.html").is_file(), "every run writes its one-page summary"

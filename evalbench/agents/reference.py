@@ -1,5 +1,6 @@
-"""evalbench's reference agent: a ReAct loop over any OpenAI-compatible model with native
-function calling (``tools`` / ``tool_calls``).
+"""evalbench's reference agent: a ReAct loop over any OpenAI-compatible model, calling tools
+natively (``tools`` / ``tool_calls``, ``tool_choice`` as the system sets it) or, with
+``tool_mode: prompt``, in the text (:mod:`evalbench.agents.prompt_tools`).
 
 Each step asks the model with the whole conversation so far and the enabled tools; every
 tool call it makes is run (``evalbench.agents.tools.call_tool``: a bad call is an
@@ -22,9 +23,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalbench.models import ChatRequest, ChatResponse, ModelClient, call_cost
+from evalbench.models import ChatRequest, ChatResponse, ModelClient, ToolCall, call_cost
 from evalbench.runs import Run
 
+from .prompt_tools import parse_calls, results_message, tools_prompt
 from .runner import Backend, Outcome, Recorder, TaskInput
 from .tools import ToolContext, call_tool, get_tools
 from .types import SystemSpec
@@ -50,6 +52,7 @@ def reference_backend(run: Run, spec: SystemSpec) -> Backend:
     names = list(dict.fromkeys([*spec.tools, "final_answer"]))
     tools = {tool.name: tool for tool in get_tools(names)}
     schemas = [tool.schema for tool in tools.values()]
+    mode = PromptTools(schemas) if spec.tool_mode == "prompt" else NativeTools(schemas)
     chat = spec.chat_spec()
     client = run.client(chat)
     documents = _documents(spec)
@@ -61,7 +64,7 @@ def reference_backend(run: Run, spec: SystemSpec) -> Backend:
             attachments={Path(p).name: Path(p) for p in item.task.attachments},
             python=spec.sandbox,
         )
-        return await react(client, item, recorder, ctx, tools, schemas)
+        return await react(client, item, recorder, ctx, tools, mode)
 
     backend.aclose = client.aclose  # type: ignore[attr-defined]  # the runner closes it
     return backend
@@ -81,26 +84,80 @@ def _documents(spec: SystemSpec) -> Any:
     return DocumentIndex.from_records(rows)
 
 
+class NativeTools:
+    """Native function calling: the tools as OpenAI ``tools``, calls as ``tool_calls``, each
+    result as a ``tool`` message (``tool_choice``: the system's, ``auto`` unless set)."""
+
+    def __init__(self, schemas: list[dict[str, Any]]):
+        self.schemas = schemas
+
+    def system(self, prompt: str) -> str:
+        """The system prompt as sent."""
+        return prompt
+
+    def request(self, messages: list[dict[str, Any]]) -> ChatRequest:
+        """One step's request."""
+        return ChatRequest(messages=messages, tools=self.schemas)
+
+    def calls(self, response: ChatResponse) -> tuple[list[ToolCall], list[str]]:
+        """The reply's tool calls, and problems reading them (none: the server parsed them)."""
+        return list(response.tool_calls), []
+
+    def assistant(self, response: ChatResponse) -> dict[str, Any]:
+        """The reply as it goes into the history."""
+        return _assistant_message(response)
+
+    def results(self, ran: list[tuple[ToolCall, str]], problems: list[str]) -> list[dict]:
+        """The messages that return the results of the calls run, in order."""
+        return [{"role": "tool", "tool_call_id": call.id or f"call_{i}", "content": result}
+                for i, (call, result) in enumerate(ran)]  # fmt: skip
+
+
+class PromptTools(NativeTools):
+    """Tool calling in the text (``tool_mode: prompt``, :mod:`~.prompt_tools`): the tools in
+    the system prompt, no ``tools`` field, calls read from the reply, results as user text."""
+
+    def system(self, prompt: str) -> str:
+        """The system prompt with the tools and the call format."""
+        return prompt + tools_prompt(self.schemas)
+
+    def request(self, messages: list[dict[str, Any]]) -> ChatRequest:
+        """One step's request (no ``tools``: the server would ignore or mangle them)."""
+        return ChatRequest(messages=messages)
+
+    def calls(self, response: ChatResponse) -> tuple[list[ToolCall], list[str]]:
+        """The calls written in the reply's text, and why any could not be read."""
+        return parse_calls(response.text)
+
+    def assistant(self, response: ChatResponse) -> dict[str, Any]:
+        """The reply's text, calls and all, as the model wrote it."""
+        return {"role": "assistant", "content": response.text or ""}
+
+    def results(self, ran: list[tuple[ToolCall, str]], problems: list[str]) -> list[dict]:
+        """One user message with each result, then each unreadable call's problem."""
+        told = [(call.name, result) for call, result in ran]
+        return [results_message(told + [("tool_call", f"error: {p}") for p in problems])]
+
+
 async def react(
     client: ModelClient,
     item: TaskInput,
     recorder: Recorder,
     ctx: ToolContext,
     tools: dict[str, Any],
-    schemas: list[dict[str, Any]],
+    mode: NativeTools,
 ) -> Outcome:
     """The loop (see the module docstring); returns how the task ended."""
     limits = item.task.limits
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": mode.system(SYSTEM_PROMPT)},
         {"role": "user", "content": task_prompt(item)},
     ]
     cost, all_cached = 0.0, True
     for _ in range(limits.max_steps):
-        response = await client.chat(
-            ChatRequest(messages=messages, tools=schemas, tool_choice="auto")
-        )
-        _model_step(recorder, response)
+        response = await client.chat(mode.request(messages))
+        calls, problems = mode.calls(response)
+        _model_step(recorder, response, calls)
         cost += 0.0 if response.cached else call_cost(client.spec, response)
         all_cached = all_cached and response.cached
         if response.error:
@@ -108,12 +165,13 @@ async def react(
         used = sum(recorder.tokens())
         if limits.max_tokens is not None and used > limits.max_tokens:
             return Outcome("step_limit", detail=f"{used} tokens > max_tokens", cost_usd=cost)
-        messages.append(_assistant_message(response))
-        if not response.tool_calls:  # a plain answer ends the task
+        messages.append(mode.assistant(response))
+        if not calls and not problems:  # a plain answer ends the task
             return Outcome("answered", answer=response.text, cost_usd=cost, cached=all_cached)
-        answer = await _run_calls(response, tools, ctx, recorder, messages)
+        answer, ran = await _run_calls(calls, tools, ctx, recorder)
         if answer is not None:
             return Outcome("answered", answer=answer, cost_usd=cost, cached=all_cached)
+        messages.extend(mode.results(ran, problems))
     return Outcome(
         "step_limit",
         detail=f"no final answer in {limits.max_steps} model call"
@@ -124,14 +182,12 @@ async def react(
 
 
 async def _run_calls(
-    response: ChatResponse,
-    tools: dict[str, Any],
-    ctx: ToolContext,
-    recorder: Recorder,
-    messages: list[dict[str, Any]],
-) -> str | None:
-    """Run the model's tool calls in order; the final answer if one was given."""
-    for index, call in enumerate(response.tool_calls):
+    calls: list[ToolCall], tools: dict[str, Any], ctx: ToolContext, recorder: Recorder
+) -> tuple[str | None, list[tuple[ToolCall, str]]]:
+    """Run the model's tool calls in order: the final answer if one was given, else each
+    call with its result."""
+    ran: list[tuple[ToolCall, str]] = []
+    for call in calls:
         tool = tools.get(call.name)
         error: str | None
         if tool is None:
@@ -140,15 +196,13 @@ async def _run_calls(
             result, error = await asyncio.to_thread(call_tool, tool, call.arguments, ctx)
         recorder.step("tool", tool=call.name, arguments=call.arguments, result=result, error=error)
         if call.name == "final_answer" and error is None:
-            return result
-        messages.append(
-            {"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": result}
-        )
-    return None
+            return result, ran
+        ran.append((call, result))
+    return None, ran
 
 
-def _model_step(recorder: Recorder, response: ChatResponse) -> None:
-    asked = ", ".join(c.name for c in response.tool_calls) or None
+def _model_step(recorder: Recorder, response: ChatResponse, calls: list[ToolCall]) -> None:
+    asked = ", ".join(c.name for c in calls) or None
     recorder.step(
         "model",
         tool=asked,

@@ -78,7 +78,8 @@ class SimAgentKnobs(BaseModel):
         return float(table.get(str(level), table.get("default", 0.0)))
 
 
-_OWN_PROVIDER = {"entrypoint": "python", "argv": "command", "tools": "agent", "documents": "agent"}
+_OWN_PROVIDER = {"entrypoint": "python", "argv": "command", "tools": "agent", "documents": "agent",
+                 "tool_mode": "agent"}  # fmt: skip
 """Fields that only one provider reads."""
 
 
@@ -104,6 +105,13 @@ class SystemSpec(ModelSpec):
     documents: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """``agent``: a folder (.txt/.md/.html) or JSONL of documents for search/open_page,
     relative to the project root."""
+    tool_mode: Literal["native", "prompt"] = Field(default="native",
+                                                   exclude_if=lambda v: v == "native")  # fmt: skip
+    """``agent``: how its model calls tools: ``native`` (OpenAI ``tools``; ``tool_choice``
+    as the system sets it) or ``prompt`` (the tools described in the system prompt, calls
+    read from the reply's text, results sent back as text: for servers that ignore
+    ``tools``, as llama-cpp-python's default chat format does; see
+    ``evalbench.agents.prompt_tools``)."""
     limits: AgentLimits = Field(default_factory=AgentLimits, exclude_if=_is_default_limits)
     """Per-task limits of an agent."""
     sandbox: SandboxLimits = Field(default_factory=SandboxLimits,

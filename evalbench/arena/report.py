@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from evalbench import display, tiers
-from evalbench.findings import Findings, about, percent
+from evalbench import display, ratings_report, tiers
+from evalbench.findings import Findings, about, ordinal, percent
 
 from . import metrics
 from .records import ArenaResult
@@ -101,10 +101,6 @@ def _rating_words(result: ArenaResult, row: Any) -> str:
     )
 
 
-def _ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
 def _style_caveat(result: ArenaResult) -> str:
     """Whether the order moves once length and formatting are controlled, and who moves."""
     if result.style is None or "rank_change" not in result.style.table:
@@ -117,7 +113,7 @@ def _style_caveat(result: ArenaResult) -> str:
         )
     moves = "; ".join(
         display.fill(
-            "{m} from {a} to {b}", m=r.model, a=_ordinal(int(r.rank)), b=_ordinal(int(r.style_rank))
+            "{m} from {a} to {b}", m=r.model, a=ordinal(int(r.rank)), b=ordinal(int(r.style_rank))
         )
         for r in moved.itertuples()
     )
@@ -476,27 +472,7 @@ def style_intro(result: ArenaResult) -> str:
     s, p = result.style, result.params
     if s is None:
         return "<p>No style-controlled ratings in this run.</p>"
-    coefs = s.coefficients
-    shown = coefs[coefs["estimable"]]
-    parts = [display.fill("{f} {c:+.2f} [{lo:+.2f}, {hi:+.2f}]", f=r.feature, c=r.coefficient,
-                          lo=r.ci_low, hi=r.ci_high) for r in shown.itertuples()]  # fmt: skip
-    constant = ", ".join(coefs.loc[~coefs["estimable"], "feature"])
-    moved = s.table[s.table["rank_change"] != 0]
-    moves = ", ".join(display.fill("{m} {c:+d}", m=r.model, c=int(r.rank_change))
-                      for r in moved.itertuples()) or "none"  # fmt: skip
-    return display.fill(
-        "<p><b>Style-controlled</b> Bradley–Terry (Chatbot Arena's style control, as FastChat's "
-        "<code>compute_style_control</code>): each battle also carries the two answers' "
-        "normalized differences in length (tokens), headers, list items and bold, and the fit "
-        "gives each a coefficient (log-odds per standard deviation; {lvl:.0%} bootstrap "
-        "intervals, {r} rounds): ",
-        lvl=p.confidence_level, r=p.bootstrap_rounds,
-    ) + ", ".join(parts) + display.fill(
-        ".{const} Rank changes once style is controlled (raw rank − controlled rank): {moves}."
-        "</p>",
-        const=f" Never varied, left out: {constant} (no answer differs in them)." if constant
-        else "", moves=moves,
-    )  # fmt: skip
+    return ratings_report.style_paragraph(s, level=p.confidence_level, rounds=p.bootstrap_rounds)
 
 
 def style_table(result: ArenaResult) -> str:
@@ -504,24 +480,12 @@ def style_table(result: ArenaResult) -> str:
     s, p = result.style, result.params
     if s is None:
         return ""
-    caption = (
-        f"Raw and style-controlled Bradley–Terry ratings, {p.confidence_level:.0%} bootstrap "
-        f"intervals of the controlled ones ({p.bootstrap_rounds} rounds), same anchor; "
-        "rank_change = raw rank − controlled rank"
-    )
-    return display.table_block(s.table, caption, digits=1)
+    return ratings_report.style_table(s, level=p.confidence_level, rounds=p.bootstrap_rounds)
 
 
 def style_coefficients_table(result: ArenaResult) -> str:
     """The style coefficients with their intervals."""
-    s = result.style
-    if s is None:
-        return ""
-    caption = (
-        "Style coefficients: log-odds of winning per standard deviation of the normalized "
-        "difference (a − b)/(a + b + 1); estimable = the feature varies between answers"
-    )
-    return display.table_block(s.coefficients.drop(columns=["level", "rounds"]), caption)
+    return "" if result.style is None else ratings_report.style_coefficients_table(result.style)
 
 
 def recovery_sentence(result: ArenaResult) -> str:
@@ -559,11 +523,4 @@ def lc_sentence(result: ArenaResult) -> str:
     """The length-controlled win rates in a sentence, beside the raw ones."""
     if result.lc is None:
         return ""
-    rated = result.lc.dropna(subset=["lc_win_rate"])
-    if rated.empty:
-        return display.fill("<p>No length-controlled win rate: {why}</p>",
-                            why="; ".join(result.lc["note"]))  # fmt: skip
-    parts = ", ".join(display.fill("{m} {w:.1f}% raw, {lc:.1f}% ± {se:.1f} length-controlled",
-                                   m=r.model, w=r.win_rate, lc=r.lc_win_rate,
-                                   se=r.lc_standard_error) for r in rated.itertuples())  # fmt: skip
-    return display.fill("<p>Against {b}: ", b=result.params.baseline) + parts + ".</p>"
+    return ratings_report.lc_sentence(result.lc, str(result.params.baseline))

@@ -11,13 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from evalbench import display
-from evalbench.findings import Findings, about
+from evalbench import display, ratings_report
+from evalbench.findings import Findings, about, ordinal
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import PUBLIC_DATASETS
 from .metrics import winner_counts
-from .records import ArenaPublicResult
+from .records import ArenaPublicResult, PublicStyle
 
 ALPACA_COLUMNS = {
     "leaderboard_win_rate": "leaderboard",
@@ -62,7 +62,7 @@ def key_result(result: ArenaPublicResult) -> str:
         parts.append(display.fill(
             "AlpacaEval 2: win rates recomputed from the official annotations differ from the "
             "leaderboard by at most {gap:.3f} percentage points", gap=max_leaderboard_gap(result),
-        ))  # fmt: skip
+        ) + _lc_clause(result))  # fmt: skip
     return display.fill(
         "<p><b>Key results</b> (published human votes and judge verdicts; no model was asked). "
         "Bradley–Terry ratings on the Elo scale with {lvl:.0%} bootstrap intervals ({r} rounds): ",
@@ -87,7 +87,51 @@ def findings(result: ArenaPublicResult) -> Findings:
     key = "Ratings on the Elo scale from published human votes and judge verdicts (no model "
     key += "was asked; higher is better): " + "; ".join(parts) + "."
     caveats = [_scales_caveat(result), _tied_caveat(result), _subsample_caveat(result)]
+    style = _style_caveat(result)
+    caveats.insert(0, style) if style.startswith(CHANGES) else caveats.append(style)
     return Findings(key, tuple(c for c in caveats if c), detail=key_result(result))
+
+
+CHANGES = "The order changes once answer length and formatting are controlled"
+"""How the style caveat begins when a rank moves (then it is the top caveat)."""
+
+
+def _style_caveat(result: ArenaPublicResult) -> str:
+    """Whether style control moves the order, per dataset with published answers ("" when
+    no dataset has a style control)."""
+    moved, same, unchecked = [], [], []
+    for name, rated in result.rated.items():
+        title = PUBLIC_DATASETS[name].title
+        control = rated.style.control if rated.style is not None else None
+        if control is None:
+            unchecked.append(title)
+            continue
+        table = control.table[control.table["rank_change"] != 0]
+        if not len(table):
+            same.append(title)
+            continue
+        moves = " and ".join(
+            display.fill(
+                "{m} from {a} to {b}",
+                m=r.model,
+                a=ordinal(int(r.rank)),
+                b=ordinal(int(r.style_rank)),
+            )
+            for r in table.itertuples()
+        )
+        moved.append(display.fill("on {t}, ", t=title) + moves)
+    if moved:
+        return f"{CHANGES} (style control): " + "; ".join(moved) + "."
+    if not same:
+        return ""
+    text = display.fill(
+        "Controlled for answer length and formatting (style control), the order stays the "
+        "same on {s}",
+        s=", ".join(same),
+    )
+    if unchecked:
+        text += display.fill("; not checked on {u} (no answers published)", u=", ".join(unchecked))
+    return text + "."
 
 
 def _top_two_words(result: ArenaPublicResult, name: str) -> str:
@@ -140,6 +184,45 @@ def _subsample_caveat(result: ArenaPublicResult) -> str:
     return display.fill(
         "A subsample ({size}): the leaderboard numbers are not reproduced.",
         size=subset_label(p.tier, p.sample),
+    )
+
+
+def _lc_clause(result: ArenaPublicResult) -> str:
+    if result.alpaca_lc is None:
+        return ""
+    return display.fill(
+        ", the length-controlled ones by at most {gap:.1f} (AlpacaEval's instruction "
+        "difficulty is not in the mirror: fitted here on the models shown)",
+        gap=max_lc_gap(result),
+    )
+
+
+def style_key(result: ArenaPublicResult) -> str:
+    """One sentence on style control: per dataset with published answers, the length
+    coefficient and the rank changes; the datasets without answers named."""
+    p = result.params
+    parts, without = [], []
+    for name in p.public:
+        style = _style(result, name)
+        if style is None or style.control is None:
+            without.append(name)
+            continue
+        coefs = style.control.coefficients.set_index("feature")
+        parts.append(display.fill(
+            "{name} ({n}): length {c:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+            "log-odds per SD, rank changes {moves}", name=name, n=style_units(name, style),
+            c=coefs.loc["tokens", "coefficient"], lo=coefs.loc["tokens", "ci_low"],
+            hi=coefs.loc["tokens", "ci_high"], moves=ratings_report.rank_moves(style.control.table),
+        ))  # fmt: skip
+    if not parts:
+        return ""
+    missing = display.fill(" No style control for {w} (no answers).", w=", ".join(without))
+    return (
+        "<p><b>Style-controlled</b> ratings (answer length and markdown held apart): "
+        + "; ".join(parts)
+        + "."
+        + (missing if without else "")
+        + "</p>"
     )
 
 
@@ -242,6 +325,125 @@ def alpaca_ratings(result: ArenaPublicResult) -> str:
     )
     shown = result.alpaca_ratings[["model", "rating", "ci_low", "ci_high", "n_battles"]]
     return display.table_block(shown, caption, digits=1)
+
+
+# --------------------------------------------------------------------------- style and length
+
+
+def _style(result: ArenaPublicResult, name: str) -> PublicStyle | None:
+    if name == "alpaca_eval":
+        return result.alpaca_style
+    rated = result.rated.get(name)
+    return None if rated is None else rated.style
+
+
+def style_section(result: ArenaPublicResult, name: str) -> str:
+    """Style control of one dataset: which battles, the coefficients and rank changes, raw and
+    controlled ratings side by side, the coefficients table; or why there is none."""
+    style, p = _style(result, name), result.params
+    if style is None:
+        return f"<p>Not rated in this run ({display.escape(name)} is not in params).</p>"
+    if style.control is None:
+        return display.fill("<p>{note}</p>", note=style.note)
+    title = PUBLIC_DATASETS[name].title.split(":")[0]
+    what = f"{title}, {style_units(name, style)}: "
+    lvl, rounds = p.confidence_level, p.bootstrap_rounds
+    return (
+        style_scope(result, name)
+        + ratings_report.style_paragraph(style.control, level=lvl, rounds=rounds)
+        + ratings_report.style_table(style.control, level=lvl, rounds=rounds, what=what)
+        + ratings_report.style_coefficients_table(style.control, what=what)
+    )
+
+
+def style_units(name: str, style: PublicStyle) -> str:
+    """What the style control fitted: ``1,760 battles with both answers``, or for AlpacaEval
+    (two soft halves per verdict) ``3,220 annotations``."""
+    if name == "alpaca_eval":
+        return f"{len(style.battles.drop_duplicates(['model_b', 'question_id'])):,} annotations"
+    return f"{len(style.battles):,} battles with both answers"
+
+
+def style_scope(result: ArenaPublicResult, name: str) -> str:
+    """Which battles the style control covers and what its raw ratings are."""
+    style, p = _style(result, name), result.params
+    if style is None or style.control is None:
+        return ""
+    if name == "alpaca_eval":
+        return display.fill(
+            "<p>{answers} Its {k:,} annotations (as {n:,} soft battles: one annotation = one "
+            "unit of weight split between the two sides) are fitted with the four style terms; "
+            "the raw ratings beside "
+            "them are the star ratings above, {base} fixed at {a:g} in both. The bootstrap "
+            "resamples annotations (both halves of a soft verdict together); the fit has "
+            "FastChat's ridge (0.5) on ratings and coefficients, the star ratings none.</p>",
+            answers=PUBLIC_DATASETS[name].answers, n=len(style.battles), base=p.alpaca_baseline,
+            k=len(style.battles.drop_duplicates(["model_b", "question_id"])),
+            a=p.anchor_rating,
+        )  # fmt: skip
+    return display.fill(
+        "<p>{answers} {n:,} of the {total:,} battles compare two of them; the raw ratings "
+        "beside the controlled ones are refitted on those battles alone (Bradley–Terry, mean "
+        "{a:g}), so they differ from the table above.</p>",
+        answers=PUBLIC_DATASETS[name].answers, n=len(style.battles),
+        total=len(result.rated[name].battles), a=p.anchor_rating,
+    )  # fmt: skip
+
+
+LC_SHOWN = ["model", "win_rate", "lc_win_rate", "lc_standard_error", "leaderboard_lc_win_rate",
+            "lc_difference", "length_weight", "C", "n"]  # fmt: skip
+"""Columns of the length-controlled table, in the order shown."""
+
+
+def max_lc_gap(result: ArenaPublicResult) -> float:
+    """The largest |our LC win rate − the leaderboard's| over the models (points; NaN: none)."""
+    if result.alpaca_lc is None:
+        return float("nan")
+    return float(result.alpaca_lc["lc_difference"].abs().max())
+
+
+def lc_section(result: ArenaPublicResult) -> str:
+    """AlpacaEval's length-controlled win rates beside the leaderboard's, and why they differ."""
+    lc, p = result.alpaca_lc, result.params
+    if lc is None:
+        return "<p>Not computed in this run (<code>alpaca_eval</code> is not in params).</p>"
+    caption = (
+        f"AlpacaEval 2 vs {p.alpaca_baseline}: raw win rate, length-controlled win rate "
+        "(GLM length_controlled_noreg, instruction difficulty fitted on the models shown) with "
+        "its standard error, the leaderboard's length-controlled win rate and our difference "
+        "from it (percent); length_weight = the GLM's coefficient on tanh(standardized "
+        "baseline − model length), C its chosen regularization, n = instructions"
+    )
+    shown = lc[[c for c in LC_SHOWN if c in lc.columns]]
+    return (
+        ratings_report.lc_sentence(lc, p.alpaca_baseline)
+        + display.table_block(shown, caption, digits=2)
+        + lc_difference_note(result)
+    )
+
+
+def lc_difference_note(result: ArenaPublicResult) -> str:
+    """The documented difference from the leaderboard's LC win rates, with its size."""
+    lc = result.alpaca_lc
+    if lc is None:
+        return ""
+    rated = lc.dropna(subset=["lc_win_rate", "leaderboard_lc_win_rate"])
+    ours = list(rated.sort_values("lc_win_rate", ascending=False)["model"])
+    theirs = list(rated.sort_values("leaderboard_lc_win_rate", ascending=False)["model"])
+    return display.fill(
+        "<p><b>Why they differ from the leaderboard.</b> The leaderboard's numbers come from "
+        "AlpacaEval's <code>length_controlled_v1</code> GLM, which reads its instruction "
+        "difficulty vector and the annotations of the baseline made verbose and concise (the "
+        "regularizer) from the Hugging Face hub (<code>tatsu-lab/alpaca_eval</code>: df_gamed.csv, "
+        "instruction_difficulty.csv); neither is a registered source nor in the data mirror. "
+        "Here the GLM is <code>length_controlled_noreg</code> (no gamed rows) with a "
+        "per-instruction difficulty fitted on the {k} models shown (as AlpacaEval fitted its "
+        "own on its leaderboard's models), so the numbers differ by up to {gap:.2f} points; the "
+        "order of the models is {order}. The GLM itself is the official one: on the same inputs "
+        "it equals <code>get_length_controlled_winrate</code> (tests/arena_public).</p>",
+        k=int((lc["note"] != "the baseline").sum()), gap=max_lc_gap(result),
+        order="the leaderboard's" if ours == theirs else "not the leaderboard's",
+    )  # fmt: skip
 
 
 def headlines(result: ArenaPublicResult) -> dict[str, Any]:

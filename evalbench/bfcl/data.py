@@ -3,7 +3,9 @@
 The I/O edge of the package. Questions and answers of the Python categories come from the
 pinned files of ``sources.tsv`` (gorilla commit 6ea5797), an installed ``bfcl-eval`` or a
 gorilla checkout; those of Java/JavaScript, multi-turn (with the backends' function docs),
-web search and memory (:mod:`.memory`) always from the pinned files. Result files are the official
+web search and memory (:mod:`.memory`) from the pinned files. With ``source="demo"`` every
+category comes from evalbench's own demo suite in BFCL's format (:func:`~.files.demo_path`:
+written for evalbench, not BFCL data; the offline demo). Result files are the official
 ``BFCL_v4_<category>_result.json`` JSON Lines (a multi-turn ``result`` is a list of turns,
 each a list of steps, each the model's output of that step), read from a folder, from the
 registered public result sets, or written for ``bfcl evaluate``. Every malformed line is a
@@ -26,7 +28,7 @@ from evalbench import sources
 from evalbench.records import to_json, write_atomic
 
 from . import backends
-from .files import WEB_SEARCH_CLASS, function_docs, read_jsonl
+from .files import DEMO, WEB_SEARCH_CLASS, data_file, function_docs, read_jsonl
 from .memory import load_memory
 from .schema import (
     CATEGORIES,
@@ -124,8 +126,9 @@ def load(
         source: where the Python categories' files come from: ``"registry"`` (the pinned
             files of ``sources.tsv``, gorilla@6ea5797), ``"package"`` (the data folder of an
             installed ``bfcl-eval``) or the path of a gorilla checkout
-            (``<root>/berkeley-function-call-leaderboard/bfcl_eval/data``); the other
-            categories always come from the pinned files.
+            (``<root>/berkeley-function-call-leaderboard/bfcl_eval/data``), the other
+            categories then coming from the pinned files; or ``"demo"``: every category
+            from evalbench's demo suite (:func:`~.files.demo_path`, not BFCL data).
 
     Returns:
         Items in file order, category by category: :class:`~.schema.Item` (Python, Java,
@@ -138,24 +141,27 @@ def load(
     """
     cats = [cat for cat in resolve_categories(categories) if cat != FORMAT_SENSITIVITY]
     locate = _locator(source) if any(cat in PYTHON for cat in cats) else _registry_paths
+    other = DEMO if source == DEMO else "registry"
     items: list[AnyItem] = []
     for cat in cats:
         if cat in PYTHON:
             items.extend(_read_category(cat, *locate(cat)))
         elif cat in MULTI_TURN:
-            items.extend(_multi_turn(cat))
+            items.extend(_multi_turn(cat, other))
         elif cat in JAVA_JS:
-            items.extend(_java_js(cat))
+            items.extend(_java_js(cat, other))
         elif cat in MEMORY:
-            items.extend(load_memory(cat))
+            items.extend(load_memory(cat, other))
         else:
-            items.extend(_web_search(cat))
+            items.extend(_web_search(cat, other))
     return items
 
 
 def _locator(source: str | Path) -> Callable[[str], tuple[Path, Path | None]]:
     if isinstance(source, str) and source == "registry":
         return _registry_paths
+    if isinstance(source, str) and source == DEMO:
+        return lambda cat: _registry_paths(cat, DEMO)
     if isinstance(source, str) and source == "package":
         data = _package_data_dir()
     else:
@@ -164,16 +170,16 @@ def _locator(source: str | Path) -> Callable[[str], tuple[Path, Path | None]]:
         if not data.is_dir():
             raise BfclDataError(
                 f"{root} is not a gorilla checkout: no folder {data} "
-                "(source must be 'registry', 'package' or a gorilla checkout path)"
+                "(source must be 'registry', 'package', 'demo' or a gorilla checkout path)"
             )
     return lambda cat: _local_paths(data, cat)
 
 
-def _registry_paths(cat: str) -> tuple[Path, Path | None]:
-    question = sources.fetch(f"bfcl/question/{cat}", progress=False)
+def _registry_paths(cat: str, source: str = "registry") -> tuple[Path, Path | None]:
+    question = data_file(f"bfcl/question/{cat}", source)
     if cat in RELEVANCE_CATEGORIES:
         return question, None
-    return question, sources.fetch(f"bfcl/possible_answer/{cat}", progress=False)
+    return question, data_file(f"bfcl/possible_answer/{cat}", source)
 
 
 def _package_data_dir() -> Path:
@@ -281,13 +287,14 @@ def _check_type(spec: Any, where: str) -> None:
 
 def load_format_items(*, source: str | Path = "registry") -> list[Item]:
     """The items the format-sensitivity category asks (the ids of
-    ``BFCL_v4_format_sensitivity.json``, pinned), in the official order: its categories as
-    listed, each category's items in file order (``source`` as in :func:`load`).
+    ``BFCL_v4_format_sensitivity.json``, pinned; the demo suite's own with ``source="demo"``),
+    in the official order: its categories as listed, each category's items in file order
+    (``source`` as in :func:`load`).
 
     Raises:
         BfclDataError: a malformed selection, or an id not in its category's file.
     """
-    path = sources.fetch("bfcl/format_sensitivity", progress=False)
+    path = data_file("bfcl/format_sensitivity", DEMO if source == DEMO else "registry")
     try:
         selection = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
@@ -309,8 +316,8 @@ def load_format_items(*, source: str | Path = "registry") -> list[Item]:
 # --------------------------------------------------------------------------- other categories
 
 
-def _answers(name: str) -> tuple[Path, dict[str, tuple[int, list[Any]]]]:
-    path = sources.fetch(f"bfcl/possible_answer/{name}", progress=False)
+def _answers(name: str, source: str) -> tuple[Path, dict[str, tuple[int, list[Any]]]]:
+    path = data_file(f"bfcl/possible_answer/{name}", source)
     out: dict[str, tuple[int, list[Any]]] = {}
     for number, row in read_jsonl(path, _Answer):
         if row.id in out:
@@ -325,9 +332,9 @@ def _truth(answers: dict[str, tuple[int, list[Any]]], path: Path, item_id: str) 
     return answers[item_id][1]
 
 
-def _multi_turn(cat: str) -> list[MultiTurnItem]:
-    question = sources.fetch(f"bfcl/question/{cat}", progress=False)
-    answer_path, answers = _answers(cat)
+def _multi_turn(cat: str, source: str) -> list[MultiTurnItem]:
+    question = data_file(f"bfcl/question/{cat}", source)
+    answer_path, answers = _answers(cat, source)
     items = []
     for number, row in read_jsonl(question, _MultiTurnRow):
         where = f"{question}:{number}"
@@ -345,7 +352,7 @@ def _multi_turn(cat: str) -> list[MultiTurnItem]:
         if unknown:
             raise BfclDataError(f"{where}: unknown involved classes {unknown}")
         missed = {int(turn): names for turn, names in row.missed_function.items()}
-        docs = [doc for cls in row.involved_classes for doc in function_docs(cls)]
+        docs = [doc for cls in row.involved_classes for doc in function_docs(cls, source)]
         items.append(
             MultiTurnItem(
                 row.id,
@@ -361,9 +368,9 @@ def _multi_turn(cat: str) -> list[MultiTurnItem]:
     return items
 
 
-def _java_js(cat: str) -> list[Item]:
-    question = sources.fetch(f"bfcl/question/{cat}", progress=False)
-    answer_path, answers = _answers(cat)
+def _java_js(cat: str, source: str) -> list[Item]:
+    question = data_file(f"bfcl/question/{cat}", source)
+    answer_path, answers = _answers(cat, source)
     known = JAVA_TYPES if cat == "simple_java" else JS_TYPES
     items = []
     for number, row in read_jsonl(question, _AstRow):
@@ -389,10 +396,10 @@ def _check_doc(doc: dict[str, Any], known: Mapping[str, type], where: str) -> No
             )
 
 
-def _web_search(cat: str) -> list[WebSearchItem]:
-    question = sources.fetch("bfcl/question/web_search", progress=False)
-    answer_path, answers = _answers("web_search")
-    docs = function_docs(WEB_SEARCH_CLASS)
+def _web_search(cat: str, source: str) -> list[WebSearchItem]:
+    question = data_file("bfcl/question/web_search", source)
+    answer_path, answers = _answers("web_search", source)
+    docs = function_docs(WEB_SEARCH_CLASS, source)
     items = []
     for number, row in read_jsonl(question, _EntryRow):
         if category_of(row.id) != "web_search":

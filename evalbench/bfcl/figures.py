@@ -19,17 +19,20 @@ from .records import BfclResult
 
 
 def accuracy_heatmap(result: BfclResult) -> Figure:
-    """Systems × categories accuracy, each cell annotated with its Wilson interval."""
+    """Categories × systems accuracy (a row per category: its name reads level and every
+    cell has room for its Wilson interval), in viridis (no red against green)."""
     values, labels = metrics.accuracy_matrix(result.summary.categories, order=result.order)
     level = result.params.confidence_level
+    values, labels = values.T, labels.T
     with plt.rc_context({"font.size": 8}):
-        fig, ax = plt.subplots(figsize=(13, 1.4 + 0.75 * len(values)))
+        width = min(13.0, 3.0 + 1.5 * len(values.columns))
+        fig, ax = plt.subplots(figsize=(width, 1.2 + 0.32 * len(values)))
         plots.heatmap(
-            values, ax=ax, annot=labels.to_numpy(), fmt="", vmin=0, vmax=1, cmap="RdYlGn",
-            xlabel="BFCL category", ylabel="system",
+            values, ax=ax, annot=labels.to_numpy(), fmt="", vmin=0, vmax=1, cmap="viridis",
+            xlabel="system", ylabel="BFCL category",
             title=f"Accuracy by category (cell: accuracy, [{level:.0%} Wilson interval])",
         )  # fmt: skip
-        plt.setp(ax.get_xticklabels(), rotation=30, ha="right", rotation_mode="anchor")
+        plt.setp(ax.get_xticklabels(), rotation=20, ha="right", rotation_mode="anchor")
     return fig
 
 
@@ -53,7 +56,8 @@ def multi_turn_outcomes(result: BfclResult) -> Figure:
         raise ValueError("multi_turn_outcomes: no multi-turn item was scored in this study")
     shares = multi_turn_metrics.outcome_shares(result.multi_turn)
     parts = list(multi_turn_metrics.OUTCOMES.values())
-    colors = ["#4c9a2a", "#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"]
+    # correct in bluish green, the failures in Okabe–Ito colours apart from it and each other
+    colors = ["#009E73", "#D55E00", "#E69F00", "#CC79A7", "#56B4E9", "#999999"]
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.4 * len(shares)))
     plots.stacked_shares(
         shares, label="label", parts=parts, ax=ax, colors=colors,
@@ -117,5 +121,4 @@ def format_spread(result: BfclResult) -> Figure:
         title="Largest difference between formats vs what item noise alone gives",
     )  # fmt: skip
     ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     return cast(Figure, ax.figure)

@@ -45,12 +45,11 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from evalbench import sources
 from evalbench.records import write_atomic
 
 from . import backends
 from .checker import Check
-from .files import function_docs, read_jsonl
+from .files import DEMO, data_file, function_docs, read_jsonl
 from .schema import (
     MEMORY,
     MEMORY_SCENARIOS,
@@ -143,8 +142,10 @@ class _Prereq(_Question):
     topic: str = ""
 
 
-def load_memory(category: str) -> list[MemoryItem]:
-    """The 155 questions of one memory category with their answers, in file order.
+def load_memory(category: str, source: str | Path = "registry") -> list[MemoryItem]:
+    """The questions of one memory category with their answers, in file order: the 155 of
+    the pinned files, or with ``source="demo"`` those of evalbench's demo suite
+    (:func:`~.files.demo_path`).
 
     Raises:
         BfclDataError: not a memory category, or a malformed or inconsistent file (naming
@@ -152,9 +153,11 @@ def load_memory(category: str) -> list[MemoryItem]:
     """
     if category not in MEMORY:
         raise BfclDataError(f"{category!r} is not a memory category ({', '.join(MEMORY)})")
-    answers, docs, backend = _answers(), function_docs(backend_of(category)), backend_of(category)
+    suite = _suite(source)
+    backend = backend_of(category)
+    answers, docs = _answers(suite), function_docs(backend, suite)
     items = []
-    for row in _questions():
+    for row in _questions(suite):
         answer = answers[row.id]
         item_id = row.id.replace("memory", category)
         question, functions = copy.deepcopy(row.question), copy.deepcopy(docs)
@@ -163,9 +166,15 @@ def load_memory(category: str) -> list[MemoryItem]:
     return items
 
 
+def _suite(source: str | Path) -> str:
+    """Memory files come from the demo suite or the pinned files (``package`` and gorilla
+    checkouts apply to the Python categories only)."""
+    return DEMO if source == DEMO else "registry"
+
+
 @cache
-def _questions() -> tuple[_Question, ...]:
-    path = sources.fetch("bfcl/question/memory", progress=False)
+def _questions(suite: str) -> tuple[_Question, ...]:
+    path = data_file("bfcl/question/memory", suite)
     rows = []
     for number, row in read_jsonl(path, _Question):
         if category_of(row.id) != "memory" or row.scenario not in MEMORY_SCENARIOS:
@@ -180,10 +189,10 @@ def _questions() -> tuple[_Question, ...]:
 
 
 @cache
-def _answers() -> dict[str, _Answer]:
-    path = sources.fetch("bfcl/possible_answer/memory", progress=False)
+def _answers(suite: str) -> dict[str, _Answer]:
+    path = data_file("bfcl/possible_answer/memory", suite)
     answers = {row.id: row for _, row in read_jsonl(path, _Answer)}
-    missing = [row.id for row in _questions() if not answers.get(row.id, _NO).ground_truth]
+    missing = [row.id for row in _questions(suite) if not answers.get(row.id, _NO).ground_truth]
     if missing:
         raise BfclDataError(f"{path}: no answer for {missing[:3]}")
     return answers
@@ -192,8 +201,11 @@ def _answers() -> dict[str, _Answer]:
 _NO = _Answer(id="", ground_truth=[])
 
 
-def load_prereqs(category: str, scenario: str) -> list[MemoryPrereq]:
-    """The prerequisite conversations of one scenario, in the order they are held.
+def load_prereqs(
+    category: str, scenario: str, source: str | Path = "registry"
+) -> list[MemoryPrereq]:
+    """The prerequisite conversations of one scenario, in the order they are held (``source``
+    as in :func:`load_memory`).
 
     Raises:
         BfclDataError: an unknown scenario or a malformed file (naming file and line).
@@ -201,7 +213,7 @@ def load_prereqs(category: str, scenario: str) -> list[MemoryPrereq]:
     if scenario not in MEMORY_SCENARIOS:
         raise BfclDataError(f"unknown memory scenario {scenario!r}")
     prereqs = []
-    for row in _prereq_rows(scenario):
+    for row in _prereq_rows(scenario, _suite(source)):
         prereq_id, question = row.id.replace("memory", category), copy.deepcopy(row.question)
         prereqs.append(MemoryPrereq(prereq_id, f"{category}_prereq", question, row.scenario,
                                     row.topic))  # fmt: skip
@@ -209,8 +221,8 @@ def load_prereqs(category: str, scenario: str) -> list[MemoryPrereq]:
 
 
 @cache
-def _prereq_rows(scenario: str) -> tuple[_Prereq, ...]:
-    path = sources.fetch(f"bfcl/memory_prereq/{scenario}", progress=False)
+def _prereq_rows(scenario: str, suite: str) -> tuple[_Prereq, ...]:
+    path = data_file(f"bfcl/memory_prereq/{scenario}", suite)
     rows = []
     for number, row in read_jsonl(path, _Prereq):
         if row.scenario != scenario or category_of(row.id) != "memory_prereq":
@@ -254,19 +266,22 @@ def _with_system(question: list[list[dict[str, Any]]], prompt: str) -> list[list
     return turns
 
 
-def conversation_item(entry: MemoryItem | MemoryPrereq, state: dict[str, Any]) -> MultiTurnItem:
+def conversation_item(
+    entry: MemoryItem | MemoryPrereq, state: dict[str, Any], source: str | Path = "registry"
+) -> MultiTurnItem:
     """One memory conversation as a multi-turn item (played by
     :class:`~.conversation.Conversation`): the system prompt for memory ``state`` in its
-    first turn (after the answer-format prompt, for a question), the backend's tools, and the
-    memory's starting state as the backend's initial configuration. Its ground truth is
-    empty: a memory conversation is checked by its answer (:func:`check_memory`)."""
+    first turn (after the answer-format prompt, for a question), the backend's tools (a
+    prerequisite's from ``source``, as in :func:`load_memory`), and the memory's starting
+    state as the backend's initial configuration. Its ground truth is empty: a memory
+    conversation is checked by its answer (:func:`check_memory`)."""
     category = entry.category.removesuffix("_prereq")
     backend = backend_of(category)
     question = entry.question
     if isinstance(entry, MemoryItem):
         question = _with_system(question, AGENTIC_PROMPT)
     turns = _with_system(question, system_prompt(category, entry.scenario, state))
-    docs = entry.functions if isinstance(entry, MemoryItem) else function_docs(backend)
+    docs = entry.functions if isinstance(entry, MemoryItem) else function_docs(backend, source)
     return MultiTurnItem(entry.id, entry.category, turns, docs, {backend: state}, [backend],
                          [[] for _ in turns], {})  # fmt: skip
 
@@ -359,9 +374,12 @@ E = TypeVar("E", bound=Ended)
 
 
 def converse_memory(
-    items: Sequence[MemoryItem], play: Callable[[list[MultiTurnItem]], Sequence[E]]
+    items: Sequence[MemoryItem],
+    play: Callable[[list[MultiTurnItem]], Sequence[E]],
+    source: str | Path = "registry",
 ) -> tuple[list[E], list[E], list[Snapshot]]:
-    """Hold the prerequisite conversations the questions need, then the questions.
+    """Hold the prerequisite conversations the questions need (read from ``source``, as in
+    :func:`load_memory`), then the questions.
 
     Each ``(category, scenario)`` chain starts with an empty memory; its conversations are
     played in order, each from the memory the last one that did not fail left; chains advance
@@ -373,13 +391,13 @@ def converse_memory(
         The played prerequisite conversations (chain by chain, in order), the played
         questions (in the order of ``items``) and the memory snapshots they left.
     """
-    chains = {key: load_prereqs(*key) for key in scenarios_of(items)}
+    chains = {key: load_prereqs(*key, source) for key in scenarios_of(items)}
     states: dict[tuple[str, str], dict[str, Any]] = {key: {} for key in chains}
     prereqs: list[tuple[tuple[str, str], int, E]] = []
     snapshots = []
     for depth in range(max(map(len, chains.values()), default=0)):
         wave = [(key, chain[depth]) for key, chain in chains.items() if depth < len(chain)]
-        ended = play([conversation_item(prereq, states[key]) for key, prereq in wave])
+        ended = play([conversation_item(prereq, states[key], source) for key, prereq in wave])
         for (key, prereq), end in zip(wave, ended, strict=True):
             prereqs.append((key, depth, end))
             if end.error is None and end.state is not None:

@@ -248,6 +248,31 @@ def system_accuracy(
     return pd.concat([coverage_table(verdicts, categories), extra], axis=1)
 
 
+NO_CALL_WANTED = frozenset({"irrelevance", "live_irrelevance"})
+"""Categories whose right answer calls no function."""
+
+
+def silent_tools(verdicts: pd.DataFrame) -> dict[str, int]:
+    """Systems asked in tools mode none of whose answers called a function, though some
+    items wanted a call: system -> such answers (failed calls and the irrelevance and
+    multi-turn categories aside). The endpoint likely left the tools out of the prompt
+    (llama-cpp-python's ``chatml-function-calling`` does without ``tool_choice``, its
+    default format always), or the model cannot call them.
+
+    A tools-mode answer with calls is the official FC result ``[{name: args}]`` (a list);
+    one without is its text.
+    """
+    wanted = verdicts[
+        (verdicts["mode"] == "tools")
+        & (verdicts["error_type"] != CALL_FAILED)
+        & ~verdicts["test_category"].isin(NO_CALL_WANTED)
+        & ~verdicts["test_category"].str.startswith("multi_turn")
+    ]
+    called = wanted["raw"].map(lambda raw: isinstance(raw, list))
+    counts = called.groupby(wanted["system"], sort=False).agg(["sum", "size"])
+    return {str(name): int(row["size"]) for name, row in counts.iterrows() if not row["sum"]}
+
+
 def coverage_table(verdicts: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
     """Per system: items scored, categories scored and the studied categories not submitted."""
     rows = []

@@ -27,6 +27,7 @@ from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
 from .backends import VECTOR_REFUSAL
+from .files import DEMO, demo_categories
 from .metrics import Summary
 from .schema import (
     FORMAT_SENSITIVITY,
@@ -153,7 +154,7 @@ def _categories_valid(value: str | list[str]) -> list[str]:
 
 
 def _data_source(value: str, info: ValidationInfo) -> str:
-    if value in ("registry", "package"):
+    if value in ("registry", "package", DEMO):
         return value
     return str(data_path(value, info))
 
@@ -216,7 +217,10 @@ class BfclParams(StudyParams):
     study: Literal["bfcl"] = "bfcl"
     data: Annotated[str, AfterValidator(_data_source)] = "registry"
     """Questions and answers: ``registry`` (pinned files, gorilla@6ea5797), ``package`` (an
-    installed ``bfcl-eval``) or the path of a gorilla checkout."""
+    installed ``bfcl-eval``) or the path of a gorilla checkout (these three for the Python
+    categories; the others come from the pinned files), or ``demo``: every category from
+    evalbench's own demo suite in BFCL's format (``evalbench/demo/bfcl``, written for
+    evalbench, not BFCL data; offline)."""
     categories: Annotated[
         list[str], BeforeValidator(_as_list), AfterValidator(_categories_valid)
     ] = Field(default_factory=lambda: list(PYTHON))
@@ -251,6 +255,12 @@ class BfclParams(StudyParams):
     @model_validator(mode="before")
     @classmethod
     def _merged_key(cls, data: Any) -> Any:
+        if (isinstance(data, dict) and data.get("systems") and not data.get("result_sets")
+                and "memory_vector" in _as_list(data.get("categories") or [])):  # fmt: skip
+            # named (a group such as `all` brings it too: then live systems just skip it)
+            example = "[python, multi_turn, memory_kv, memory_rec_sum]"
+            raise ValueError(f"{VECTOR_REFUSAL}; list the categories without it, e.g. "
+                             f"categories: {example}")  # fmt: skip
         if isinstance(data, dict) and "more_categories" in data:
             raise ValueError(
                 "'more_categories' is no longer a key: list every category and group in "
@@ -273,12 +283,10 @@ class BfclParams(StudyParams):
                 )
         for spec in self.systems:
             _check_agent(spec, self.system_modes)
-        if "memory_vector" in self.categories and self.systems and not self.result_sets:
-            example = "[python, multi_turn, memory_kv, memory_rec_sum]"
-            raise ValueError(f"{VECTOR_REFUSAL}; list the categories without it, e.g. "
-                             f"categories: {example}")  # fmt: skip
         if self.format_limit_per_category is not None and FORMAT_SENSITIVITY not in self.categories:
             raise ValueError("format_limit_per_category: 'format_sensitivity' is not in categories")
+        if self.data == DEMO:
+            _check_demo(self)
         for rs in self.result_sets:
             outside = set(rs.categories or ()) - set(self.categories)
             if outside:
@@ -301,6 +309,19 @@ class BfclParams(StudyParams):
         return self.system_modes.get(name, self.mode)
 
 
+def _check_demo(params: BfclParams) -> None:
+    """``data: demo`` holds some categories only, and no public result set answers it."""
+    held = demo_categories()
+    missing = [c for c in params.categories if c not in held]
+    if missing:
+        raise ValueError(f"data: demo: the demo suite has no {', '.join(missing)} (it holds "
+                         f"{', '.join(held)}); list only those, or use data: registry")  # fmt: skip
+    public = [rs.name for rs in params.result_sets if rs.model is not None]
+    if public:
+        raise ValueError(f"data: demo: result sets {public} answer BFCL's items, not the demo "
+                         "suite's; use data: registry")  # fmt: skip
+
+
 AGENT_MODES = {"agent": "tools", "python": "python", "command": "command"}
 """How each agent provider converses (a chat model's mode comes from ``mode``)."""
 
@@ -314,6 +335,11 @@ def _check_agent(spec: SystemSpec, modes: Collection[str]) -> None:
     if spec.provider == "agent" and {"tools", "documents"} & spec.model_fields_set:
         raise ValueError(f"{where}: the reference agent's tools in BFCL are each item's "
                          "functions; remove 'tools' / 'documents'")  # fmt: skip
+    if spec.provider == "agent" and spec.tool_mode == "prompt":
+        raise ValueError(f"{where}: tool_mode: prompt does not apply to BFCL: it asks the "
+                         "reference agent with native tools; for a model without them, list "
+                         "it as a chat system (provider 'openai') with mode: prompt, BFCL's "
+                         "own prompt format")  # fmt: skip
     if spec.provider in AGENT_MODES and spec.name in modes:
         raise ValueError(f"system_modes: {spec.name!r} is an agent ({spec.provider}); it "
                          f"converses as {AGENT_MODES[spec.provider]!r}")  # fmt: skip
@@ -340,9 +366,10 @@ class BfclResult(NamedTuple):
     order: list[str]
     """Systems in the order they were scored (result sets, then live systems)."""
     sources: pd.DataFrame
-    """:func:`~.study.system_sources`."""
+    """:func:`~.published.system_sources`."""
     comparison: pd.DataFrame
-    """:func:`~.study.leaderboard_comparison` (empty when no result set names a leaderboard row)."""
+    """:func:`~.published.leaderboard_comparison` (empty when no result set names a
+    leaderboard row)."""
     truth: pd.DataFrame | None
     """:func:`~.metrics.injected_vs_detected`; None without a simulated system."""
     examples: list[dict[str, Any]]

@@ -57,7 +57,11 @@ def key_result(result: BfclResult) -> str:
     simulated or real, with its failed calls and the accuracy over answered items beside."""
     level = result.params.confidence_level
     table = metrics.system_accuracy(result.verdicts, result.params.categories, level=level)
-    systems = "; ".join(_system_sentence(row, result) for row in table.to_dict("records"))
+    silent = metrics.silent_tools(result.verdicts)
+    systems = "; ".join(
+        _system_sentence(row, result) + _silent_sentence(silent.get(row["system"]))
+        for row in table.to_dict("records")
+    )
     head = display.fill(
         "<p><b>Key result.</b> Share of scored items the official checker marks valid, all "
         "studied categories pooled ({level:.0%} Wilson intervals): ",
@@ -196,6 +200,18 @@ def _system_sentence(row: dict[str, Any], result: BfclResult) -> str:
         failed=failed or f"{row['failed calls']} calls failed",
         acc=row["accuracy_answered"],
         k=answered,
+    )
+
+
+def _silent_sentence(answers: int | None) -> str:
+    """The warning for a tools-mode system none of whose answers called a function."""
+    if not answers:
+        return ""
+    return display.fill(
+        " — <b>none of its {n} answers that should call a function called one</b> (tools "
+        "mode): the endpoint may leave the tools out of the prompt, or the model cannot call "
+        "them; try mode: prompt",
+        n=answers,
     )
 
 

@@ -12,9 +12,9 @@ system and item; ``records/steps.jsonl`` for conversations) and returns a
 
 from __future__ import annotations
 
-import shlex
 import shutil
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -39,28 +39,23 @@ from .data import (
     fetch_results,
     load,
     load_format_items,
-    published_aggregates,
-    published_row,
-    published_scores,
     read_result_dir,
     registered_categories,
-    registered_source,
     result_file_counts,
     write_results,
 )
 from .format_sensitivity import Case, cases
 from .format_sensitivity import messages as format_messages
-from .leaderboard import comparison, leaderboard_tables, scores_from_verdicts
 from .memory import LIVE_MEMORY, converse_memory, prereq_row, write_snapshots
 from .metrics import (
-    Summary,
-    compare_with_published,
     failure_examples,
     injected_vs_detected,
     measured_systems,
+    silent_tools,
     summarize,
 )
 from .multi_turn_metrics import DETAIL_COLUMNS
+from .published import leaderboard_comparison, official_tables, published_extras, system_sources
 from .records import (
     AgentConversationRecord,
     BfclParams,
@@ -241,7 +236,19 @@ def run_live_system(run: Run[BfclParams], spec: SystemSpec, items: Sequence[Item
         )._replace(mode=mode, injected=injected.get(item.id))
         for item in items
     ]
-    return verdict_frame(rows)
+    verdicts = verdict_frame(rows)
+    _warn_silent_tools(verdicts)
+    return verdicts
+
+
+def _warn_silent_tools(verdicts: pd.DataFrame) -> None:
+    """Say on stderr, at once, when no tools-mode answer called a function (the report
+    says it too: :func:`~.report.key_result`)."""
+    for name, answers in silent_tools(verdicts).items():
+        print(f"evalbench: BFCL system {name!r} (tools mode): 0 of {answers} answers called a "
+              "function; the endpoint may leave the tools out of the prompt (check its chat "
+              "format and tool_choice) or the model cannot call them (try mode: prompt)",
+              file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _result_line(item: Item, answer: ResponseRecord, mode: str) -> ResultLine:
@@ -521,7 +528,7 @@ def run_live_memory(
     ``memory_vector`` is never asked (:data:`~.backends.VECTOR_REFUSAL`)."""
     plans = _memory_plans(spec, items, run.params.seed)
     play = partial(_play_memory, run, spec, plans)
-    prereqs, questions, snapshots = converse_memory(items, play)
+    prereqs, questions, snapshots = converse_memory(items, play, run.params.data)
     write_snapshots(run.dir / "bfcl_results" / spec.name.replace("/", "_"), snapshots)
     write_results([_talk_line(t) for t in prereqs if t.error is None],
                   run.dir / "bfcl_results", spec.name)  # fmt: skip
@@ -623,91 +630,6 @@ def converse_all(run: Run[BfclParams], items: Sequence[AnyItem]) -> list[LiveMul
 def to_records(verdicts: pd.DataFrame) -> list[VerdictRecord]:
     """Verdict frame -> validated records for a run's ``records/`` folder."""
     return [VerdictRecord.model_validate(row) for row in verdicts.to_dict("records")]
-
-
-# --------------------------------------------------------------------------- published scores
-
-
-def published_extras(params: BfclParams, scored: Collection[str] = ()) -> pd.DataFrame | None:
-    """Published scores of the categories the study does not score (those not studied, or
-    without result files) for result sets with a ``leaderboard_model``, ready for
-    ``summarize(extra_categories=...)`` so their overall matches the leaderboard's.
-
-    Args:
-        params: the study's params.
-        scored: categories scored here (never filled in from the published table).
-    """
-    own = set(PYTHON) | set(scored)
-    frames = []
-    for rs in params.result_sets:
-        if rs.leaderboard_model:
-            scores = published_scores(rs.leaderboard_model)
-            extra = scores[~scores["test_category"].isin(own) & scores["accuracy"].notna()]
-            frames.append(extra.assign(system=rs.name))
-    return pd.concat(frames, ignore_index=True) if frames else None
-
-
-def leaderboard_comparison(summary: Summary, params: BfclParams) -> pd.DataFrame:
-    """Our numbers beside the published ones, for result sets with a ``leaderboard_model``.
-
-    Returns:
-        Columns ``system, metric, ours, published, difference`` (fractions): every category
-        we score, then the published aggregates (:data:`~.data.PUBLISHED_AGGREGATES`).
-    """
-    published = {}
-    for rs in params.result_sets:
-        if rs.leaderboard_model:
-            scores = published_scores(rs.leaderboard_model).set_index("test_category")
-            published[rs.name] = (scores["accuracy"], published_aggregates(rs.leaderboard_model))
-    return compare_with_published(summary, published)
-
-
-def official_tables(params: BfclParams, verdicts: pd.DataFrame) -> pd.DataFrame | None:
-    """Each result set with a ``leaderboard_model``: every column of the official score
-    tables computed from its verdicts beside the published row
-    (:func:`~.leaderboard.comparison`); None when no result set names one."""
-    frames = []
-    for rs in params.result_sets:
-        if rs.leaderboard_model:
-            ours = leaderboard_tables(scores_from_verdicts(verdicts[verdicts["system"] == rs.name]))
-            published = {t: published_row(t, rs.leaderboard_model) for t in ours}
-            frames.append(comparison(ours, published).assign(system=rs.name))
-    return pd.concat(frames, ignore_index=True) if frames else None
-
-
-def result_set_sources(params: BfclParams) -> pd.DataFrame:
-    """Where each result set comes from: the registered URL (commit) and licence, or folder."""
-    rows = []
-    for rs in params.result_sets:
-        if rs.model is None:
-            rows.append((rs.name, str(rs.folder), "local files", rs.decode_style))
-        else:
-            rows.append((rs.name, *registered_source(rs.model), rs.decode_style))
-    return pd.DataFrame(rows, columns=["system", "source", "license", "decoder"])
-
-
-def system_sources(params: BfclParams) -> pd.DataFrame:
-    """Every system and where its outputs come from: result sets (:func:`result_set_sources`)
-    and live systems (provider and model, and the mode they are asked in)."""
-    sets = result_set_sources(params).assign(outputs="result files")
-    live = pd.DataFrame(
-        [(s.name, _provider(s), "—", params.mode_of(s.name), "asked live") for s in params.systems],
-        columns=sets.columns,
-    )
-    parts = [part for part in (sets, live) if len(part)]
-    frame = pd.concat(parts, ignore_index=True) if parts else sets
-    frame = frame.rename(columns={"decoder": "decoder / mode"})
-    return frame[["system", "outputs", "source", "license", "decoder / mode"]]
-
-
-def _provider(spec: SystemSpec) -> str:
-    if spec.provider == "python":
-        return f"python agent: {spec.entrypoint}"
-    if spec.provider == "command":
-        return "command agent: " + shlex.join(spec.argv or [])
-    if spec.provider == "agent":
-        return f"reference agent over {spec.model}"
-    return f"{spec.provider}: {spec.model}" if spec.model else f"{spec.provider} provider"
 
 
 # --------------------------------------------------------------------------- the study

@@ -1,11 +1,13 @@
-"""Real AIME problems: the pinned public files and Hugging Face tables (the I/O edge).
+"""Reference problems: real AIME (pinned public files, Hugging Face tables) or evalbench's
+own demo problems (the I/O edge).
 
-Real problems serve three purposes in the study: one is shown in every generation prompt
-as a style reference, they are the opponents of the win-rate comparison, and the
+Reference problems serve three purposes in the study: one is shown in every generation
+prompt as a style reference, they are the opponents of the win-rate comparison, and the
 near-duplicate check runs against them. Sources: MathArena's LaTeX transcription of AIME
 2024–2025 and the Qwen2.5-Math evaluation copy of AIME 2024 (registered, pinned and
-sha256-checked in :mod:`evalbench.sources`), or any Hugging Face AIME table
-(:func:`load_hf_reference`).
+sha256-checked in :mod:`evalbench.sources`), any Hugging Face AIME table
+(:func:`load_hf_reference`), or ``demo``: 30 AIME-style problems written for evalbench
+(:func:`demo_path`; not AIME problems), so the demo study runs offline.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench.records import none_for_missing, read_jsonl
-from evalbench.sources import fetch
+from evalbench.sources import fetch, record_read
 
 from .scoring import ANSWER_MAX, ANSWER_MIN, parse_answer
 
@@ -30,12 +33,14 @@ _REFERENCE_COLUMNS = ["id", "source", "year", "contest", "number", "problem", "a
 def load_reference(
     sources: Sequence[str] = ("qwen25math", "matharena"), *, years: Sequence[int] = (2024, 2025)
 ) -> pd.DataFrame:
-    """Real AIME problems from the registered pinned files (mirror, cache or download).
+    """Reference problems: real AIME from the registered pinned files (mirror, cache or
+    download), or evalbench's demo problems.
 
     ``qwen25math`` is the Qwen2.5-Math evaluation copy of AIME 2024 (30 problems, with
     AoPS solutions); ``matharena`` is MathArena's LaTeX transcription of AIME 2024 and 2025
     (60 problems, answers from its ``answers.csv``). Both sources are kept, so 2024
-    problems appear twice; use :func:`unique_reference` for one row per problem.
+    problems appear twice; use :func:`unique_reference` for one row per problem. ``demo``
+    is :func:`load_demo_reference` (offline; no year, so ``years`` does not filter it).
 
     Args:
         sources: which sources to load, in order.
@@ -49,13 +54,45 @@ def load_reference(
         "matharena": lambda: pd.concat(
             [load_matharena_aime(y, c) for y in years for c in ("I", "II")], ignore_index=True
         ),
+        "demo": load_demo_reference,
     }
     unknown = [s for s in sources if s not in loaders]
     if unknown:
         raise ValueError(f"load_reference: unknown source(s) {unknown}; known: {list(loaders)}")
     frames = [loaders[s]() for s in sources]
     df = pd.concat(frames, ignore_index=True) if frames else _empty_reference()
-    return df[df["year"].isin(list(years))].reset_index(drop=True)
+    kept = df["year"].isin(list(years)) | (df["source"] == DEMO)
+    return df[kept].reset_index(drop=True)
+
+
+DEMO = "demo"
+"""The reference source of evalbench's own demo problems (:func:`load_demo_reference`)."""
+
+
+def demo_path() -> Path:
+    """``evalbench/demo/datagen``: 30 AIME-style problems written for evalbench (not AIME
+    problems; see its README), each answer an integer 0–999 recomputed in the tests."""
+    return Path(str(resources.files("evalbench").joinpath("demo").joinpath("datagen")))
+
+
+def load_demo_reference() -> pd.DataFrame:
+    """evalbench's demo reference problems (``problems.jsonl`` of :func:`demo_path`): ids
+    ``demo:p01``..., no year or contest, ``number`` 1, 2, ...
+
+    Raises:
+        ValueError: a row without ``id``/``problem``/``answer`` or with an answer that is not
+            an integer 0–999 (naming file and line).
+    """
+    path = demo_path() / "problems.jsonl"
+    record_read(path, "datagen demo reference problems")
+    rows = []
+    for line, item in enumerate(read_jsonl(path), start=1):
+        where = f"{path}:{line}"
+        if not all(isinstance(item.get(k), (str, int)) for k in ("id", "problem", "answer")):
+            raise ValueError(f"{where}: needs 'id', 'problem' and 'answer'")
+        rows.append(_reference_row(DEMO, None, None, line, item["problem"], item["answer"],
+                                   item.get("solution"), where=where, key=item["id"]))  # fmt: skip
+    return _reference_frame(rows)
 
 
 def load_qwen25math_aime24() -> pd.DataFrame:

@@ -52,7 +52,7 @@ def answer_histogram(result: DatagenResult) -> Figure:
     ax.set_xlabel("answer")
     ax.set_ylabel("share of answers (bins of 50)")
     ax.set_title("Answers of generated and real problems")
-    ax.legend()
+    plots.legend_beside(ax)
     return fig
 
 
@@ -125,7 +125,7 @@ def win_rate_bars(result: DatagenResult) -> Figure:
     bar = p.thresholds.win_rate
     ax.axhline(bar, color="tab:red", linestyle="--", linewidth=1, label=f"threshold ({bar:.0%})")
     ax.set_xlabel("")
-    ax.legend(fontsize="small")
+    plots.legend_beside(ax)
     return cast(Figure, ax.figure)
 
 
@@ -138,5 +138,5 @@ def similarity_histogram(result: DatagenResult) -> Figure:
     ax.set_xlabel("similarity to the closest real problem")
     ax.set_ylabel("generated problems")
     ax.set_title(f"Closest real problem per generated problem (n = {len(dups.top)})")
-    ax.legend()
+    plots.legend_beside(ax)
     return fig

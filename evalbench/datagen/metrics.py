@@ -549,8 +549,9 @@ def _criterion_values(
 
 
 def reference_counts(reference: pd.DataFrame) -> pd.DataFrame:
-    """Reference rows per source and year (columns ``source, year, problems``)."""
-    counts = reference.groupby(["source", "year"]).size().rename("problems")
+    """Reference rows per source and year (columns ``source, year, problems``); rows
+    without a year (evalbench's demo problems) are counted with the year missing."""
+    counts = reference.groupby(["source", "year"], dropna=False).size().rename("problems")
     return counts.reset_index()
 
 

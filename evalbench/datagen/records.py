@@ -45,20 +45,25 @@ def _verifications_source(value: str | None, info: ValidationInfo) -> str | None
     return str(data_path(value, info))
 
 
-ReferenceSource = Literal["matharena", "qwen25math"]
+ReferenceSource = Literal["matharena", "qwen25math", "demo"]
 REFERENCE_SOURCES: tuple[ReferenceSource, ...] = ("matharena", "qwen25math")
+"""The default: real AIME problems (the pinned files)."""
 
 
 class ReferenceParams(BaseModel):
-    """Which real AIME problems serve as style references, opponents and duplicate checks."""
+    """Which problems serve as style references, opponents and duplicate checks: real AIME
+    problems, or evalbench's own demo problems (``demo``, offline; not AIME)."""
 
     model_config = ConfigDict(extra="forbid")
 
     sources: list[ReferenceSource] = Field(default_factory=lambda: list(REFERENCE_SOURCES))
-    """Registered pinned files (see :func:`~.data.load_reference`); order = preference when a
-    problem is in both."""
+    """Registered pinned files of real AIME problems (``matharena``, ``qwen25math``; mirror,
+    cache or download) and/or ``demo`` (30 AIME-style problems written for evalbench,
+    shipped in ``evalbench/demo/datagen``); see :func:`~.data.load_reference`. Order =
+    preference when a problem is in both."""
     years: list[int] = Field(default_factory=lambda: [2024, 2025], min_length=1)
-    """Contest years to keep (the registered files hold 2024 and 2025)."""
+    """Contest years to keep (the registered files hold 2024 and 2025; ``demo`` problems
+    have no year and are always kept)."""
     hf_dataset: str | None = None
     """Also load a Hugging Face AIME set (e.g. ``TianHongZXY/aime-1983-2025``; needs
     ``datasets``); ``years`` does not filter it."""

@@ -4,10 +4,12 @@ runs with its interval, one line per system and setup, and the alerts that fired
 A *setup* is the run's ``-p`` overrides other than ``tag=`` (:func:`.runs.configuration`)
 and its code commit (``+dirty`` when uncommitted): runs made differently are never joined
 into one line, and a dashed rule marks each run whose setup differs from the run before.
-A run whose alert check fired is marked (a red ring on the system's point for a metric
-drop, a red "!" over the run for every alert), with the alert lines in its tooltip and in
-the table below. Drawn as inline SVG from the scorecard's numbers (no plotting library, no
-extra reading of records): the index builds these pages at almost no cost.
+Each line has its own colour (:data:`evalbench.look.OKABE_ITO`) and marker, the runs are in
+order under their start dates. A run whose alert check fired is marked (a red ring on the
+system's point for a metric drop, a red "!" over the run for every alert), with the alert
+lines in its tooltip and in the table below. Drawn as inline SVG from the scorecard's numbers
+(no plotting library, no extra reading of records): the index builds these pages at almost
+no cost.
 """
 
 from __future__ import annotations
@@ -21,20 +23,20 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from evalbench.alerts.shown import shown
+from evalbench.look import MARKERS, OKABE_ITO, SCROLL_CSS
 from evalbench.records import write_atomic
 
 from .runs import configuration
 
 TRENDS_FILE = "trends.html"
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#17becf")  # fmt: skip
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
-WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 900, 300, 64, 16, 28, 70
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 900, 320, 64, 16, 28, 88
 MAX_LABELS = 14
 """Run labels drawn under the axis at most (every k-th run past that)."""
 MAX_TABLE_ROWS = 200
 DODGE = 6.0
-"""Pixels between the systems' points within a run (equal values stay apart)."""
+"""Pixels between the series' points within a run (equal values stay apart)."""
+MARKER_R = 4.5
 
 
 class RunInfo(NamedTuple):
@@ -127,7 +129,7 @@ def trends_page(study: str, points: list[Point], infos: dict[tuple[str, str], Ru
     )
     title = points[0].title if points else study
     return _PAGE.format(title=_e(title), study=_e(study), panels=panels,
-                        table=_table(points, order, info))  # fmt: skip
+                        table=_table(points, order, info), scroll_css=SCROLL_CSS)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ drawing
@@ -169,13 +171,13 @@ def panel_svg(points: list[Point], order: list[str], info: dict[str, RunInfo]) -
         return TOP + (high - value) / (high - low) * (HEIGHT - TOP - BOTTOM)
 
     shapes = _axes(low, high, kind, y) + _setup_rules(order, info, place)
-    shapes += _run_labels(order, place)
-    colors = _colors(points)
-    for (system, setup), line in _series(points, info).items():
-        dash = DASHES[_setups(points, info).index(setup) % len(DASHES)]
-        nudge = DODGE * (list(colors).index(system) - (len(colors) - 1) / 2)  # side by side
-        at = {run: x + nudge for run, x in place.items()}
-        shapes += _line(line, colors[system], dash, at, y, info)
+    shapes += _run_labels(order, place, _started(points))
+    lines = list(_series(points, info).items())
+    nudges = _nudges([line for _, line in lines])
+    for number, ((_, setup), line) in enumerate(lines):
+        look = _look(number, _setups(points, info).index(setup))
+        at = {p.run_id: place[p.run_id] + nudges[number, p.run_id] for p in line}
+        shapes += _line(line, look, at, y, info)
     shapes += _alert_marks(order, info, place)
     return (f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" '
             f'class="trend">{"".join(shapes)}</svg>')  # fmt: skip
@@ -189,13 +191,69 @@ def _series(points: list[Point], info: dict[str, RunInfo]) -> dict[tuple[str, st
     return lines
 
 
+def _nudges(lines: list[list[Point]]) -> dict[tuple[int, str], float]:
+    """(series number, run) -> pixels its point moves sideways: the series with a point in a
+    run side by side, centred on the run (equal values and intervals stay apart)."""
+    present: dict[str, list[int]] = {}
+    for number, line in enumerate(lines):
+        for p in line:
+            present.setdefault(p.run_id, []).append(number)
+    return {(number, run): DODGE * (k - (len(numbers) - 1) / 2)
+            for run, numbers in present.items() for k, number in enumerate(numbers)}  # fmt: skip
+
+
 def _setups(points: list[Point], info: dict[str, RunInfo]) -> list[str]:
     return list(dict.fromkeys(info[p.run_id].setup for p in points))
 
 
-def _colors(points: list[Point]) -> dict[str, str]:
-    systems = sorted({p.system for p in points})
-    return {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(systems)}
+class Look(NamedTuple):
+    """How one series is drawn."""
+
+    number: int
+    color: str
+    marker: str
+    dash: str
+
+
+def _look(number: int, setup: int) -> Look:
+    """Series ``number``'s colour and marker (its own while there are eight or fewer; past
+    that a colour comes back with another marker) and its setup's dash."""
+    color = OKABE_ITO[number % len(OKABE_ITO)]
+    marker = MARKERS[(number + number // len(OKABE_ITO)) % len(MARKERS)]
+    return Look(number, color.lower(), marker, DASHES[setup % len(DASHES)])
+
+
+def _started(points: list[Point]) -> dict[str, str]:
+    """Each run's start as the axis shows it: ``YYYY-MM-DD HH:MM`` (UTC), with the seconds
+    when two runs started in the same minute."""
+    starts = {p.run_id: p.started_at.replace("T", " ") for p in points}
+    minutes = [start[:16] for start in starts.values()]
+    cut = 16 if len(set(minutes)) == len(minutes) else 19
+    return {run: start[:cut] for run, start in starts.items()}
+
+
+_UNIT_SHAPES: dict[str, list[tuple[float, float]]] = {
+    "s": [(-0.85, -0.85), (0.85, -0.85), (0.85, 0.85), (-0.85, 0.85)],
+    "^": [(0, -1), (1, 0.8), (-1, 0.8)],
+    "D": [(0, -1.2), (1, 0), (0, 1.2), (-1, 0)],
+    "v": [(0, 1), (1, -0.8), (-1, -0.8)],
+    "P": [(-0.35, -1), (0.35, -1), (0.35, -0.35), (1, -0.35), (1, 0.35), (0.35, 0.35),
+          (0.35, 1), (-0.35, 1), (-0.35, 0.35), (-1, 0.35), (-1, -0.35), (-0.35, -0.35)],
+    "X": [(-0.75, -1), (0, -0.25), (0.75, -1), (1, -0.75), (0.25, 0), (1, 0.75), (0.75, 1),
+          (0, 0.25), (-0.75, 1), (-1, 0.75), (-0.25, 0), (-1, -0.75)],
+    "*": [(round(math.sin(k * math.pi / 5) * (1.2 if k % 2 == 0 else 0.5), 3),
+           round(-math.cos(k * math.pi / 5) * (1.2 if k % 2 == 0 else 0.5), 3))
+          for k in range(10)],
+}  # fmt: skip
+"""Each marker but the circle as a polygon around (0, 0), radius about 1."""
+
+
+def marker_path(marker: str, x: float, y: float, r: float = MARKER_R) -> str:
+    """The SVG path data of ``marker`` (a :data:`evalbench.look.MARKERS` code) at (x, y)."""
+    if marker not in _UNIT_SHAPES:  # "o"
+        return f"M{x - r:.1f},{y:.1f} a{r},{r} 0 1,0 {2 * r},0 a{r},{r} 0 1,0 {-2 * r},0 Z"
+    corners = " L".join(f"{x + dx * r:.1f},{y + dy * r:.1f}" for dx, dy in _UNIT_SHAPES[marker])
+    return f"M{corners} Z"
 
 
 def _axes(low: float, high: float, kind: str, y: Any) -> list[str]:
@@ -220,21 +278,27 @@ def _setup_rules(order: list[str], info: dict[str, RunInfo], place: dict[str, fl
     return out
 
 
-def _run_labels(order: list[str], place: dict[str, float]) -> list[str]:
+def _run_labels(order: list[str], place: dict[str, float], started: dict[str, str]) -> list[str]:
+    """Each run's start date under the axis (every k-th past :data:`MAX_LABELS`), and the
+    axis title."""
     every = max(1, math.ceil(len(order) / MAX_LABELS))
     base = HEIGHT - BOTTOM + 14
-    return [
-        f'<text x="{place[run]:.1f}" y="{base}" font-size="10" text-anchor="end" '
-        f'transform="rotate(-30 {place[run]:.1f} {base})">{_e(run[:8])}</text>'
+    labels = [
+        f'<text x="{place[run]:.1f}" y="{base}" font-size="10" text-anchor="end" class="date" '
+        f'transform="rotate(-30 {place[run]:.1f} {base})">{_e(started.get(run) or run[:8])}</text>'
         for i, run in enumerate(order)
         if i % every == 0 or i == len(order) - 1
     ]
+    middle = (LEFT + WIDTH - RIGHT) / 2
+    return [*labels, f'<text x="{middle:.1f}" y="{HEIGHT - 4}" font-size="11" '
+                     'text-anchor="middle">run started (UTC)</text>']  # fmt: skip
 
 
-def _line(line: list[Point], color: str, dash: str, place: dict[str, float], y: Any,
+def _line(line: list[Point], look: Look, place: dict[str, float], y: Any,
           info: dict[str, RunInfo]) -> list[str]:  # fmt: skip
     shown = [p for p in line if math.isfinite(p.estimate)]
     path = " ".join(f"{place[p.run_id]:.1f},{y(p.estimate):.1f}" for p in shown)
+    color, dash = look.color, look.dash
     out = [f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
            f'stroke-dasharray="{dash}" class="series"/>'] if len(shown) > 1 else []  # fmt: skip
     for p in shown:
@@ -247,9 +311,11 @@ def _line(line: list[Point], color: str, dash: str, place: dict[str, float], y: 
             out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{y(p.low):.1f}" '
                        f'y2="{y(p.high):.1f}" stroke="{color}"/>')  # fmt: skip
         ring = (p.system, p.metric) in info[p.run_id].drops
-        out.append(f'<circle cx="{px:.1f}" cy="{y(p.estimate):.1f}" r="4" fill="{color}"'
+        shape = marker_path(look.marker, px, y(p.estimate))
+        out.append(f'<path data-series="{look.number}" fill="{color}" d="{shape}" '
+                   f'data-marker="{_e(look.marker)}"'
                    + (' stroke="#d00" stroke-width="3" class="alerted"' if ring else "")
-                   + f"><title>{_e(tip)}</title></circle>")  # fmt: skip
+                   + f"><title>{_e(tip)}</title></path>")  # fmt: skip
     return out
 
 
@@ -264,12 +330,16 @@ def _alert_marks(order: list[str], info: dict[str, RunInfo], place: dict[str, fl
 
 
 def _legend(points: list[Point], info: dict[str, RunInfo]) -> str:
-    colors = _colors(points)
-    items = [
-        f'<li><span class="swatch" style="background:{colors[system]}"></span>{_e(system)} · '
-        f"{_e(setup)}</li>"
-        for system, setup in _series(points, info)
-    ]
+    """A line per series: its colour, dash and marker, system and setup."""
+    items = []
+    for number, (system, setup) in enumerate(_series(points, info)):
+        look = _look(number, _setups(points, info).index(setup))
+        key = (
+            f'<svg width="30" height="12" aria-hidden="true"><line x1="1" x2="29" y1="6" '
+            f'y2="6" stroke="{look.color}" stroke-width="2" stroke-dasharray="{look.dash}"/>'
+            f'<path fill="{look.color}" d="{marker_path(look.marker, 15, 6, 4)}"/></svg>'
+        )
+        items.append(f"<li>{key} {_e(system)} · {_e(setup)}</li>")
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
@@ -311,18 +381,20 @@ th {{ background: #f4f4f4; }}
 .warn {{ color: #b00020; }}
 svg.trend {{ max-width: 60em; display: block; }}
 ul.legend {{ list-style: none; padding: 0; font-size: 0.9em; }}
-.swatch {{ display: inline-block; width: 1em; height: 0.7em; margin-right: 0.4em; }}
-</style></head><body>
+ul.legend svg {{ vertical-align: middle; }}
+{scroll_css}</style></head><body>
 <p><a href="../index.html">← all studies</a></p>
 <h1>Trends — {title}</h1>
 <p>Study <code>{study}</code>: each headline over its ok runs, oldest first, with its 95%
-interval. One line per system and setup (the run's <code>-p</code> overrides other than
-<code>tag=</code>, and its code commit): runs made differently are never joined, and a dashed
-rule marks each run whose setup differs from the run before. Alerts that fired: a red ring on
-the point (a metric's drop) and a red "!" over the run (any alert).</p>
+interval, under the date each run started. One line per system and setup (the run's
+<code>-p</code> overrides other than <code>tag=</code>, and its code commit), each with its own
+colour and marker: runs made differently are never joined, and a dashed rule marks each run
+whose setup differs from the run before. Alerts that fired: a red ring on the point (a metric's
+drop) and a red "!" over the run (any alert).</p>
 {panels}
 <h2>Runs</h2>
-<table><thead><tr><th>started (UTC)</th><th>run</th><th>setup</th><th>headline [95% interval]
-</th><th>alerts fired</th></tr></thead><tbody>{table}</tbody></table>
+<div class="evalbench-scroll"><table><thead><tr><th>started (UTC)</th><th>run</th><th>setup</th>
+<th>headline [95% interval]</th><th>alerts fired</th></tr></thead><tbody>{table}</tbody></table>
+</div>
 </body></html>
 """

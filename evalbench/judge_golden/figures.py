@@ -32,8 +32,6 @@ def agreement(result: JudgeGoldenResult) -> Figure:
         title=f"±{p.tolerance:g} agreement per judge and dimension "
         f"({p.confidence_level:.0%} Wilson)",
     )  # fmt: skip
-    if truth:
-        ax.legend(loc="lower left", fontsize="small")
     return cast(Figure, ax.figure)
 
 
@@ -62,7 +60,7 @@ def length_bias(result: JudgeGoldenResult) -> Figure:
         ylabel=f"judge − human ({result.shown}, jittered)",
         title=f"Length bias of {result.params.judges[0].name}: error vs answer length",
     )
-    ax.legend()
+    plots.legend_beside(ax)
     return fig
 
 
@@ -118,7 +116,7 @@ def anchors(result: JudgeGoldenResult) -> Figure:
             table, label="label", estimate=f"{measure}_diff", low=f"{measure}_diff_low",
             high=f"{measure}_diff_high", reference=0.0, ax=ax, xlabel=xlabel,
             truth=truth if table[truth].notna().any() else None,
-            title=f"Anchored − plain ({level})",
+            title=f"Anchored − plain ({level})", legend=ax is axes[1],
         )  # fmt: skip
     fig.tight_layout()
     return fig

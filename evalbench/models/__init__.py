@@ -1,8 +1,9 @@
 """Model access: one async chat interface for any OpenAI-compatible endpoint and ``sim``.
 
 Public API (import from here): :class:`ModelSpec` / :class:`SimSpec` (params),
-:class:`ChatRequest` / :class:`ChatResponse` / :class:`ToolCall`, :class:`SimTask` /
-:class:`SimReply` (how the offline simulator answers), :class:`Job`, :class:`ModelClient`,
+:class:`ChatRequest` / :class:`ChatResponse` / :class:`Choice` (of ``n`` > 1) /
+:class:`ToolCall`, :class:`SimTask` / :class:`SimReply` (how the offline simulator
+answers), :class:`Job`, :class:`ModelClient`,
 :func:`generate` / :func:`agenerate`, :class:`ResponseCache`, :class:`UsageLedger`; batch
 mode (:func:`require_sync`, :class:`BatchPending`, :class:`BatchRefused`) and adaptive
 concurrency (:class:`AdaptiveLimit`).
@@ -17,6 +18,7 @@ from evalbench.models.types import (
     CacheMode,
     ChatRequest,
     ChatResponse,
+    Choice,
     Job,
     ModelSpec,
     SimReply,
@@ -35,6 +37,7 @@ __all__ = [
     "CacheMode",
     "ChatRequest",
     "ChatResponse",
+    "Choice",
     "Job",
     "ModelClient",
     "ModelSpec",

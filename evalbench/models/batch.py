@@ -55,10 +55,11 @@ from evalbench.models.providers import (
     ProviderError,
     api_key,
     parse_completion,
+    parse_more_choices,
     payload_for,
     resolve_base_url,
 )
-from evalbench.models.types import ChatRequest, ChatResponse, Job, ModelSpec
+from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
 from evalbench.records import parse_json, to_json
 
 ENDPOINT = "/v1/chat/completions"
@@ -506,11 +507,14 @@ class _Session:
         return lines
 
     def _deliver(self, key: str, answer: tuple[Any, Any], batch: Any) -> None:
-        reply, usage = answer
+        replies, usage = answer
+        reply = replies[0]
         ended = batch.completed_at or batch.expired_at or batch.cancelled_at or time.time()
+        choices = [Choice(text=r.text, tool_calls=list(r.tool_calls), finish_reason=r.finish_reason)
+                   for r in replies] if len(replies) > 1 else []  # fmt: skip
         response = ChatResponse(
             system=self.spec.name, text=reply.text, tool_calls=list(reply.tool_calls),
-            finish_reason=reply.finish_reason, usage=usage,
+            finish_reason=reply.finish_reason, usage=usage, choices=choices,
             latency_s=max(0.0, float(ended - batch.created_at)), cache_key=key,
             attempts=max(1, self.rounds.get(key, 0)),
         )  # fmt: skip
@@ -532,11 +536,12 @@ class _Session:
 
 
 def _read_line(line: dict[str, Any]) -> tuple[Any, Any] | _Failure:
-    """One output/error line: (reply, usage), or why it has no answer."""
+    """One output/error line: (every choice, usage), or why it has no answer."""
     response, error = line.get("response"), line.get("error")
     if response and response.get("status_code") == 200:
         try:
-            return parse_completion(response.get("body"))
+            reply, usage = parse_completion(response.get("body"))
+            return (reply, *parse_more_choices(response.get("body"))), usage
         except ProviderError as exc:
             return _Failure(exc.reason, True)
     if response:

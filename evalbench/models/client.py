@@ -30,10 +30,25 @@ from evalbench.models.batch import require_sync, run_batch
 from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
 from evalbench.models.concurrency import make_limit
 from evalbench.models.progress import STOP, progress_bar
-from evalbench.models.providers import ProviderError, SimProvider, resolve_base_url
+from evalbench.models.providers import (
+    ProviderError,
+    SimProvider,
+    repeated_refusal,
+    resolve_base_url,
+)
 from evalbench.models.shards import run_shards, use_shards
 from evalbench.models.transport import OpenAIProvider
-from evalbench.models.types import CacheMode, ChatRequest, ChatResponse, Job, ModelSpec, SimTask
+from evalbench.models.types import (
+    CacheMode,
+    ChatRequest,
+    ChatResponse,
+    Choice,
+    Job,
+    ModelSpec,
+    SimReply,
+    SimTask,
+    Usage,
+)
 from evalbench.models.usage import UsageLedger, call_cost
 
 T = TypeVar("T")
@@ -215,17 +230,22 @@ class ModelClient:
         self._runtime: _Runtime | None = None
         self._batches = 0
         self._jitter = random.Random(self.seed)
+        self._ignores_n = False  # the endpoint answered n > 1 with fewer choices
 
     def resolve(self, request: ChatRequest) -> ChatRequest:
-        """Fill the request's unset generation settings from the system's spec."""
+        """Fill the request's unset generation settings from the system's spec (and, for a
+        request with tools, its ``tool_choice``: :meth:`ModelSpec.tool_choice_for`)."""
         spec = self.spec
-        defaults = {
+        defaults: dict[str, Any] = {
             "temperature": spec.temperature,
             "max_tokens": spec.max_tokens,
             "seed": spec.seed,
             "stop": spec.stop,
         }
         unset = {k: v for k, v in defaults.items() if v is not None and getattr(request, k) is None}
+        choice = spec.tool_choice_for(request)
+        if choice is not None:
+            unset["tool_choice"] = choice
         return request.model_copy(update=unset) if unset else request
 
     def key_for(self, request: ChatRequest, sim: SimTask | None = None) -> str:
@@ -250,7 +270,7 @@ class ModelClient:
         key = cache_key(self.spec, request, base_url=self._base_url, sim=sim, sim_seed=self.seed)
         response = self._from_cache(key)
         if response is None:
-            response = await self._ask(request, key, sim)
+            response = await self._answer(request, key, sim)
             if self._caching and self.cache_mode != "off":
                 assert self.cache is not None
                 self.cache.put(key, response)
@@ -296,7 +316,7 @@ class ModelClient:
     async def _ask(self, request: ChatRequest, key: str, sim: SimTask | None) -> ChatResponse:
         runtime = self._runtime_for_loop()
         tokens = estimate_tokens(request)
-        attempts = 0
+        attempts, previous = 0, None
         while True:
             attempts += 1
             ticket = await runtime.limit.acquire(tokens)
@@ -308,15 +328,17 @@ class ModelClient:
                     ticket.sent = runtime.loop.time()
                 started = time.perf_counter()
                 try:
-                    reply, usage, outcome = await self._attempt(runtime, request, sim)
+                    replies, usage, outcome = await self._attempt(runtime, request, sim)
                 except ProviderError as err:
                     failure = outcome = err
                 else:
+                    reply = replies[0]
                     return ChatResponse(
                         system=self.spec.name,
                         text=reply.text,
                         tool_calls=list(reply.tool_calls),
                         finish_reason=reply.finish_reason,
+                        choices=[_choice(r) for r in replies] if (request.n or 1) > 1 else [],
                         usage=usage,
                         latency_s=time.perf_counter() - started,
                         cache_key=key,
@@ -327,23 +349,57 @@ class ModelClient:
                     runtime.pacer.finished()
             finally:
                 runtime.limit.release(ticket, outcome)
-            if not failure.retryable or attempts > self.spec.max_retries or STOP.is_set():
+            refused = repeated_refusal(previous, failure)
+            if (
+                refused
+                or not failure.retryable
+                or attempts > self.spec.max_retries
+                or STOP.is_set()
+            ):
+                why = "; the same refusal twice: not retried again" if refused else ""
                 return ChatResponse(
                     system=self.spec.name,
-                    error=f"{failure.reason} (after {attempts} attempt(s))",
+                    error=f"{failure.reason} (after {attempts} attempt(s){why})",
                     cache_key=key,
                     attempts=attempts,
                     simulated=self.spec.simulated,
                 )
+            previous = failure
             await asyncio.sleep(self._delay(attempts, failure.retry_after))
 
     async def _attempt(
         self, runtime: _Runtime, request: ChatRequest, sim: SimTask | None
-    ) -> tuple[Any, Any, Any]:
-        if isinstance(self._provider, SimProvider):
+    ) -> tuple[tuple[SimReply, ...], Usage, Any]:
+        """One attempt: every choice, the usage, and the response headers (or ``None``)."""
+        if isinstance(self._provider, SimProvider):  # simulated choices are all the same
             reply, usage = await self._provider.complete(request, sim, self.seed)
-            return reply, usage, None
+            return (reply,) * (request.n or 1), usage, None
         return await self._provider.complete(runtime.http, request)
+
+    async def _answer(self, request: ChatRequest, key: str, sim: SimTask | None) -> ChatResponse:
+        """:meth:`_ask` once, or once per choice where the endpoint ignores ``n`` (it
+        answered ``n > 1`` with fewer choices: llama-cpp-python's server does)."""
+        wanted = request.n or 1
+        if wanted > 1 and self._ignores_n:
+            return await self._per_choice(request, key, sim, [])
+        response = await self._ask(request, key, sim)
+        if wanted == 1 or not response.ok or len(response.choices) >= wanted:
+            return response
+        if not self._ignores_n:
+            self._ignores_n = True
+            print(f"evalbench: system {self.spec.name!r}: the endpoint ignores n (asked for "
+                  f"{wanted} choices, got {len(response.choices)}); asking once per choice",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        return await self._per_choice(request, key, sim, [response])
+
+    async def _per_choice(
+        self, request: ChatRequest, key: str, sim: SimTask | None, got: list[ChatResponse]
+    ) -> ChatResponse:
+        wanted = request.n or 1
+        single = request.model_copy(update={"n": None})
+        missing = wanted - sum(len(r.choices) for r in got)
+        got += await asyncio.gather(*(self._ask(single, key, sim) for _ in range(missing)))
+        return _merged(self.spec, key, got, wanted)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """Retry-After when the server gave one, else exponential backoff with equal jitter."""
@@ -363,6 +419,38 @@ class ModelClient:
         runtime, self._runtime = self._runtime, None
         if runtime is not None and runtime.http is not None:
             await runtime.http.close()
+
+
+def _choice(reply: SimReply) -> Choice:
+    return Choice(text=reply.text, tool_calls=list(reply.tool_calls),
+                  finish_reason=reply.finish_reason)  # fmt: skip
+
+
+def _merged(spec: ModelSpec, key: str, parts: list[ChatResponse], wanted: int) -> ChatResponse:
+    """One response from the requests that asked for the choices one at a time."""
+    choices = [c for r in parts for c in r.choices or [Choice(text=r.text, tool_calls=r.tool_calls,
+               finish_reason=r.finish_reason)]][:wanted]  # fmt: skip
+    counts = [(r.usage.prompt_tokens, r.usage.completion_tokens) for r in parts]
+    usage = Usage(prompt_tokens=_total([p for p, _ in counts]),
+                  completion_tokens=_total([c for _, c in counts]))  # fmt: skip
+    note = f"the endpoint ignores n: {wanted} choices asked in {len(parts)} requests"
+    failed = next((r for r in parts if not r.ok), None)
+    first = choices[0]
+    return ChatResponse(
+        system=spec.name, text=None if failed else first.text,
+        tool_calls=[] if failed else first.tool_calls,
+        finish_reason=None if failed else first.finish_reason,
+        choices=[] if failed else choices, usage=usage, note=note,
+        latency_s=max(r.latency_s for r in parts), cache_key=key,
+        attempts=sum(r.attempts for r in parts), simulated=spec.simulated,
+        error=None if failed is None else f"{failed.error} ({note})",
+    )  # fmt: skip
+
+
+def _total(counts: list[int | None]) -> int | None:
+    """The sum of token counts, ``None`` when the endpoint reported none of them."""
+    known = [c for c in counts if c is not None]
+    return sum(known) if known else None
 
 
 def estimate_tokens(request: ChatRequest) -> int:

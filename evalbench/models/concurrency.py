@@ -10,6 +10,15 @@
   window: the other failures of the same burst do not halve it again). A 429 or 503 holds
   every new request until the server's ``Retry-After`` has passed. Never above
   ``concurrency_ceiling``.
+* **Latency** (:class:`LatencySignal`): a server that queues instead of refusing
+  (llama-cpp-python's, one request at a time, never a 429 or 503) says "too many" only by
+  answering later. When latency grows with the requests in flight (faster than their square
+  root: more in flight would buy less than that in throughput), the window grows no more and
+  is held to what the server works on at once (Little's law, with its own time measured on
+  requests sent alone, as TCP Vegas and Netflix's concurrency-limits estimate it) plus a
+  small queue. Against one slot it settles at 2 in flight. Latency is timed on the wire:
+  from when a request leaves (after any wait in evalbench) to its answer, as the
+  ``timeout_s`` clock is.
 * **Rate-limit budget**: when the server sends ``x-ratelimit-limit-/remaining-/reset-
   requests`` and ``-tokens`` (OpenAI and most compatible servers do), the client keeps its
   own copy of each server-side token bucket: the level is re-read from every response
@@ -26,6 +35,7 @@ Header formats (OpenAI's rate-limit guide): ``x-ratelimit-reset-*`` is a Go-styl
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections import deque
 from collections.abc import Mapping
@@ -40,6 +50,22 @@ DEFAULT_PAUSE_S = 0.5
 """Hold after a 429/503 that names no ``Retry-After``."""
 MARGIN_S = 0.02
 """Refill time kept in reserve in the rate-limit budget (see :meth:`Budget._margin`)."""
+MIN_ROUND = 4
+"""Answers per round of the latency signal, at least (else the window's worth)."""
+ROUND_ERROR = 0.1
+"""Standard error of a round's mean log latency the round size aims at (≈ ±10%)."""
+MAX_ROUND = 64
+"""Answers per round at most (however much latencies vary)."""
+HISTORY = 32
+"""Rounds the latency signal looks back for one to compare the latest with."""
+LONE_KEPT = 8
+"""Answers to requests sent alone that ``no_load`` averages."""
+MIN_SPREAD = math.log(1.2)
+"""Rounds are compared when their mean in-flight counts are at least 20% apart."""
+SIGNIFICANT = 3.0
+"""Standard errors an elasticity must lie from 1/2 to tell a queue from none."""
+POOL_DECAY = 0.9
+"""Weight of older rounds in the pooled spread of latencies."""
 _DECAY = 0.9  # weight of older observations in the refill-rate estimate
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
@@ -86,6 +112,8 @@ class Ticket:
     used_tokens: float
     full: bool
     """Whether the window was full when it started (then its success grows the window)."""
+    in_flight: int = 1
+    """Requests in flight when it started, itself included (1: it went alone)."""
 
 
 class FixedLimit:
@@ -201,8 +229,200 @@ class Budget:
             self.level -= amount
 
 
+class _Sums:
+    """Running sums over answers: enough for their means and a least-squares fit of log
+    latency (``y``) on log in-flight (``x``). Mutable: one per round, added to in place
+    (this runs once per answer, on the event loop)."""
+
+    __slots__ = ("answers", "in_flight", "latency", "x", "xx", "xy", "y", "yy")
+
+    def __init__(self) -> None:
+        self.answers = 0
+        self.x = self.y = self.xx = self.xy = self.yy = 0.0
+        self.in_flight = 0.0  # sum of in-flight counts
+        self.latency = 0.0  # sum of latencies (s)
+
+    def add(self, latency: float, in_flight: float) -> None:
+        """Count one more answer."""
+        x, y = math.log(in_flight), math.log(latency)
+        self.answers += 1
+        self.x += x
+        self.y += y
+        self.xx += x * x
+        self.xy += x * y
+        self.yy += y * y
+        self.in_flight += in_flight
+        self.latency += latency
+
+    def merged(self, other: _Sums) -> _Sums:
+        """The sums over both sets of answers (a new object)."""
+        both = _Sums()
+        for name in _Sums.__slots__:
+            setattr(both, name, getattr(self, name) + getattr(other, name))
+        return both
+
+    def fit(self) -> tuple[float, float, float, int]:
+        """(slope, its spread ``Sxx``, residual variance, degrees of freedom); without spread
+        in ``x`` the slope is 0 and the residuals are the deviations from the mean."""
+        n = self.answers
+        sxx = self.xx - self.x * self.x / n
+        sxy = self.xy - self.x * self.y / n
+        syy = max(0.0, self.yy - self.y * self.y / n)
+        spread = sxx > 1e-9
+        slope = sxy / sxx if spread else 0.0
+        freedom = n - (2 if spread else 1)
+        residual = max(0.0, syy - slope * sxy) / freedom if freedom > 0 else 0.0
+        return slope, sxx, residual, max(0, freedom)
+
+
+class LatencySignal:
+    """Whether a server queues, and how many requests it works on at once, from latencies.
+
+    Each answer is a point: the log of the requests in flight when it was sent (itself
+    included) and the log of its latency on the wire. A server that queues answers later the
+    more requests it holds: latency grows in proportion to the requests in flight, an
+    *elasticity* (the least-squares slope of log latency on log in-flight) near 1; a server
+    that does not queue answers in its own time however many are in flight, an elasticity
+    near 0. Answers are read in rounds (a window's worth, at least :data:`MIN_ROUND`, more
+    when latencies vary; requests sent alone aside). Each round's slope is fitted together
+    with the latest earlier round (the first round: with the requests sent alone) whose
+    in-flight count differs by at least 20% and which tells the two apart: a slope more
+    than :data:`SIGNIFICANT` standard errors above 1/2 (the geometric middle) is a queue,
+    as far below is none. Latencies vary by request (long answers take longer): that
+    variation (the fits' residuals, pooled over recent rounds) widens the standard error, so
+    it cannot pass for a queue, where a ratio to one minimum latency would. With no such
+    round (a steady window), the verdict stays. Fitting recent rounds keeps it local: a
+    server with C slots answers in its own time up to C in flight and later only beyond.
+
+    The server's own time (``no_load``) is the mean latency of the last requests sent
+    alone (nothing else in flight; the very first of all only until another has gone alone,
+    as it may be a cold server's). When it queues, with ``N`` requests in flight on
+    average and mean latency ``R`` over a round, it works on ``C = N · no_load / R`` at once
+    (Little's law; TCP Vegas's queue estimate ``N · (1 - no_load / R)`` is what waits); the
+    window is held to ``C`` plus a queue of ``max(1, √C)`` (Netflix's ``GradientLimit``
+    allows a queue of the square root of its limit): lowered to it, or raised to it when
+    the window was below (no AIMD growth while it queues); halved while ``no_load`` is not
+    known yet (the server answered no request sent alone). While it queues, ``no_load`` is
+    measured again by one request sent alone (:attr:`probe`): after the 1st, 4th, 16th and
+    64th such round and every 128th (and every one while it is unknown), as Netflix's limits
+    probe their ``rtt_noload`` now and then.
+
+    Limits: the verdict needs answers in roughly the order their requests arrived (a FIFO
+    queue, as llama.cpp's and vLLM's schedulers keep); a server that picks waiting requests
+    at random spreads latencies so widely that no round tells, and the window grows until
+    timeouts halve it, as without the latency signal. Where more in flight still buys
+    throughput but less than its square root (elasticity above 1/2: batching servers near
+    saturation), the window stops growing there, for latency's sake.
+
+    References: Netflix/concurrency-limits (``GradientLimit``, ``VegasLimit``); Brakmo &
+    Peterson, "TCP Vegas: end to end congestion avoidance on a global Internet" (1995).
+    """
+
+    def __init__(self) -> None:
+        self.queueing = False
+        """The latest verdict: the server queues (then the window does not grow)."""
+        self.elasticity: float | None = None
+        """The latest round's elasticity (``None``: no round to tell it apart from)."""
+        self.rounds = 0
+        self.probe = False
+        """Set when ``no_load`` should be measured again (the limiter sends one request
+        alone, then clears it)."""
+        self._lone: deque[float] = deque(maxlen=LONE_KEPT)
+        self._lone_seen = 0
+        self._history: deque[_Sums] = deque(maxlen=HISTORY)
+        self._round = _Sums()
+        self._size = 0  # answers this round takes (set by its first answer)
+        self._queued = 0  # rounds that found a queue
+        self._squares = self._freedom = 0.0  # pooled residual variance of log latency
+
+    @property
+    def no_load(self) -> float | None:
+        """The server's own time per request: the mean latency of the last requests sent
+        alone (``None`` before the first)."""
+        return sum(self._lone) / len(self._lone) if self._lone else None
+
+    @property
+    def noise(self) -> float:
+        """One answer's spread of log latency that in-flight counts do not explain, pooled
+        over recent rounds (0 before the first)."""
+        return math.sqrt(self._squares / self._freedom) if self._freedom else 0.0
+
+    def sample(self, latency: float, in_flight: int) -> float | None:
+        """One answer: ``latency`` on the wire, ``in_flight`` when it was sent (itself
+        included). Returns the most requests in flight the latency allows when this answer
+        ends a round (``math.inf``: no limit), else ``None``."""
+        if not latency > 0 or not math.isfinite(latency):
+            return None
+        if in_flight <= 1:
+            if self._lone_seen == 1:  # the very first may be a cold server's: it goes now
+                self._lone.clear()
+            self._lone_seen += 1
+            self._lone.append(latency)
+            return None
+        if not self._round.answers:
+            self._size = self._round_size(in_flight)
+        self._round.add(latency, in_flight)
+        if self._round.answers < self._size:
+            return None
+        now, self._round = self._round, _Sums()
+        _, _, residual, freedom = now.fit()
+        self._squares = POOL_DECAY * self._squares + residual * freedom
+        self._freedom = POOL_DECAY * self._freedom + freedom
+        return self._verdict(now)
+
+    def _round_size(self, in_flight: int) -> int:
+        """A window's worth of answers (the requests in flight when the round's first answer
+        was sent), at least :data:`MIN_ROUND`, and enough for a mean log latency within
+        :data:`ROUND_ERROR` (one standard error) given how much answers have varied (at most
+        :data:`MAX_ROUND`)."""
+        noisy = self._squares / self._freedom / ROUND_ERROR**2 if self._freedom else 0.0
+        return max(MIN_ROUND, in_flight, min(MAX_ROUND, math.ceil(noisy)))
+
+    def _verdict(self, now: _Sums) -> float | None:
+        self.rounds += 1
+        self.elasticity = self._compare(now)
+        self._history.append(now)
+        if self.elasticity is not None:  # else nothing tells: the verdict stays
+            self.queueing = self.elasticity > 0.5
+        if not self.queueing:
+            return math.inf
+        self._queued += 1
+        if self._queued in (1, 4, 16, 64) or self._queued % 128 == 0 or self.no_load is None:
+            self.probe = True
+        in_flight, latency = now.in_flight / now.answers, now.latency / now.answers
+        if self.no_load is None:  # no request has gone alone yet: halve until a probe tells
+            return max(1.0, in_flight / 2)
+        capacity = max(1.0, in_flight * self.no_load / latency)
+        return capacity + max(1.0, math.sqrt(capacity))
+
+    def _compare(self, now: _Sums) -> float | None:
+        """The slope fitted with the latest earlier round that tells (see the class)."""
+        earlier = list(self._history)
+        if not earlier and self._lone:  # the first round: against the requests sent alone
+            lone = _Sums()
+            for t in self._lone:
+                lone.add(t, 1)
+            earlier = [lone]
+        for before in reversed(earlier):
+            step = now.in_flight / now.answers / (before.in_flight / before.answers)
+            if abs(math.log(step)) < MIN_SPREAD:
+                continue
+            slope, sxx, residual, _ = before.merged(now).fit()
+            # the residual spread, or the pooled noise if larger: a fit of a few answers
+            # can look steadier than the server is
+            error = max(math.sqrt(residual), self.noise) / math.sqrt(sxx)
+            if abs(slope - 0.5) > SIGNIFICANT * error:
+                return slope
+        return None
+
+    def grows(self) -> bool:
+        """Whether answers may grow the window: no queue found (so far)."""
+        return not self.queueing
+
+
 class AdaptiveLimit:
-    """``max_concurrency: auto``: an AIMD window plus the server's rate-limit budget.
+    """``max_concurrency: auto``: an AIMD window, the latency signal, and the server's
+    rate-limit budget.
 
     Args:
         ceiling: the most requests in flight ever (``concurrency_ceiling``).
@@ -216,7 +436,13 @@ class AdaptiveLimit:
         self.threshold = float(ceiling)  # slow start ends here (TCP's ssthresh)
         self.in_flight = 0
         self.requests, self.tokens = Budget(share), Budget(share)
+        self.latency = LatencySignal()
         self.cuts = 0
+        self.latency_cuts = 0
+        """Times the latency signal lowered the window."""
+        self._restore: float | None = None  # the window to go back to after a probe
+        self._first_answer: float | None = None  # when the first answer came back
+        self._first_latency = 0.0  # and how long it took
         self.max_window = self.window
         self._seq = 0
         self._cut_seq = -1
@@ -224,7 +450,8 @@ class AdaptiveLimit:
         self._used_tokens = 0.0
         self._paused_until = 0.0
         self._waiters: deque[asyncio.Future[None]] = deque()
-        self._blocked = 0  # requests waiting for a slot in the window right now
+        self.waiting = 0
+        """Requests waiting for a slot in the window right now (their successes grow it)."""
 
     async def acquire(self, tokens: int) -> Ticket:
         """Wait until the window, any ``Retry-After`` hold and both budgets allow a start."""
@@ -241,9 +468,10 @@ class AdaptiveLimit:
             if wait > 0:
                 await asyncio.sleep(wait)
                 continue
-            return self._admit(tokens, now)
+            return self.admit(tokens, now)
 
-    def _admit(self, tokens: int, now: float) -> Ticket:
+    def admit(self, tokens: int, now: float) -> Ticket:
+        """Start one request now (the caller checked the window, holds and budgets)."""
         self.requests.take(1)
         self.tokens.take(tokens)
         self.in_flight += 1
@@ -251,16 +479,16 @@ class AdaptiveLimit:
         self._used_requests += 1
         self._used_tokens += tokens
         full = self.in_flight >= int(self.window)
-        return Ticket(self._seq, now, self._used_requests, self._used_tokens, full)
+        return Ticket(self._seq, now, self._used_requests, self._used_tokens, full, self.in_flight)
 
     async def _wait_for_slot(self, loop: asyncio.AbstractEventLoop) -> None:
         waiter: asyncio.Future[None] = loop.create_future()
         self._waiters.append(waiter)
-        self._blocked += 1
+        self.waiting += 1
         try:
             await waiter
         finally:
-            self._blocked -= 1
+            self.waiting -= 1
             if not waiter.done():
                 waiter.cancel()
 
@@ -272,23 +500,69 @@ class AdaptiveLimit:
                 waiter.set_result(None)
                 free -= 1
 
-    def release(self, ticket: Ticket | None, outcome: Any = None) -> None:
-        """One request ended: ``outcome`` is its response headers or its ProviderError."""
+    def release(self, ticket: Ticket | None, outcome: Any = None, now: float | None = None) -> None:
+        """One request ended: ``outcome`` is its response headers or its ProviderError
+        (``None``: cancelled, no signal); ``now`` defaults to the event loop's clock."""
         if ticket is None:
             return
         self.in_flight -= 1
-        now = asyncio.get_running_loop().time()
+        now = asyncio.get_running_loop().time() if now is None else now
         failure = outcome if isinstance(getattr(outcome, "reason", None), str) else None
         headers = getattr(failure, "headers", None) if failure is not None else outcome
         if headers is not None and hasattr(headers, "get"):
             self._observe(ticket, headers, now)
         if failure is not None and _congested(failure):
             self._back_off(ticket, failure, now)
-        elif failure is None and outcome is not None and (ticket.full or self._blocked):
+        elif failure is None and outcome is not None:
+            self._succeeded(ticket, now - ticket.sent)
+        self._wake()
+
+    def _succeeded(self, ticket: Ticket, latency: float) -> None:
+        """Read one answer's latency: while the server queues the window follows what the
+        latency signal allows; otherwise it grows (slow start: +1, then +1/window).
+
+        Answers to requests sent before the first answer came back are not read (but the
+        first answer itself, to a request sent alone): a server's first answer can be slow
+        (llama-cpp-python's took 3 times the next ones), and every request queued behind it
+        with it.
+        """
+        if self._restore is not None and ticket.in_flight <= 1:  # the probe came back
+            self.window, self._restore = self._restore, None
+        if self._first_answer is None:
+            self._first_answer, self._first_latency = ticket.sent + latency, latency
+            read = ticket.in_flight <= 1
+        else:  # not if sent before any answer came back (queued behind a cold first one)
+            read = ticket.sent >= self._first_answer
+        # unread answers still grow the window in slow start, unless they took over twice
+        # the first answer's time (a queue forming: TCP's HyStart leaves slow start so)
+        early = not read and latency <= 2 * self._first_latency
+        allowed = self.latency.sample(latency, ticket.in_flight) if read else None
+        if allowed is not None and allowed != math.inf:
+            self._follow(min(float(self.ceiling), max(1.0, allowed)))
+        if self.latency.probe:  # measure the server's own time: the next request goes alone
+            self.latency.probe = False
+            if self._restore is None:  # (one probe at a time)
+                self._restore, self.window = self.window, 1.0
+        elif (
+            (read or early)
+            and self._restore is None
+            and (ticket.full or self.waiting)
+            and self.latency.grows()
+        ):
             step = 1.0 if self.window < self.threshold else 1.0 / self.window
             self.window = min(float(self.ceiling), self.window + step)
             self.max_window = max(self.max_window, self.window)
-        self._wake()
+
+    def _follow(self, allowed: float) -> None:
+        """Hold the window to what the latency allows (up or down; after a probe's answer)."""
+        if self._restore is not None:
+            self._restore = allowed
+            return
+        if allowed < self.window:
+            self.latency_cuts += 1
+            self.threshold = min(self.threshold, allowed)  # slow start is over
+        self.window = allowed
+        self.max_window = max(self.max_window, self.window)
 
     def _observe(self, ticket: Ticket, headers: Any, now: float) -> None:
         for budget, kind, used in (
@@ -334,4 +608,7 @@ def make_limit(spec: Any, share: float = 1.0) -> FixedLimit | AdaptiveLimit:
     return FixedLimit(spec.concurrency_limit)
 
 
-__all__ = ["AdaptiveLimit", "Budget", "FixedLimit", "Ticket", "make_limit", "parse_duration"]
+__all__ = [
+    "AdaptiveLimit", "Budget", "FixedLimit", "LatencySignal", "Ticket", "make_limit",
+    "parse_duration",
+]  # fmt: skip

@@ -79,6 +79,34 @@ def is_transient(error: str | None) -> bool:
     return bool(error) and bool(_TRANSIENT.match(error or ""))
 
 
+_REFUSAL = re.compile(  # what a refusal of the request names; a generic 500 names none
+    r"validation error|input should|field required|extra inputs|pydantic|nonetype|"
+    r"can only concatenate|not subscriptable|not iterable|has no attribute|object is not|"
+    r"not supported|unsupported|not implemented|invalid|must be|expected|"
+    r"\b(Type|Value|Key|Attribute|Index|Validation|NotImplemented|Template\w*|Undefined|"
+    r"JSONDecode)Error\b",
+    re.IGNORECASE,
+)
+
+
+def repeated_refusal(previous: ProviderError | None, failure: ProviderError) -> bool:
+    """Whether ``failure`` is a 500 that refuses the request itself: the same message as the
+    attempt before, naming a cause (a validation error, a Python exception, "not supported").
+
+    llama-cpp-python's server answers a request it cannot render (``content: null``, list
+    content, ``json_schema``) with a 500 carrying the exception's text, every time. OpenAI's
+    transient 500 also repeats word for word, but names no cause ("The server had an error
+    while processing your request"), nor do gateways' 502/503/504: those stay retried.
+    """
+    return (
+        failure.status == 500
+        and previous is not None
+        and previous.status == 500
+        and previous.reason == failure.reason
+        and bool(_REFUSAL.search(failure.reason.split(" - ", 1)[-1]))
+    )
+
+
 def resolve_base_url(spec: ModelSpec) -> str | None:
     """The endpoint URL from ``base_url`` or the variable named by ``base_url_env``."""
     if spec.base_url:
@@ -136,11 +164,40 @@ def api_key(spec: ModelSpec) -> str | None:
 
 def payload_for(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     """The JSON body of a chat completion (``None`` fields omitted; the token limit under
-    ``spec.max_tokens_field``; ``spec.extra_body`` merged in)."""
+    ``spec.max_tokens_field``; ``spec.extra_body`` merged in; messages as
+    :func:`wire_message` writes them)."""
     body = {"model": spec.model, **request.model_dump(exclude_none=True)}
+    body["messages"] = [wire_message(m) for m in request.messages]
     if spec.max_tokens_field != "max_tokens" and "max_tokens" in body:
         body[spec.max_tokens_field] = body.pop("max_tokens")
     return {**body, **(spec.extra_body or {})}
+
+
+def wire_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A message in the form every OpenAI-compatible server takes, meaning the same.
+
+    - An assistant turn with ``content: null`` (a turn of only tool calls) goes out with
+      ``content: ""``: llama-cpp-python's server refuses ``null`` with a 500.
+    - Content made only of text parts goes out as one string, the parts joined by a newline
+      as vLLM (``vllm/entrypoints/chat_utils.py``) and llama.cpp's server render them:
+      llama-cpp-python's default chat format refuses any list with a 500. Sending the string
+      always, rather than learning per endpoint which refuse, costs no refused request and
+      no state. Content with other parts (an image) keeps its list.
+
+    The cache key is computed from the request as asked, so it does not change with this.
+    """
+    content = message.get("content")
+    if content is None and message.get("role") == "assistant":
+        return {**message, "content": ""}
+    if isinstance(content, list) and content and all(_is_text_part(p) for p in content):
+        return {**message, "content": "\n".join(p["text"] for p in content)}
+    return message
+
+
+def _is_text_part(part: Any) -> bool:
+    return (
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    )
 
 
 def retry_after_seconds(headers: dict[str, str]) -> float | None:
@@ -162,27 +219,37 @@ def retry_after_seconds(headers: dict[str, str]) -> float | None:
 
 
 def parse_completion(body: Any) -> tuple[SimReply, Usage]:
-    """Text, tool calls, finish reason and usage from a chat-completion JSON body."""
+    """Text, tool calls, finish reason (of the first choice) and usage from a
+    chat-completion JSON body."""
     try:
-        choice = body["choices"][0]
-        message = choice["message"] or {}
-        calls = tuple(
-            ToolCall(id=c.get("id"), name=c["function"]["name"],
-                     arguments=c["function"].get("arguments") or "")
-            for c in message.get("tool_calls") or []
-            if c.get("function")
-        )  # fmt: skip
+        reply = _parse_choice(body["choices"][0])
         usage = body.get("usage") or {}
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         snippet = json.dumps(body, default=str)[:200]
         raise ProviderError(f"malformed_response: {snippet}", retryable=True) from exc
-    return (
-        SimReply(message.get("content"), calls, choice.get("finish_reason") or ""),
-        Usage(
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-        ),
-    )
+    return reply, Usage(prompt_tokens=prompt, completion_tokens=completion)
+
+
+def parse_more_choices(body: Any) -> tuple[SimReply, ...]:
+    """The choices after the first (a request with ``n > 1``), in ``index`` order."""
+    try:
+        choices = sorted(body["choices"][1:], key=lambda c: c.get("index") or 0)
+        return tuple(_parse_choice(c) for c in choices)
+    except (KeyError, TypeError, AttributeError) as exc:
+        snippet = json.dumps(body, default=str)[:200]
+        raise ProviderError(f"malformed_response: {snippet}", retryable=True) from exc
+
+
+def _parse_choice(choice: Any) -> SimReply:
+    message = choice["message"] or {}
+    calls = tuple(
+        ToolCall(id=c.get("id"), name=c["function"]["name"],
+                 arguments=c["function"].get("arguments") or "")
+        for c in message.get("tool_calls") or []
+        if c.get("function")
+    )  # fmt: skip
+    return SimReply(message.get("content"), calls, choice.get("finish_reason") or "")
 
 
 class SimProvider:

@@ -21,6 +21,7 @@ from evalbench.models.providers import (
     ProviderError,
     api_key,
     parse_completion,
+    parse_more_choices,
     payload_for,
     resolve_base_url,
     retry_after_seconds,
@@ -42,11 +43,14 @@ class OpenAIProvider:
             return Transport(self.spec, None, local.endpoint(self.spec), direct=True)
         return Transport(self.spec, api_key(self.spec), resolve_base_url(self.spec))
 
-    async def complete(self, http: Transport, request: ChatRequest) -> tuple[SimReply, Usage, Any]:
-        """One attempt: reply, usage and the response headers; raises :class:`ProviderError`."""
+    async def complete(
+        self, http: Transport, request: ChatRequest
+    ) -> tuple[tuple[SimReply, ...], Usage, Any]:
+        """One attempt: every choice, usage and the response headers; raises
+        :class:`ProviderError`."""
         body, headers = await http.post(payload_for(self.spec, request))
         reply, usage = parse_completion(body)
-        return reply, usage, headers
+        return (reply, *parse_more_choices(body)), usage, headers
 
 
 class Transport:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -27,6 +28,8 @@ Engine = Literal["llama-cpp-python", "llama-server", "vllm"]
 DEFAULT_LOCAL_ALIAS = "SmolLM2-135M-Instruct"
 """The model id evalbench's default local model (``local.model_file: null``) is served under."""
 CacheMode = Literal["use", "refresh", "off", "replay"]
+TOOL_CHOICES = ("auto", "none", "required")
+_FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")  # OpenAI's, plus BFCL's dotted names
 
 
 def _is_none(value: Any) -> bool:
@@ -236,7 +239,13 @@ class ModelSpec(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     """Per-request timeout in seconds."""
     max_retries: int = Field(default=6, ge=0, le=50)
-    """Retries on 429/408/5xx/timeouts/connection errors before an error record."""
+    """Retries on 429/408/5xx/timeouts/connection errors before an error record (a 500 that
+    repeats a refusal of the request word for word is not retried again)."""
+    tool_choice: str | None = Field(default=None, exclude_if=_is_none)
+    """Sent with every request that offers ``tools`` and sets no ``tool_choice`` of its
+    own: ``auto`` (when unset), ``none``, ``required`` or the name of one function (sent as
+    ``{"type": "function", "function": {"name": ...}}``). Servers differ in what they do
+    without it (llama-cpp-python's ``chatml-function-calling`` drops the tools)."""
     sim: SimSpec = Field(default_factory=SimSpec)
     """Simulation knobs (``provider: sim`` only)."""
     local: LocalSpec | None = Field(default=None, exclude_if=_is_none)
@@ -252,6 +261,24 @@ class ModelSpec(BaseModel):
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 1024:
             raise ValueError(f"expected an integer from 1 to 1024 or 'auto', got {value!r}")
         return number
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _check_tool_choice(cls, value: str | None) -> str | None:
+        if value is None or value in TOOL_CHOICES or _FUNCTION_NAME.match(value):
+            return value
+        raise ValueError(f"tool_choice: expected auto, none, required or a function name "
+                         f"(letters, digits, _ . -; at most 64), got {value!r}")  # fmt: skip
+
+    def tool_choice_for(self, request: ChatRequest) -> str | dict[str, Any] | None:
+        """The ``tool_choice`` to send with ``request`` (``None``: it offers no tools or sets
+        its own)."""
+        if not request.tools or request.tool_choice is not None:
+            return None
+        choice = self.tool_choice or "auto"
+        if choice in TOOL_CHOICES:
+            return choice
+        return {"type": "function", "function": {"name": choice}}
 
     @model_validator(mode="before")
     @classmethod
@@ -345,6 +372,9 @@ class ChatRequest(BaseModel):
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     """e.g. ``{"type": "json_object"}`` where the endpoint supports it."""
+    n: int | None = Field(default=None, ge=1, le=128, exclude_if=_is_none)
+    """Choices to generate (``None``: one). A server that ignores ``n`` (fewer choices come
+    back) is asked the rest one request at a time; the response says so in ``note``."""
 
 
 # Fields a system's ``extra_body`` may not set: the request's own, the model id, and those
@@ -371,18 +401,33 @@ class Usage(BaseModel):
     completion_tokens: int | None = None
 
 
+class Choice(BaseModel):
+    """One of the choices a request with ``n > 1`` produced."""
+
+    text: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: str | None = None
+
+
 class ChatResponse(BaseModel):
     """What one request produced: an answer, or an error with its reason."""
 
     system: str
     text: str | None = None
+    """The (first) choice's text."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     finish_reason: str | None = None
+    choices: list[Choice] = Field(default_factory=list, exclude_if=_is_empty)
+    """Every choice, when the request asked for ``n > 1`` (the first is also ``text``)."""
+    note: str | None = Field(default=None, exclude_if=_is_none)
+    """How the answer was obtained when it is not one plain request (e.g. a server that
+    ignores ``n`` was asked once per choice)."""
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     cache_key: str = ""
     cached: bool = False
     attempts: int = 0
+    """HTTP requests made for it (retries and one-per-choice requests included)."""
     error: str | None = None
     """Set when the call failed permanently (then there is no answer)."""
     simulated: bool = False

@@ -39,7 +39,7 @@ def gains(result: RetryLoopResult) -> Figure:
     )  # fmt: skip
     if "true_gain" in table:
         for i, (arm, part) in enumerate(lines.groupby("arm", sort=False)):
-            left.plot(part["round"].astype(str), part["true_cumulative"], linestyle="--",
+            left.plot(part["round"], part["true_cumulative"], linestyle="--",
                       color=f"C{i}", alpha=0.7, label=f"{arm} (true)")  # fmt: skip
         plots.legend_beside(left, "arm")
     plots.interval_bars(

@@ -13,6 +13,7 @@ from typing import Any
 
 from evalbench.alerts.shown import shown
 from evalbench.findings import safe_html
+from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
 
 from .facts import Change, Facts, Headline, Risk, number
@@ -95,8 +96,9 @@ def no_result_html(manifest: dict[str, Any]) -> str:
         f'<p class="warn"><b>No result.</b> {e(why(reason))}.</p>'
         "<p>The study stopped before its analysis: nothing was measured, so there is no "
         "number to report. What each system was asked, and why no item was scored:</p>"
-        "<table><thead><tr><th>system</th><th>scored</th><th>why not</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>{_calls_table(manifest)}"
+        '<div class="evalbench-scroll"><table><thead><tr><th>system</th><th>scored</th>'
+        f"<th>why not</th></tr></thead><tbody>{rows}</tbody></table></div>"
+        f"{_calls_table(manifest)}"
         '<p class="foot"><a href="../../index.html">All studies</a>.</p>'
     )
     return _PAGE.format(title=e(title), body=body)
@@ -113,9 +115,9 @@ def _calls_table(manifest: dict[str, Any]) -> str:
         f"<td>{int(u.get('truncated') or 0):,d}</td></tr>"
         for u in usage
     )
-    return ("<h2>Model calls</h2><table><thead><tr><th>system</th><th>calls</th><th>failed</th>"
-            "<th>why</th><th>truncated</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>")  # fmt: skip
+    return ('<h2>Model calls</h2><div class="evalbench-scroll"><table><thead><tr><th>system'
+            "</th><th>calls</th><th>failed</th><th>why</th><th>truncated</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>")  # fmt: skip
 
 
 def _head(facts: Facts) -> str:
@@ -321,7 +323,8 @@ def _foot(facts: Facts) -> str:
     )
 
 
-_PAGE = """<!DOCTYPE html>
+_PAGE = (
+    """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Summary — {title}</title>
@@ -341,7 +344,10 @@ ul.cards li {{ border: 1px solid #ddd; border-radius: 6px; padding: 0.6em 0.9em;
 code {{ white-space: normal; }}
 table {{ border-collapse: collapse; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; }}
-</style></head><body><main>
+"""
+    + SCROLL_CSS.replace("{", "{{").replace("}", "}}")
+    + """</style></head><body><main>
 {body}
 </main></body></html>
 """
+)

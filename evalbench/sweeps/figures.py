@@ -111,6 +111,7 @@ def cost_quality(result: SweepResult) -> Figure:
         _front_panel(ax, configs, measure, front, result.metric)
         ax.set_xlabel(label)
     axes[0].set_ylabel(result.metric)
+    plots.legend_beside(axes[-1])
     fig.suptitle(f"{result.metric} vs what it costs (mean over seeds; line: Pareto front)")
     return fig
 
@@ -136,7 +137,6 @@ def _front_panel(
                 )
     if not np.isfinite(x).any():
         ax.text(0.5, 0.5, "not recorded", transform=ax.transAxes, ha="center")
-    ax.legend(fontsize="x-small", loc="lower right")
 
 
 def main_effects(result: SweepResult) -> Figure:

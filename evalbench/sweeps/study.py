@@ -749,11 +749,21 @@ def measured(result: SweepResult) -> list[Measured]:
     return [
         measured_states(
             f"configuration {config}",
-            [None if s in ("ok", "degraded") else f"cell {s}" for s in rows["status"]],
+            [
+                None if s in ("ok", "degraded") else _cell_state(s, why)
+                for s, why in zip(rows["status"], rows["reason"], strict=True)
+            ],
             "cell",
         )
         for config, rows in cells.groupby("config", sort=True)
     ]
+
+
+def _cell_state(status: str, reason: Any) -> str:
+    """``cell failed (m: 2 of 2 calls failed: connection_error × 2)``: a cell's end and the
+    first clause of its reason, at most 60 characters (equal reasons count together)."""
+    why = str(reason or "").split(";")[0].strip()[:60].rstrip()
+    return f"cell {status} ({why})" if why else f"cell {status}"
 
 
 STUDY = Study(

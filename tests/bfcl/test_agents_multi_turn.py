@@ -75,6 +75,12 @@ def test_reference_agent_converses_with_tools_and_its_step_limit(tmp_path, loopb
     # tools mode whatever `mode` says: no system prompt, the item's functions as tools
     assert first["model"] == "m" and [m["role"] for m in first["messages"]] == ["user"]
     assert {t["function"]["name"] for t in first["tools"]} == {"mkdir", "ls"}  # cat held out
+    # tool_choice sent (llama-cpp-python drops tools without it); the call-only turn goes out
+    # with content "", not null (which llama-cpp-python's default format refuses with a 500)
+    assert first["tool_choice"] == loopback.requests[1]["tool_choice"] == "auto"
+    assert loopback.requests[1]["messages"][1] == {
+        "role": "assistant", "content": "", "tool_calls": [{"id": "call_0_0_0", "type": "function",
+        "function": {"name": "mkdir", "arguments": '{"dir_name": "out"}'}}]}  # fmt: skip
     verdict = live.verdicts.iloc[0]
     # one turn played of two: the official force_terminated
     assert (verdict["valid"], verdict["error_type"], verdict["mode"]) == (
@@ -107,6 +113,10 @@ def test_an_agent_system_says_what_it_cannot_be(tmp_path):
         study_params(tmp_path, systems=[ref], system_modes={"ref": "prompt"})
     with pytest.raises(ParamsError, match="the reference agent's tools in BFCL are each item's"):
         study_params(tmp_path, systems=[{**ref, "tools": ["python"]}])
+    with pytest.raises(
+        ParamsError, match=r"tool_mode: prompt does not apply to BFCL: .* mode: prompt"
+    ):
+        study_params(tmp_path, systems=[{**ref, "tool_mode": "prompt"}])
     params = study_params(tmp_path, systems=[ref, {"name": "p", "provider": "python",
                                                    "entrypoint": "a.b:c"},
                                              {"name": "c", "provider": "command",
@@ -235,3 +245,33 @@ def test_reference_agent_answers_single_turn_items_with_its_model_in_tools_mode(
     request = loopback.requests[0]
     assert [m["role"] for m in request["messages"]] == ["user"] and request["tools"]
     assert verdicts[["valid", "mode"]].values.tolist() == [[True, "tools"]]
+
+
+def test_tools_mode_sends_tool_choice_and_says_so_loudly_when_no_answer_called(
+    tmp_path, loopback, monkeypatch, capsys
+):
+    from bfcl.cases import AREA, MATH, NONE_FITS, hand_made_result
+
+    from evalbench.bfcl.metrics import silent_tools
+    from evalbench.bfcl.report import key_result
+    from evalbench.bfcl.study import run_live_system
+
+    monkeypatch.setenv(KEY_ENV, "k")
+    # a server that leaves the tools out of the prompt: text for every item
+    loopback.enqueue(Scripted(text="factorial(5) is 120."), Scripted(text="The area is 50."),
+                     Scripted(text="No function fits."))  # fmt: skip
+    system = {"name": "loop", "provider": "openai", "model": "m", "base_url": loopback.base_url,
+              "api_key_env": KEY_ENV, "max_retries": 0, "max_concurrency": 1}  # fmt: skip
+    run = open_run(_study(tmp_path, system, mode="tools"))
+    items = [MATH, AREA._replace(id="simple_python_1"), NONE_FITS]
+    verdicts = run_live_system(run, run.params.systems[0], items)
+    assert [r["tool_choice"] for r in loopback.requests] == ["auto"] * 3
+    # 2 items that want a call, 0 answers with one (the irrelevance item wants none)
+    assert silent_tools(verdicts) == {"loop": 2}
+    err = capsys.readouterr().err
+    assert "system 'loop' (tools mode): 0 of 2 answers called a function" in err
+    (tmp_path / "report").mkdir()
+    result = hand_made_result(tmp_path / "report")._replace(
+        verdicts=verdicts, order=["loop"], usage=run.recorded_usage(), simulated=frozenset()
+    )
+    assert "none of its 2 answers that should call a function called one" in key_result(result)

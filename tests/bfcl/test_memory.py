@@ -389,8 +389,11 @@ def test_memory_vector_is_refused_for_live_systems_in_one_line(tmp_path):
 
     sim = [{"name": "s", "provider": "sim"}]
     with pytest.raises(ParamsError) as caught:
-        study_params(tmp_path, systems=sim, categories=["memory"])
+        study_params(tmp_path, systems=sim, categories=["memory_kv", "memory_vector"])
     assert backends.VECTOR_REFUSAL in str(caught.value) and "\n" not in str(caught.value)
+    # brought by a group (memory, agentic, all), it is kept, and live systems skip it
+    grouped = study_params(tmp_path, systems=sim, categories=["memory"])
+    assert "memory_vector" in grouped.categories
     # beside a result set the vector results are scored; live systems are not asked it
     both = study_params(tmp_path, systems=sim, categories="memory",
                         result_sets=[{"name": "g", "model": "glyphh-ada-1.1"}])  # fmt: skip

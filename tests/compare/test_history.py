@@ -66,12 +66,12 @@ def test_the_scorecard_takes_each_systems_latest_ok_run_and_escapes_everything(g
     assert cells.loc["s", "high"] == pytest.approx(0.6994, abs=1e-3)
     index = build_index().read_text()
     assert "<b>x</b>" not in index and "&lt;b&gt;x&lt;/b&gt;" in index
-    assert "Scorecard: systems × benchmarks" in index and "<i>title</i>" not in index
-    page = outputs / "systems" / system_page_name("<b>x</b>")
+    assert "Scorecard: systems by benchmark" in index and "<i>title</i>" not in index
+    page = outputs / "systems" / system_page_name("<b>x</b>", "g")  # simulated: g's own
     text = page.read_text()
     assert "&lt;b&gt;x&lt;/b&gt;" in text and "<b>x</b>" not in text
     assert "No overall score" in text and "No overall score" in NO_AVERAGE
-    history = (outputs / "systems" / system_page_name("s")).read_text()
+    history = (outputs / "systems" / system_page_name("s", "g")).read_text()
     assert history.count("<td>g</td>") == 2  # s in r1 and r2 (not the failed r3)
 
 

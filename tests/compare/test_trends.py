@@ -8,6 +8,7 @@ import json
 import re
 
 from evalbench.index import build_index
+from evalbench.look import OKABE_ITO
 
 
 def _add_alert(run_dir, system):
@@ -45,3 +46,28 @@ def test_setups_are_separate_lines_and_alerts_are_marked(gaia_run, outputs):
     index = (outputs / "index.html").read_text()
     assert index.count('<a href="s/trends.html">trends</a>') == 4  # every run of the study
     assert "ALERT: 1 fired vs s/r1" in index
+
+
+def test_six_series_get_six_colours_and_markers_and_the_axis_shows_dates(gaia_run, outputs):
+    # 2 systems × 3 setups (as written, seed=2, seed=3): six lines; they were drawn in two
+    # colours (one per system), told apart only by dashes, under run hashes on the axis
+    for day, overrides in [(1, []), (2, ["seed=2"]), (3, ["seed=3"]), (4, [])]:
+        gaia_run("s", f"run{day}hash", {"a": {"t1": True}, "b": {"t1": False}},
+                 started_at=f"2026-01-0{day}T1{day}:30:00+00:00", overrides=overrides)  # fmt: skip
+    build_index(outputs)
+    page = (outputs / "s" / "trends.html").read_text()
+    svg = re.findall(r"<svg viewBox=.*?</svg>", page, re.S)[0]
+    series = dict(re.findall(r'data-series="(\d+)" fill="([^"]+)" d="M', svg))
+    shapes = {}
+    for number, shape in re.findall(r'data-series="(\d+)"[^>]*data-marker="([^"]+)"', svg):
+        shapes[number] = shape
+    assert len(series) == 6 and len(set(series.values())) == 6  # a colour per series
+    assert set(series.values()) <= {c.lower() for c in OKABE_ITO}
+    assert len(set(shapes.values())) == 6  # and a marker per series
+    labels = re.findall(r'<text[^>]*class="date"[^>]*>([^<]*)</text>', svg)
+    assert labels == ["2026-01-01 11:30", "2026-01-02 12:30", "2026-01-03 13:30",
+                      "2026-01-04 14:30"]  # fmt: skip
+    assert "run1hash" not in svg.split("<title>")[0]  # no hash under the axis
+    assert "run started (UTC)" in svg
+    legend = re.findall(r'<ul class="legend">(.*?)</ul>', page)[0]
+    assert legend.count("<li>") == 6 and len(set(re.findall(r'stroke="(#[0-9a-f]+)"', legend))) == 6

@@ -200,3 +200,15 @@ def test_report_tables_by_hand() -> None:
     verdicts = pd.DataFrame({"order_outcome": ["consistent", "inconsistent_tie", "consistent"]})
     order = metrics.order_consistency(verdicts).set_index("resolution")
     assert order.loc["consistent", "pairs"] == 2 and order.loc["inconsistent_tie", "share"] == 1 / 3
+
+
+def test_reference_rows_without_a_year_are_counted() -> None:
+    # evalbench's demo problems have no contest year; they still count in the table
+    reference = pd.DataFrame(
+        {"source": ["demo", "demo", "demo", "matharena", "matharena"],
+         "year": [None, None, None, 2024, 2025]}
+    )  # fmt: skip
+    counts = metrics.reference_counts(reference)
+    assert counts["problems"].tolist() == [3, 1, 1]  # demo: 3; matharena: 1 per year
+    assert counts["source"].tolist() == ["demo", "matharena", "matharena"]
+    assert counts["year"].isna().tolist() == [True, False, False]

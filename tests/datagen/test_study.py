@@ -317,16 +317,35 @@ def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
     assert again.summary.conclusion.table.equals(result.summary.conclusion.table)  # reproducible
 
 
-def test_the_study_is_skipped_without_the_reference_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_real_aime_study_is_skipped_without_the_reference_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from evalbench.sources import DataUnavailable
     from evalbench.studies import load_params
 
     monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
     monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
     root = Path(__file__).resolve().parents[2]
-    params = load_params(root / "params" / "datagen_demo.yaml")
+    params = load_params(root / "params" / "datagen_aime.yaml")
+    assert params.reference.sources == ["matharena", "qwen25math"]
     with pytest.raises(DataUnavailable, match="evalbench fetch"):
         study.load_study_reference(params)
+
+
+def test_the_demo_study_reads_only_evalbench_s_demo_problems_offline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from evalbench.studies import load_params
+
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
+    root = Path(__file__).resolve().parents[2]
+    params = load_params(root / "params" / "datagen_demo.yaml")
+    reference = study.load_study_reference(params)
+    assert len(reference) == 30 and set(reference["source"]) == {"demo"}
+    assert "not AIME" in params.title and "not AIME" in params.description
 
 
 def test_judgments_are_keyed_by_content_so_a_changed_problem_is_judged_again(

@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from figure_checks import legends_over_data, unsafe_colormaps
 from matplotlib.figure import Figure
 
 from evalbench.judge_golden import figures
@@ -51,6 +52,17 @@ def test_drawn_draws_only_what_the_run_computed(result) -> None:
         figures.pairs_bias(without)
     with pytest.raises(ValueError, match="no score confusion on accuracy"):
         figures.confusion(without)
+
+
+def test_no_legend_covers_data_and_every_colour_map_is_colour_blind_safe(result) -> None:
+    # the ±1 agreement figure's legend sat over the bottom rows' intervals (lower left)
+    drawings = (figures.agreement, figures.length_bias, figures.panel, figures.pairs_bias,
+                figures.confusion)  # fmt: skip
+    for draw in drawings:
+        fig = draw(result)
+        assert legends_over_data(fig) == [], draw.__name__
+        assert unsafe_colormaps(fig) == set(), draw.__name__
+        plt.close(fig)
 
 
 def test_panel_has_the_forest_and_the_judge_matrix(result) -> None:

@@ -4,12 +4,19 @@ the loopback server's token-bucket limit (x-ratelimit-* headers, 429 + Retry-Aft
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 from loopback import Fault, RateLimit, go_duration
 
 from evalbench.models import ChatRequest, Job, ModelClient, ModelSpec, generate
-from evalbench.models.concurrency import AdaptiveLimit, Budget, Ticket, parse_duration
+from evalbench.models.concurrency import (
+    AdaptiveLimit,
+    Budget,
+    LatencySignal,
+    Ticket,
+    parse_duration,
+)
 from evalbench.models.providers import ProviderError
 
 KEY_ENV = "EVALBENCH_TEST_KEY"
@@ -22,7 +29,7 @@ def _api_key(monkeypatch):
 
 def _client(server, **kw) -> ModelClient:
     spec = ModelSpec(name="auto", provider="openai", model="m", base_url=server.base_url,
-                     api_key_env=KEY_ENV, max_retries=8, timeout_s=10, **kw)  # fmt: skip
+                     api_key_env=KEY_ENV, **{"max_retries": 8, "timeout_s": 10, **kw})  # fmt: skip
     return ModelClient(spec, backoff_base_s=0.02)
 
 
@@ -83,11 +90,16 @@ def test_the_budget_copy_by_hand():
 def test_aimd_grows_per_success_halves_once_per_window_and_holds_for_retry_after():
     async def scenario():
         limit = AdaptiveLimit(ceiling=10, start=2)
+        for _ in range(4):  # a round of answers in 1 s each: latency says nothing queues
+            limit.latency.sample(1.0, 2)
         loop = asyncio.get_running_loop()
+        alone = await limit.acquire(1)  # the first answer, at once (later ones are read
+        limit.release(alone, {}, now=alone.sent)  # only if sent after it came back)
         first, second = await limit.acquire(1), await limit.acquire(1)
         assert (first.full, second.full) == (False, True)  # the second filled the window
-        limit.release(second, {})  # a success that used the whole window: slow start, +1
-        limit.release(first, {})  # the window was not full when it started: no growth
+        # latencies given (1 s each): the latency signal stays flat and allows growth
+        limit.release(second, {}, now=second.sent + 1.0)  # used the whole window: slow start +1
+        limit.release(first, {}, now=first.sent + 1.0)  # the window was not full: no growth
         assert limit.window == 3
         tickets = [await limit.acquire(1) for _ in range(3)]
         late = await asyncio.wait_for(_blocked(limit), 0.1)  # a 4th must wait for a slot
@@ -102,7 +114,7 @@ def test_aimd_grows_per_success_halves_once_per_window_and_holds_for_retry_after
         started = loop.time()
         ticket = await limit.acquire(1)  # held until Retry-After has passed
         assert loop.time() - started >= 0.19
-        limit.release(ticket, {})  # at the threshold: + 1 / window (congestion avoidance)
+        limit.release(ticket, {}, now=ticket.sent + 1.0)  # at the threshold: + 1 / window
         assert limit.window == pytest.approx(1.5 + 1 / 1.5)
 
     asyncio.run(scenario())
@@ -156,3 +168,182 @@ def test_auto_converges_under_a_token_bucket_limit(loopback, kind):
     # see tests/bench_models.py, configuration rate_limited)
     assert 75 <= rate <= 105
     assert loopback.rejected <= 0.05 * loopback.count
+
+
+# ------------------------------------------------------------------ latency: a queueing server
+#
+# A server that queues (llama-cpp-python's: one slot, never a 429 or 503) says "too many" only
+# by answering later. The limiter is fed latencies in virtual time by a FIFO server model, so
+# these tests hold under any load: they assert the window, never a wall clock.
+
+
+def simulate(limit: AdaptiveLimit, service, n: int, *, slots: int | None, wire: float = 0.0):
+    """``n`` requests through ``limit`` to a FIFO server with ``slots`` parallel slots
+    (``None``: unlimited) where request ``i`` takes ``service(i)`` seconds, ``wire`` seconds
+    each way; every job waits for a slot, as the client's workers do. Returns, per request,
+    (sent, done, requests in flight when it was sent, itself included)."""
+    import heapq
+
+    free = [0.0] * (slots or n)  # when each slot is next free
+    pending: list = []
+    log, now, sent = [], 0.0, 0
+    while sent < n or pending:
+        limit.waiting = int(sent < n)  # jobs are waiting for a slot
+        while sent < n and limit.in_flight < int(limit.window):
+            ticket = limit.admit(1, now)
+            start = max(now + wire, heapq.heappop(free))
+            heapq.heappush(free, start + service(sent))
+            heapq.heappush(pending, (start + service(sent) + wire, sent, ticket))
+            log.append([now, None, limit.in_flight])
+            sent += 1
+        now, i, ticket = heapq.heappop(pending)
+        log[i][1] = now
+        limit.release(ticket, {}, now=now)
+    return log
+
+
+def test_against_one_slot_auto_settles_at_two_in_flight_and_keeps_the_server_busy():
+    limit = AdaptiveLimit(ceiling=64)
+    # 1 s per request, 50 ms each way: serially 1 request per 1.1 s
+    log = simulate(limit, lambda i: 1.0, 300, slots=1, wire=0.05)
+    assert max(log[0:20], key=lambda r: r[2])[2] > 2  # the start: 4 at once, then learned
+    assert max(in_flight for _, _, in_flight in log[20:]) == 2
+    assert int(limit.window) == 2 and limit.latency.no_load == pytest.approx(1.1)
+    makespan = log[-1][1] - log[0][0]
+    # 2 in flight keep the slot busy while an answer travels: 1 per second, not 1 per 1.1 s
+    assert 300 / makespan >= 0.95 * (1 / 1.1)
+
+
+@pytest.mark.parametrize("cold", [3.0, 10.0])
+def test_a_cold_servers_slow_first_answer_does_not_stop_auto_settling(cold):
+    # llama-cpp-python's first answer took 3 times the next ones: answers to requests sent
+    # before it came back are not read, and it is no longer the server's own time once a
+    # probe has gone alone
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: cold if i == 0 else 1.0, 300, slots=1, wire=0.05)
+    assert max(in_flight for _, _, in_flight in log[60:]) == 2
+    assert limit.latency.no_load == pytest.approx(1.1)
+
+
+@pytest.mark.parametrize("slots", [2, 4, 8])
+def test_against_a_few_slots_auto_settles_just_above_them(slots):
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: 1.0, 200 * slots, slots=slots, wire=0.05)
+    late = sorted(in_flight for _, _, in_flight in log[len(log) // 3 :])
+    # the estimated capacity (the slots) plus a queue of its square root (Netflix's
+    # GradientLimit); now and then one request goes alone to measure the server's own time
+    assert slots <= late[len(late) // 2] <= slots + max(1, slots**0.5) + 1
+    assert late[int(0.95 * len(late))] <= 2 * slots
+    makespan = log[-1][1] - log[0][0]
+    assert 200 * slots / makespan >= 0.95 * slots  # the slots stay busy
+
+
+def test_against_a_server_that_never_queues_auto_grows_to_the_ceiling():
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: 0.1, 2000, slots=None)
+    assert limit.window == 64 and limit.latency_cuts == 0
+    assert max(in_flight for _, _, in_flight in log) == 64
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_latencies_that_vary_by_request_without_a_queue_do_not_shrink_the_window(seed):
+    # answers of very different lengths: latencies lognormal, spread ×/÷ 1.65 (one sigma),
+    # and no queue at all. Latency alone must not take the window far from the ceiling.
+    import numpy as np
+
+    latencies = np.random.default_rng(seed).lognormal(mean=0.0, sigma=0.5, size=4000)
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: float(latencies[i]), 4000, slots=None)
+    late = [in_flight for _, _, in_flight in log[1000:]]
+    assert sum(late) / len(late) >= 0.75 * 64
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_against_one_slot_with_varying_latencies_auto_still_keeps_about_two(seed):
+    import numpy as np
+
+    latencies = np.random.default_rng(seed).lognormal(mean=0.0, sigma=0.5, size=400)
+    limit = AdaptiveLimit(ceiling=64)
+    log = simulate(limit, lambda i: float(latencies[i]), 400, slots=1, wire=0.05)
+    late = sorted(in_flight for _, _, in_flight in log[100:])
+    assert late[len(late) // 2] == 2 and late[-1] <= 4
+    # the slot stays busy: the server's work over the makespan
+    assert latencies.sum() / (log[-1][1] - log[0][0]) >= 0.95
+
+
+def test_a_queue_read_from_latencies_that_grow_with_the_requests_in_flight():
+    signal = LatencySignal()
+    # 4 sent at once to 1 slot of 1 s: answered after 1, 2, 3, 4 s, then one sent at 1 s
+    # answered at 5 s. The lone one (nothing else in flight when sent) took 1 s: the
+    # server's own time; the others waited in its queue.
+    verdicts = [signal.sample(latency, in_flight) for latency, in_flight in
+                [(1.0, 1), (2.0, 2), (3.0, 3), (4.0, 4), (4.0, 4)]]  # fmt: skip
+    # the round: mean latency (2 + 3 + 4 + 4) / 4 = 3.25 s at 3.25 in flight; against the
+    # lone answer (1 s at 1): elasticity ln 3.25 / ln 3.25 = 1 > 2/3, a queue
+    assert signal.no_load == 1.0 and signal.elasticity == pytest.approx(1.0)
+    # 3.25 times the server's own time: it works on 3.25 / 3.25 = 1 at once; plus a queue of
+    # max(1, √1) = 1 -> 2
+    assert verdicts == [None, None, None, None, pytest.approx(2.0)]
+    assert signal.queueing and not signal.grows()  # no growth while it queues
+
+
+def test_latency_that_does_not_follow_the_requests_in_flight_is_no_queue():
+    signal = LatencySignal()
+    signal.sample(0.5, 1)  # a short answer sent alone
+    verdicts = [signal.sample(1.0, 16) for _ in range(16)]
+    # latency doubled while in flight went from 1 to 16: elasticity ln 2 / ln 16 = 1/4 < 1/3
+    assert signal.elasticity == pytest.approx(0.25) and verdicts[-1] == math.inf
+    verdicts = [signal.sample(1.0, 4) for _ in range(4)]
+    # the same 1 s at 4 in flight as at 16: elasticity 0
+    assert signal.elasticity == 0 and verdicts[-1] == math.inf and signal.grows()
+    verdicts = [signal.sample(2.0, 8) for _ in range(8)]
+    # twice the latency at twice the requests in flight: elasticity ln 2 / ln 2 = 1, a queue;
+    # 8 in flight at 4 times the server's own time (2 s / 0.5 s): 8 / 4 = 2 at once, + √2
+    assert signal.elasticity == pytest.approx(1.0)
+    assert verdicts[-1] == pytest.approx(2 + math.sqrt(2)) and not signal.grows()
+
+
+def test_while_it_queues_the_no_load_latency_is_measured_again_now_and_then():
+    signal = LatencySignal()
+    signal.sample(2.0, 1)  # a slow first answer (a cold server): 2 s taken as its own time
+    probes = []
+    for _ in range(20):  # rounds of 4 answers at 4 in flight, 8 s each
+        for _ in range(4):
+            signal.sample(8.0, 4)
+        probes.append(signal.probe)
+        signal.probe = False
+    # the first round against the lone answer: elasticity ln 4 / ln 4 = 1, a queue; the
+    # rounds after it are at the same in-flight count: the verdict stays. Probes after the
+    # 1st, 4th and 16th round that found a queue:
+    assert signal.queueing and [i + 1 for i, p in enumerate(probes) if p] == [1, 4, 16]
+    signal.sample(1.0, 1)  # the probe: one request alone, answered in 1 s
+    assert signal.no_load == 1.0  # the very first lone answer (a cold server's?) is dropped
+    signal.sample(1.5, 1)
+    assert signal.no_load == 1.25  # the mean of the lone answers since: (1 + 1.5) / 2
+
+
+@pytest.mark.slow
+def test_in_the_client_the_window_follows_the_latency_signal(loopback):
+    # against the loopback server's queueing mode (one slot, 0.1 s per request) with the
+    # client's own measurements in real time: only the state is asserted (a stall of the
+    # machine delays answers, it cannot make the server look faster than one slot)
+    loopback.latency, loopback.slots = 0.1, 1
+    client = _client(loopback, timeout_s=60)
+    runtimes = []
+    responses = generate(client, _jobs(40), progress=False,
+                         on_result=lambda job, r: runtimes.append(client._runtime))  # fmt: skip
+    assert all(r.ok for r in responses)
+    limit = runtimes[-1].limit
+    assert limit.latency.queueing and limit.window <= 3
+    assert max(loopback.concurrency[-4:]) <= 3  # the requests of the first rounds drained
+
+
+@pytest.mark.slow
+def test_time_waiting_in_evalbench_is_not_on_the_timeout_clock(loopback):
+    # one at a time, 0.2 s each: the 16th waits 3 s in evalbench, over the 2 s timeout, and
+    # is 0.2 s on the wire, well within it
+    loopback.latency = 0.2
+    client = _client(loopback, max_concurrency=1, timeout_s=2.0, max_retries=0)
+    responses = generate(client, _jobs(16), progress=False)
+    assert [r.error for r in responses] == [None] * 16
+    assert loopback.max_in_flight == 1

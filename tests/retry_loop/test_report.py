@@ -8,6 +8,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 import yaml
+from figure_checks import legends_over_data
 from matplotlib.figure import Figure
 
 from evalbench import retry_loop as RL
@@ -72,7 +73,9 @@ def test_tables_have_their_rows(result: RetryLoopResult) -> None:
 def test_figures_draw(result: RetryLoopResult) -> None:
     for figure in (figures.gains, figures.shares, figures.costs, figures.effect,
                    figures.self_preference):  # fmt: skip
-        assert isinstance(figures.drawn(figure, result), Figure)
+        drawn = figures.drawn(figure, result)
+        assert isinstance(drawn, Figure)
+        assert legends_over_data(drawn) == [], figure.__name__
     labels = [t.get_text() for t in figures.self_preference(result).axes[0].get_yticklabels()]
     assert labels == ["suggestion arm gap", "control arm gap", "suggestion gap − control gap"]
     plt.close("all")
