@@ -74,21 +74,23 @@ def findings(result: ArenaPublicResult) -> Findings:
     """What the study found (the report's opening, the summary's key result): the top two of
     each rated dataset in words with their intervals, and how close the recomputed AlpacaEval
     win rates are to the leaderboard; caveats: separate scales per dataset, top two not told
-    apart, a subsample."""
+    apart, a subsample; whether style control or AlpacaEval's length control changes the
+    order (first when it does)."""
     parts = [_top_two_words(result, name) for name in result.rated]
     if result.alpaca is not None:
         parts.append(
             display.fill(
-                "AlpacaEval 2: win rates recomputed from the official annotations match the "
-                "leaderboard within {gap:.2f} percentage points",
+                "AlpacaEval 2: win rates recomputed from the official annotations differ from "
+                "the leaderboard's by at most {gap:.2f} percentage points",
                 gap=max_leaderboard_gap(result),
             )
         )
     key = "Ratings on the Elo scale from published human votes and judge verdicts (no model "
     key += "was asked; higher is better): " + "; ".join(parts) + "."
     caveats = [_scales_caveat(result), _tied_caveat(result), _subsample_caveat(result)]
-    style = _style_caveat(result)
-    caveats.insert(0, style) if style.startswith(CHANGES) else caveats.append(style)
+    controlled = [_style_caveat(result), _alpaca_lc_caveat(result)]
+    moved = [c for c in controlled if c.startswith((CHANGES, LC_CHANGES))]
+    caveats = moved + caveats + [c for c in controlled if c not in moved]
     return Findings(key, tuple(c for c in caveats if c), detail=key_result(result))
 
 
@@ -132,6 +134,35 @@ def _style_caveat(result: ArenaPublicResult) -> str:
     if unchecked:
         text += display.fill("; not checked on {u} (no answers published)", u=", ".join(unchecked))
     return text + "."
+
+
+LC_CHANGES = "The AlpacaEval order changes once answer length is controlled"
+"""How the AlpacaEval length-control caveat begins when the order moves (a top caveat)."""
+
+
+def _alpaca_lc_caveat(result: ArenaPublicResult) -> str:
+    """Raw and length-controlled AlpacaEval orders of the models (the baseline apart)."""
+    lc = result.alpaca_lc
+    if lc is None:
+        return ""
+    rated = lc[lc["note"].fillna("") != "the baseline"].dropna(subset=["lc_win_rate"])
+    if len(rated) < 2:
+        return ""
+    raw = rated.sort_values("win_rate", ascending=False)
+    controlled = rated.sort_values("lc_win_rate", ascending=False)
+    if list(raw["model"]) == list(controlled["model"]):
+        each = ", ".join(
+            display.fill("{m} {w:.0f}% → {c:.0f}%", m=r.model, w=r.win_rate, c=r.lc_win_rate)
+            for r in raw.itertuples()
+        )
+        return "AlpacaEval's length-controlled win rates keep the raw order: " + each + "."
+    by_raw = " then ".join(
+        display.fill("{m} {w:.0f}%", m=r.model, w=r.win_rate) for r in raw.itertuples()
+    )
+    by_lc = " then ".join(
+        display.fill("{m} {w:.0f}%", m=r.model, w=r.lc_win_rate) for r in controlled.itertuples()
+    )
+    return f"{LC_CHANGES}: by raw win rate {by_raw}; length-controlled {by_lc}."
 
 
 def _top_two_words(result: ArenaPublicResult, name: str) -> str:

@@ -185,3 +185,18 @@ def test_findings_say_when_style_control_changes_the_order():
         "The order changes once answer length and formatting are controlled (style control): "
         "on PRD Vicuna-80: human pairwise votes, y from 1st to 2nd and z from 2nd to 1st."
     )
+
+
+def test_findings_say_when_length_control_changes_the_alpacaeval_order():
+    lc = pd.DataFrame({"model": ["a", "b", "base"], "win_rate": [60.0, 55.0, 50.0],
+                       "lc_win_rate": [52.0, 58.0, 50.0], "lc_difference": [0.1, 0.2, 0.0],
+                       "note": ["", "", "the baseline"]})  # fmt: skip
+    found = report.findings(result(alpaca_lc=lc))
+    assert found.caveats[0] == (
+        "The AlpacaEval order changes once answer length is controlled: by raw win rate a 60% "
+        "then b 55%; length-controlled b 58% then a 52%."
+    )
+    same = lc.assign(lc_win_rate=[58.0, 52.0, 50.0])
+    assert report.findings(result(alpaca_lc=same)).caveats[-1] == (
+        "AlpacaEval's length-controlled win rates keep the raw order: a 60% → 58%, b 55% → 52%."
+    )
