@@ -139,6 +139,8 @@ def _length_caveat(result: ArenaResult) -> str:
         "length-controlled win rate): ",
         b=result.params.baseline,
     )
+    if len(raw) < 2:
+        return "W" + head[1:] + each + "."
     if raw == controlled:
         return "W" + head[1:] + each + "; the order stays the same."
     now = display.fill("{o}", o=" then ".join(controlled))

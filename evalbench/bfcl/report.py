@@ -98,7 +98,7 @@ def findings(result: BfclResult) -> Findings:
         if r["system"] in scored
     )
     key = "Share of items the official BFCL checker marks valid, all studied categories pooled: "
-    caveats = (_coverage_caveat(result, table), _subset_caveat(result))
+    caveats = (_demo_caveat(result), _coverage_caveat(result, table), _subset_caveat(result))
     return Findings(key + systems + ".", tuple(c for c in caveats if c), detail=key_result(result))
 
 
@@ -155,6 +155,15 @@ def _shared(result: BfclResult, shared: list[str]) -> str:
         )
         + each
         + "."
+    )
+
+
+def _demo_caveat(result: BfclResult) -> str:
+    if result.params.data != "demo":
+        return ""
+    return (
+        "The items are evalbench's own demo items in BFCL's file format, not BFCL's: the "
+        "numbers show how the pipeline works, not how a model does on the leaderboard."
     )
 
 

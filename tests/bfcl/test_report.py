@@ -158,3 +158,12 @@ def test_result_sets_with_different_categories_are_compared_on_the_shared_ones_o
         "On the 1 category all of them have (simple_python): files about 67%, likely "
         "between 21% and 94%; simmy about 33%"
     ) in caveat
+
+
+def test_the_demo_items_are_the_top_caveat(tmp_path):
+    base = hand_made_result(tmp_path)
+    demo = base._replace(params=base.params.model_copy(update={"data": "demo"}))
+    assert report.findings(demo).caveats[0] == (
+        "The items are evalbench's own demo items in BFCL's file format, not BFCL's: the "
+        "numbers show how the pipeline works, not how a model does on the leaderboard."
+    )

@@ -88,6 +88,12 @@ def _bfcl_key(result: Any) -> list[str]:
             for system, row in shares.iterrows()]  # fmt: skip
 
 
+def _bfcl_demo_key(result: Any) -> list[str]:
+    shares = result.verdicts.groupby("system")["valid"].agg(["mean", "size"])
+    return [f"{system} (simulated) about {pct(row['mean'])} of {int(row['size']):,d} items"
+            for system, row in shares.iterrows()]  # fmt: skip
+
+
 def _sweep_key(result: Any) -> list[str]:
     cost = result.cells["cost_usd"]
     return [f"{len(result.cells)} cells (4 configurations × 1 seed); 4 of 4 ended ok.",
@@ -173,6 +179,8 @@ CASES = {
     "bfcl_public": Case("bfcl_public", ["tier=quick"], _bfcl_key,
                         "Not directly comparable: the systems were scored on different "
                         "categories", mirror=True),
+    "bfcl_demo": Case("bfcl_demo", ["limit_per_category=4", "format_limit_per_category=null"],
+                      _bfcl_demo_key, "The items are evalbench's own demo items"),
     "sweep": Case("sweep_demo", ["sweep.seeds=[0]", "bootstrap_rounds=50"], _sweep_key, "",
                   page=_sweep_page),
     "hle_grading": Case("hle_grading_demo", ["bootstrap_rounds=50"], _grading_key,
@@ -191,7 +199,9 @@ CASES = {
     "retry_loop": Case("retry_loop_demo", ["bootstrap_rounds=50", "limit=8", "rounds=2"],
                        _loop_key, "The loop stops at a score of 8", page=_loop_page),
     "arena_public": Case("arena_public", ["tier=quick", "bootstrap_rounds=50"], _public_key,
-                         "Each dataset's ratings are on their own scale", mirror=True),
+                         # on this subsample, length control swaps alpaca-7b and vicuna-13b
+                         "The AlpacaEval order changes once answer length is controlled",
+                         mirror=True),
     "compare": Case("", ["bootstrap_rounds=50", "calibration_repeats=20"], _compare_key,
                     "“No change” is not proof of none"),
 }  # fmt: skip
