@@ -29,8 +29,17 @@ from evalbench.summary import write_summary
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-JARGON = ("Holm", "Wilson", "McNemar", "bootstrap", "p-value", "p =", "significan",
-          "confidence interval", "MDD")  # fmt: skip
+JARGON = (
+    "Holm",
+    "Wilson",
+    "McNemar",
+    "bootstrap",
+    "p-value",
+    "p =",
+    "significan",
+    "confidence interval",
+    "MDD",
+)
 """Words the summary never shows (its readers are not statisticians)."""
 
 
@@ -64,8 +73,10 @@ def _gaia_page(result: Any, text: str, page: str) -> None:
 
 def _arena_key(result: Any) -> list[str]:
     strong = result.table.set_index("model").loc["sim-strong"]
-    return [f"sim-strong (simulated) about {strong['rating']:.0f}, likely between "
-            f"{strong['ci_low']:.0f} and {strong['ci_high']:.0f}"]  # fmt: skip
+    return [
+        f"sim-strong (simulated) about {strong['rating']:.0f}, likely between "
+        f"{strong['ci_low']:.0f} and {strong['ci_high']:.0f}"
+    ]
 
 
 def _arena_page(result: Any, text: str, page: str) -> None:
@@ -84,20 +95,26 @@ def _arena_page(result: Any, text: str, page: str) -> None:
 
 def _bfcl_key(result: Any) -> list[str]:
     shares = result.verdicts.groupby("system")["valid"].agg(["mean", "size"])
-    return [f"{system} (result files) about {pct(row['mean'])} of {int(row['size']):,d} items"
-            for system, row in shares.iterrows()]  # fmt: skip
+    return [
+        f"{system} (result files) about {pct(row['mean'])} of {int(row['size']):,d} items"
+        for system, row in shares.iterrows()
+    ]
 
 
 def _bfcl_demo_key(result: Any) -> list[str]:
     shares = result.verdicts.groupby("system")["valid"].agg(["mean", "size"])
-    return [f"{system} (simulated) about {pct(row['mean'])} of {int(row['size']):,d} items"
-            for system, row in shares.iterrows()]  # fmt: skip
+    return [
+        f"{system} (simulated) about {pct(row['mean'])} of {int(row['size']):,d} items"
+        for system, row in shares.iterrows()
+    ]
 
 
 def _sweep_key(result: Any) -> list[str]:
     cost = result.cells["cost_usd"]
-    return [f"{len(result.cells)} cells (4 configurations × 1 seed); 4 of 4 ended ok.",
-            f"${cost.min():.2f} to ${cost.max():.2f} per cell"]  # fmt: skip
+    return [
+        f"{len(result.cells)} cells (2 configurations × 1 seed); 2 of 2 ended ok.",
+        f"${cost.min():.2f} to ${cost.max():.2f} per cell",
+    ]
 
 
 def _sweep_page(result: Any, text: str, page: str) -> None:
@@ -108,8 +125,10 @@ def _grading_key(result: Any) -> list[str]:
     dims = result.summary.dimensions
     row = dims[(dims["dimension"] == "overall") & (dims["source"] == "dataset")].iloc[0]
     agree = result.summary.agreement.set_index("dimension").loc["overall"]
-    return [f"the set's own answers about {row['mean']:.1f}, likely between {row['ci_low']:.1f}",
-            f"within ±10 points on about {pct(agree['within_k'])} of {int(agree['n'])} answers"]  # fmt: skip
+    return [
+        f"the set's own answers about {row['mean']:.1f}, likely between {row['ci_low']:.1f}",
+        f"within ±10 points on about {pct(agree['within_k'])} of {int(agree['n'])} answers",
+    ]
 
 
 def _grading_page(result: Any, text: str, page: str) -> None:
@@ -118,39 +137,51 @@ def _grading_page(result: Any, text: str, page: str) -> None:
 
 def _hle_key(result: Any) -> list[str]:
     row = result.summary.systems.set_index("system").loc["calibrated-sim"]
-    return [f"calibrated-sim (simulated) about {pct(row['correct'] / row['n'])} of "
-            f"{int(row['n'])} questions"]  # fmt: skip
+    return [
+        f"calibrated-sim (simulated) about {pct(row['correct'] / row['n'])} of "
+        f"{int(row['n'])} questions"
+    ]
 
 
 def _browsecomp_key(result: Any) -> list[str]:
     row = result.accuracy.iloc[0]
-    return [f"{row['system']} (simulated) about {pct(row['accuracy'])} of {int(row['graded'])} "
-            "graded questions"]  # fmt: skip
+    return [
+        f"{row['system']} (simulated) about {pct(row['accuracy'])} of {int(row['graded'])} "
+        "graded questions"
+    ]
 
 
 def _suite_key(result: Any) -> list[str]:
     rows = result.levels[result.levels["level"] == "all"].set_index("system")
-    return [f"browse-sim-careful (simulated agent) about "
-            f"{pct(rows.loc['browse-sim-careful', 'success_rate'])}"]  # fmt: skip
+    return [
+        f"browse-sim-careful (simulated agent) about "
+        f"{pct(rows.loc['browse-sim-careful', 'success_rate'])}"
+    ]
 
 
 def _judge_public_key(result: Any) -> list[str]:
     row = result.prd.table.set_index("reviewer").loc[result.prd.lead]
-    return [f"{result.prd.lead} agrees with the MTurk majority on about {pct(row['with_ties'])} "
-            f"of {int(row['n'])} items"]  # fmt: skip
+    return [
+        f"{result.prd.lead} agrees with the MTurk majority on about {pct(row['with_ties'])} "
+        f"of {int(row['n'])} items"
+    ]
 
 
 def _golden_key(result: Any) -> list[str]:
     table = result.agreement
     row = table[(table["judge"] == "judge-sim") & (table["dimension"] == "accuracy")].iloc[0]
-    return [f"judge-sim (simulated, primary judge) about {pct(row['within_k'])} of "
-            f"{int(row['n_scored'])} scored items"]  # fmt: skip
+    return [
+        f"judge-sim (simulated, primary judge) about {pct(row['within_k'])} of "
+        f"{int(row['n_scored'])} scored items"
+    ]
 
 
 def _datagen_key(result: Any) -> list[str]:
     mean = result.summary.judge.metrics.loc["mean_score", "estimate"]
-    return [f"{len(result.problems)} valid problems of {result.params.n_problems} requested",
-            f"gave them a mean score of about {mean:.1f} of 5"]  # fmt: skip
+    return [
+        f"{len(result.problems)} valid problems of {result.params.n_problems} requested",
+        f"gave them a mean score of about {mean:.1f} of 5",
+    ]
 
 
 def _loop_key(result: Any) -> list[str]:
@@ -171,51 +202,125 @@ def _compare_key(result: Any) -> list[str]:
     return ["B vs A, item by item: s accuracy went from 25% to 88% (+62 points"]
 
 
+SWEEP = [
+    "sweep.seeds=[0]",
+    'sweep.grid={"systems.0.limits.max_steps": [15]}',
+    'sweep.baseline={"systems.0.limits.max_steps": 15, "systems.0.model": small}',
+    "bootstrap_rounds=50",
+]
+"""The sweep demo cut to two cells: the small and the large model at 15 steps, one seed."""
+
 CASES = {
-    "gaia": Case("gaia_demo", ["bootstrap_rounds=50"], _gaia_key,
-                 "The official scorer accepts exact matches only", page=_gaia_page),
-    "arena": Case("arena_demo", ["bootstrap_rounds=50", "limit=12", "baseline=null"],
-                  _arena_key, "Controlled for answer length and formatting", page=_arena_page),
-    "bfcl_public": Case("bfcl_public", ["tier=quick"], _bfcl_key,
-                        "Not directly comparable: the systems were scored on different "
-                        "categories", mirror=True),
-    "bfcl_demo": Case("bfcl_demo", ["limit_per_category=4", "format_limit_per_category=null"],
-                      _bfcl_demo_key, "The items are evalbench's own demo items"),
-    "sweep": Case("sweep_demo", ["sweep.seeds=[0]", "bootstrap_rounds=50"], _sweep_key, "",
-                  page=_sweep_page),
-    "hle_grading": Case("hle_grading_demo", ["bootstrap_rounds=50"], _grading_key,
-                        "The expert set is evalbench's demo", page=_grading_page),
+    "gaia": Case(
+        "gaia_demo",
+        ["bootstrap_rounds=50"],
+        _gaia_key,
+        "The official scorer accepts exact matches only",
+        page=_gaia_page,
+    ),
+    "arena": Case(
+        "arena_demo",
+        ["bootstrap_rounds=50", "limit=12", "baseline=null"],
+        _arena_key,
+        "Controlled for answer length and formatting",
+        page=_arena_page,
+    ),
+    "bfcl_public": Case(
+        "bfcl_public",
+        ["tier=quick"],
+        _bfcl_key,
+        "Not directly comparable: the systems were scored on different categories",
+        mirror=True,
+    ),
+    "bfcl_demo": Case(
+        "bfcl_demo",
+        ["limit_per_category=4", "format_limit_per_category=null"],
+        _bfcl_demo_key,
+        "The items are evalbench's own demo items",
+    ),
+    "sweep": Case("sweep_demo", SWEEP, _sweep_key, "", page=_sweep_page),
+    "hle_grading": Case(
+        "hle_grading_demo",
+        ["bootstrap_rounds=50"],
+        _grading_key,
+        "The expert set is evalbench's demo",
+        page=_grading_page,
+    ),
     "hle": Case("hle_demo", ["bootstrap_rounds=50", "tier=quick"], _hle_key, ""),
-    "browsecomp": Case("browsecomp_official", ["tier=quick", "bootstrap_rounds=50"],
-                       _browsecomp_key, "", mirror=True),
-    "browse_suite": Case("browse_suite_demo", ["bootstrap_rounds=50"], _suite_key,
-                         "The web is evalbench's own small invented one"),
-    "judge_public": Case("judge_public", ["tier=quick", "bootstrap_rounds=50"],
-                         _judge_public_key, "The human labels are noisy", mirror=True),
-    "judge_golden": Case("judge_golden_demo", ["bootstrap_rounds=50", "retest=false"],
-                         _golden_key, "The golden set is synthetic"),
-    "datagen": Case("datagen_demo", ["bootstrap_rounds=50", "n_problems=20"], _datagen_key,
-                    "The reviews are simulated"),
-    "retry_loop": Case("retry_loop_demo", ["bootstrap_rounds=50", "limit=8", "rounds=2"],
-                       _loop_key, "The loop stops at a score of 8", page=_loop_page),
-    "arena_public": Case("arena_public", ["tier=quick", "bootstrap_rounds=50"], _public_key,
-                         # on this subsample, length control swaps alpaca-7b and vicuna-13b
-                         "The AlpacaEval order changes once answer length is controlled",
-                         mirror=True),
-    "compare": Case("", ["bootstrap_rounds=50", "calibration_repeats=20"], _compare_key,
-                    "“No change” is not proof of none"),
-}  # fmt: skip
+    "browsecomp": Case(
+        "browsecomp_official",
+        ["tier=quick", "bootstrap_rounds=50"],
+        _browsecomp_key,
+        "",
+        mirror=True,
+    ),
+    "browse_suite": Case(
+        "browse_suite_demo",
+        ["bootstrap_rounds=50"],
+        _suite_key,
+        "The web is evalbench's own small invented one",
+    ),
+    "judge_public": Case(
+        "judge_public",
+        ["tier=quick", "bootstrap_rounds=50"],
+        _judge_public_key,
+        "The human labels are noisy",
+        mirror=True,
+    ),
+    "judge_golden": Case(
+        "judge_golden_demo",
+        ["bootstrap_rounds=50", "retest=false"],
+        _golden_key,
+        "The golden set is synthetic",
+    ),
+    "datagen": Case(
+        "datagen_demo",
+        ["bootstrap_rounds=50", "n_problems=20"],
+        _datagen_key,
+        "The reviews are simulated",
+    ),
+    "retry_loop": Case(
+        "retry_loop_demo",
+        ["bootstrap_rounds=50", "limit=8", "rounds=2"],
+        _loop_key,
+        "The loop stops at a score of 8",
+        page=_loop_page,
+    ),
+    "arena_public": Case(
+        "arena_public",
+        ["tier=quick", "bootstrap_rounds=50"],
+        _public_key,
+        # on this subsample, length control swaps alpaca-7b and vicuna-13b
+        "The AlpacaEval order changes once answer length is controlled",
+        mirror=True,
+    ),
+    "compare": Case(
+        "",
+        ["bootstrap_rounds=50", "calibration_repeats=20"],
+        _compare_key,
+        "“No change” is not proof of none",
+    ),
+}
 
 
 def _compare_params(tmp_path: Path) -> Path:
     """Two GAIA runs by hand: s right on 8 of 32 tasks, then on 28 of the same 32."""
     outputs = get_settings().outputs_dir
-    a = write_run(outputs, "a", {"s": outcomes_from([True] * 8 + [False] * 24),
-                                 "same": outcomes_from([True, False] * 16)})  # fmt: skip
-    b = write_run(outputs, "b", {"s": outcomes_from([True] * 28 + [False] * 4),
-                                 "same": outcomes_from([True, False] * 16)})  # fmt: skip
-    data = {"study": "compare", "title": "cmp", "runs": [{"path": str(a), "label": "A"},
-                                                         {"path": str(b), "label": "B"}]}  # fmt: skip
+    a = write_run(
+        outputs,
+        "a",
+        {"s": outcomes_from([True] * 8 + [False] * 24), "same": outcomes_from([True, False] * 16)},
+    )
+    b = write_run(
+        outputs,
+        "b",
+        {"s": outcomes_from([True] * 28 + [False] * 4), "same": outcomes_from([True, False] * 16)},
+    )
+    data = {
+        "study": "compare",
+        "title": "cmp",
+        "runs": [{"path": str(a), "label": "A"}, {"path": str(b), "label": "B"}],
+    }
     path = tmp_path / "cmp.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
