@@ -11,6 +11,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.display import count, fill
+from evalbench.executors.base import redact_address
 from evalbench.findings import Findings, percent
 
 from .expand import ZIPPED
@@ -72,9 +73,16 @@ def notes(result: SweepResult) -> list[str]:
 
 
 def _settings(result: SweepResult, config: int) -> str:
+    """A configuration's swept values (a URL without its credentials, query or fragment)."""
     row = result.cells[result.cells["config"] == config].iloc[0]
-    shown = [f"{f.removesuffix(ZIPPED)} = {row[f]}" for f in result.factors]
+    shown = [f"{f.removesuffix(ZIPPED)} = {_shown_value(row[f])}" for f in result.factors]
     return ", ".join(shown) or "the study as written"
+
+
+def _shown_value(value: Any) -> Any:
+    if isinstance(value, str) and "://" in value:
+        return redact_address(value)
+    return value
 
 
 def key_result(result: SweepResult) -> str:

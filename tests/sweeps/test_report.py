@@ -193,3 +193,18 @@ def test_findings_put_the_cells_that_did_not_end_ok_first_among_the_caveats(
         "failed: timed out &lt;after&gt; 2 s. Not compared with the best: config 1 (no cell "
         "ended ok)."
     )
+
+
+def test_a_swept_url_is_shown_without_its_credentials(tmp_path: Path) -> None:
+    secret = "http://user:hunter2@127.0.0.1:9/v1?key=SECRET#frag"
+    system = {"name": "a", "provider": "openai", "model": "m", "api_key_env": "K"}
+    params = sweep_params(
+        tmp_path, {"grid": {"systems.0.base_url": [secret, "http://127.0.0.1:8/v1"]}}, [system]
+    )
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(16)}), 1: ended_ok(1, {"a": range(10)})}
+    result = analyse(params, cells, summaries, tmp_path)
+    found = report.findings(result)
+    for text in (found.key_result, report.key_result(result)):
+        assert "hunter2" not in text and "SECRET" not in text and "frag" not in text
+        assert "systems.0.base_url = http://127.0.0.1:9/v1" in text
