@@ -103,9 +103,14 @@ def about(estimate: float, low: float, high: float, kind: str = "share", digits:
     return text
 
 
+def signed(value: float) -> str:
+    """A difference of shares in percentage points, as a number: ``+12``, ``-3``."""
+    return "—" if value != value else f"{value * 100:+.0f}"
+
+
 def signed_points(value: float) -> str:
     """A difference of shares in percentage points: ``+12 points``, ``-3 points``."""
-    return "—" if value != value else f"{value * 100:+.0f} points"
+    return "—" if value != value else f"{signed(value)} points"
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

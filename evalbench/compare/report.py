@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
-from evalbench.findings import Findings, percent, signed_points
+from evalbench.findings import Findings, percent, signed
 from evalbench.history import gate_blockers
 
 from . import metrics
@@ -138,7 +138,7 @@ def _value(value: float, kind: str) -> str:
 
 
 def _change(value: float, kind: str) -> str:
-    return signed_points(value).removesuffix(" points") if kind == "binary" else f"{value:+.2f}"
+    return signed(value) if kind == "binary" else f"{value:+.2f}"
 
 
 def _change_words(row: Any) -> str:

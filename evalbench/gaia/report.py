@@ -16,7 +16,14 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
-from evalbench.findings import Findings, marked_pair, percent, signed_points, size_caveat
+from evalbench.findings import (
+    Findings,
+    marked_pair,
+    percent,
+    signed,
+    signed_points,
+    size_caveat,
+)
 from evalbench.measured import by_system, headline, identical_text
 from evalbench.tiers import expected_half_width, subset_label
 
@@ -147,8 +154,8 @@ def _semantic_caveat(result: GaiaResult) -> str:
             o=percent(r["official"]),
             n=display.count(r["n"], "answer"),
             d=signed_points(r["difference"]),
-            lo=signed_points(r["difference_low"]),
-            hi=signed_points(r["difference_high"]),
+            lo=signed(r["difference_low"]),
+            hi=signed(r["difference_high"]),
         )
         for r in moved
     )

@@ -69,6 +69,9 @@ def _gaia_page(result: Any, text: str, page: str) -> None:
     # demo-l1-02: strong-sim answered kramhnceb for kramhcneb (two letters swapped)
     assert "answered “kramh<mark>nc</mark>eb” for “kramh<mark>cn</mark>eb”" in page
     assert "Judges and graders (not rated): semantic-judge-sim." in text
+    semantic = result.semantic.accuracy.set_index("system").loc["variant-sim"]
+    low, high = (round(semantic[f"difference_{e}"] * 100) for e in ("low", "high"))
+    assert f"likely between {low:+d} and {high:+d} points)." in text  # said once, not "+14 points"
 
 
 def _arena_key(result: Any) -> list[str]:
