@@ -76,12 +76,22 @@ def findings(result: ArenaResult) -> Findings:
         + "; ".join(rows)
         + "."
     )
-    caveats = sorted(
-        (c for c in (_style_caveat(result), _length_caveat(result)) if c),
-        key=lambda c: not c.startswith(CHANGES),
+    risks = tuple(r for r in (_position_risk(result), _length_risk(result)) if r)
+    controlled = [c for c in (_style_caveat(result), _length_caveat(result)) if c]
+    moved = [c for c in controlled if c.startswith(CHANGES)]
+    caveats = [*moved, _judge_caveat(result, risks), *(c for c in controlled if c not in moved)]
+    return Findings(key, tuple(caveats), risks, detail=key_result(result))
+
+
+def _judge_caveat(result: ArenaResult, risks: tuple[str, ...]) -> str:
+    """The ratings are one judge's preferences (and its biases, when it shows them)."""
+    name = result.params.judge.name if result.params.judge else ""
+    text = display.fill(
+        "These ratings are what one judge, {j} ({k}), prefers, not a measure of correctness",
+        j=name,
+        k="simulated" if name in result.simulated else "real",
     )
-    risks = [_position_risk(result), _length_risk(result)]
-    return Findings(key, tuple(caveats), tuple(r for r in risks if r), detail=key_result(result))
+    return text + (": its biases (the risks below) move them." if risks else ".")
 
 
 def _rating_words(result: ArenaResult, row: Any) -> str:

@@ -225,7 +225,7 @@ CASES = {
         "arena_demo",
         ["bootstrap_rounds=50", "limit=12", "baseline=null"],
         _arena_key,
-        "Controlled for answer length and formatting",
+        "These ratings are what one judge, sim-judge (simulated), prefers",
         page=_arena_page,
     ),
     "bfcl_public": Case(
