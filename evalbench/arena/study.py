@@ -432,6 +432,7 @@ STUDY = Study(
         "human_battles": HumanBattle,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_systems(result.answers, result.judgments, result.battles),
     optional_records=frozenset({"human_battles"}),

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display, ratings_report
+from evalbench.findings import Findings, about, ordinal
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import PUBLIC_DATASETS
@@ -67,6 +68,154 @@ def key_result(result: ArenaPublicResult) -> str:
         "Bradley–Terry ratings on the Elo scale with {lvl:.0%} bootstrap intervals ({r} rounds): ",
         lvl=p.confidence_level, r=p.bootstrap_rounds,
     ) + "; ".join(parts) + ".</p>" + tier_note(result)  # fmt: skip
+
+
+def findings(result: ArenaPublicResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): the top two of
+    each rated dataset in words with their intervals, and how close the recomputed AlpacaEval
+    win rates are to the leaderboard; caveats: separate scales per dataset, top two not told
+    apart, a subsample; whether style control or AlpacaEval's length control changes the
+    order (first when it does)."""
+    parts = [_top_two_words(result, name) for name in result.rated]
+    if result.alpaca is not None:
+        parts.append(
+            display.fill(
+                "AlpacaEval 2: win rates recomputed from the official annotations differ from "
+                "the leaderboard's by at most {gap:.2f} percentage points",
+                gap=max_leaderboard_gap(result),
+            )
+        )
+    key = "Ratings on the Elo scale from published human votes and judge verdicts (no model "
+    key += "was asked; higher is better): " + "; ".join(parts) + "."
+    caveats = [_scales_caveat(result), _tied_caveat(result), _subsample_caveat(result)]
+    controlled = [_style_caveat(result), _alpaca_lc_caveat(result)]
+    moved = [c for c in controlled if c.startswith((CHANGES, LC_CHANGES))]
+    caveats = moved + caveats + [c for c in controlled if c not in moved]
+    return Findings(key, tuple(c for c in caveats if c), detail=key_result(result))
+
+
+CHANGES = "The order changes once answer length and formatting are controlled"
+"""How the style caveat begins when a rank moves (then it is the top caveat)."""
+
+
+def _style_caveat(result: ArenaPublicResult) -> str:
+    """Whether style control moves the order, per dataset with published answers ("" when
+    no dataset has a style control)."""
+    moved, same, unchecked = [], [], []
+    for name, rated in result.rated.items():
+        title = PUBLIC_DATASETS[name].title
+        control = rated.style.control if rated.style is not None else None
+        if control is None:
+            unchecked.append(title)
+            continue
+        table = control.table[control.table["rank_change"] != 0]
+        if not len(table):
+            same.append(title)
+            continue
+        moves = " and ".join(
+            display.fill(
+                "{m} from {a} to {b}",
+                m=r.model,
+                a=ordinal(int(r.rank)),
+                b=ordinal(int(r.style_rank)),
+            )
+            for r in table.itertuples()
+        )
+        moved.append(display.fill("on {t}, ", t=title) + moves)
+    if moved:
+        return f"{CHANGES} (style control): " + "; ".join(moved) + "."
+    if not same:
+        return ""
+    text = display.fill(
+        "Controlled for answer length and formatting (style control), the order stays the "
+        "same on {s}",
+        s=", ".join(same),
+    )
+    if unchecked:
+        text += display.fill("; not checked on {u} (no answers published)", u=", ".join(unchecked))
+    return text + "."
+
+
+LC_CHANGES = "The AlpacaEval order changes once answer length is controlled"
+"""How the AlpacaEval length-control caveat begins when the order moves (a top caveat)."""
+
+
+def _alpaca_lc_caveat(result: ArenaPublicResult) -> str:
+    """Raw and length-controlled AlpacaEval orders of the models (the baseline apart)."""
+    lc = result.alpaca_lc
+    if lc is None:
+        return ""
+    rated = lc[lc["note"].fillna("") != "the baseline"].dropna(subset=["lc_win_rate"])
+    if len(rated) < 2:
+        return ""
+    raw = rated.sort_values("win_rate", ascending=False)
+    controlled = rated.sort_values("lc_win_rate", ascending=False)
+    if list(raw["model"]) == list(controlled["model"]):
+        each = ", ".join(
+            display.fill("{m} {w:.0f}% → {c:.0f}%", m=r.model, w=r.win_rate, c=r.lc_win_rate)
+            for r in raw.itertuples()
+        )
+        return "AlpacaEval's length-controlled win rates keep the raw order: " + each + "."
+    by_raw = " then ".join(
+        display.fill("{m} {w:.0f}%", m=r.model, w=r.win_rate) for r in raw.itertuples()
+    )
+    by_lc = " then ".join(
+        display.fill("{m} {w:.0f}%", m=r.model, w=r.lc_win_rate) for r in controlled.itertuples()
+    )
+    return f"{LC_CHANGES}: by raw win rate {by_raw}; length-controlled {by_lc}."
+
+
+def _top_two_words(result: ArenaPublicResult, name: str) -> str:
+    rated = result.rated[name]
+    table = rated.ratings.table
+    top = ", then ".join(
+        display.fill("{m} {about}", m=r.model, about=about(r.rating, r.ci_low, r.ci_high, "rating"))
+        for r in table.head(2).itertuples()
+    )
+    return (
+        display.fill("{title}: ", title=PUBLIC_DATASETS[name].title)
+        + top
+        + display.fill(" (top two of {n}, {b:,} battles)", n=len(table), b=len(rated.battles))
+    )
+
+
+def _scales_caveat(result: ArenaPublicResult) -> str:
+    if len(result.rated) < 2:
+        return ""
+    return display.fill(
+        "Each dataset's ratings are on their own scale (mean {m:g}): compare models within a "
+        "dataset, not across (the same name in two datasets is rated against different "
+        "opponents and judges).",
+        m=result.params.anchor_rating,
+    )
+
+
+def _tied_caveat(result: ArenaPublicResult) -> str:
+    tied = []
+    for name, rated in result.rated.items():
+        table = rated.ratings.table
+        if len(table) >= 2 and table["ci_low"].iloc[0] <= table["ci_high"].iloc[1]:
+            tied.append(
+                display.fill(
+                    "{a} and {b} ({d})",
+                    a=table["model"].iloc[0],
+                    b=table["model"].iloc[1],
+                    d=PUBLIC_DATASETS[name].title.split(":")[0],
+                )
+            )
+    if not tied:
+        return ""
+    return "Not told apart (their intervals overlap): " + "; ".join(tied) + "."
+
+
+def _subsample_caveat(result: ArenaPublicResult) -> str:
+    p = result.params
+    if p.tier == "full" and p.sample is None:
+        return ""
+    return display.fill(
+        "A subsample ({size}): the leaderboard numbers are not reproduced.",
+        size=subset_label(p.tier, p.sample),
+    )
 
 
 def _lc_clause(result: ArenaPublicResult) -> str:

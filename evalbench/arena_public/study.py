@@ -263,6 +263,7 @@ STUDY = Study(
         "style_coefficients": StyleCoefficient,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=measured,
 )

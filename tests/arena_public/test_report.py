@@ -147,3 +147,56 @@ def test_lc_section_and_the_documented_difference():
     swapped = lc.assign(leaderboard_lc_win_rate=[40.0, 50.0, 19.3])
     assert "not the leaderboard" in report.lc_difference_note(r._replace(alpaca_lc=swapped))
     assert "Not computed" in report.lc_section(result())
+
+
+def test_findings_give_each_datasets_top_two_in_words():
+    found = report.findings(result())
+    table = result().rated["arena_hard_pr44"].ratings.table.set_index("model")
+    m_low, m_high = table.loc["m", "ci_low"], table.loc["m", "ci_high"]
+    assert (  # the gap of the key-result test: m 1095, base 905 around the mean 1000
+        f"Arena-Hard PR #44: LLM-judge battles: m about 1095, likely between {m_low:.0f} and "
+        f"{m_high:.0f}, then base about 905"
+    ) in found.key_result
+    assert "(top two of 2, 40 battles)" in found.key_result
+    two = result(rated={**result().rated, "prd_human": result().rated["arena_hard_pr44"]})
+    assert (
+        report.findings(two)
+        .caveats[0]
+        .startswith(
+            "Each dataset's ratings are on their own scale (mean 1000): compare models within a "
+            "dataset, not across"
+        )
+    )
+
+
+def test_findings_say_when_style_control_changes_the_order():
+    r, control = styled_result()
+    assert report.findings(r).caveats[-1] == (
+        "Controlled for answer length and formatting (style control), the order stays the "
+        "same on PRD Vicuna-80: human pairwise votes; not checked on Arena-Hard PR #44: "
+        "LLM-judge battles (no answers published)."
+    )
+    # y (1st) and z (2nd) swap once style is controlled
+    table = control.table.assign(style_rank=[2, 1, 3], rank_change=[-1, 1, 0])
+    moved = control._replace(table=table)
+    style = r.rated["prd_human"].style._replace(control=moved)
+    rated = {**r.rated, "prd_human": r.rated["prd_human"]._replace(style=style)}
+    assert report.findings(r._replace(rated=rated)).caveats[0] == (
+        "The order changes once answer length and formatting are controlled (style control): "
+        "on PRD Vicuna-80: human pairwise votes, y from 1st to 2nd and z from 2nd to 1st."
+    )
+
+
+def test_findings_say_when_length_control_changes_the_alpacaeval_order():
+    lc = pd.DataFrame({"model": ["a", "b", "base"], "win_rate": [60.0, 55.0, 50.0],
+                       "lc_win_rate": [52.0, 58.0, 50.0], "lc_difference": [0.1, 0.2, 0.0],
+                       "note": ["", "", "the baseline"]})  # fmt: skip
+    found = report.findings(result(alpaca_lc=lc))
+    assert found.caveats[0] == (
+        "The AlpacaEval order changes once answer length is controlled: by raw win rate a 60% "
+        "then b 55%; length-controlled b 58% then a 52%."
+    )
+    same = lc.assign(lc_win_rate=[58.0, 52.0, 50.0])
+    assert report.findings(result(alpaca_lc=same)).caveats[-1] == (
+        "AlpacaEval's length-controlled win rates keep the raw order: a 60% → 58%, b 55% → 52%."
+    )
