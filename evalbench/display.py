@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalbench.findings import Findings
 from evalbench.measured import (
     Measured,
     identical_text,
@@ -46,7 +47,8 @@ def escape(value: Any) -> str:
 
 def header(run: Run, result: Any = None) -> None:
     """Title, description, run id and — when any system is simulated — a clear banner; with
-    the study's ``result``, what was measured (:func:`measured_html`)."""
+    the study's ``result``, what was measured (:func:`measured_html`) and what the study
+    found (:func:`findings_html`): the report opens with the same sentences as the summary."""
     p = run.params
     parts = [f"<h1>{escape(p.title)}</h1>"]
     if p.description:
@@ -68,9 +70,11 @@ def header(run: Run, result: Any = None) -> None:
             )
         )
     if result is not None and run.summarize is not None:
-        rows = run.summarize(result).measured or []
+        summary = run.summarize(result)
         limits = {s.name: s.max_tokens for s in p.model_specs() if s.max_tokens is not None}
-        parts.append(measured_html(rows, run.recorded_usage(), limits))
+        parts.append(measured_html(summary.measured or [], run.recorded_usage(), limits))
+        if summary.findings is not None:
+            parts.append(findings_html(summary.findings))
     _display("\n".join(parts))
 
 
@@ -93,6 +97,20 @@ def local_models_line(specs: Sequence[ModelSpec]) -> str:
         f"{escape(form)} — {escape(', '.join(names))}</small></p>"
         for (name, sha, engine, version, n_ctx, form), names in served.items()
     )
+
+
+def findings_html(findings: Findings) -> str:
+    """What the study found, as its report opens with it: the key result in plain words, the
+    report's technical key sentence, the caveats and the risks (the same sentences the
+    summary page carries; each already escaped where it was written)."""
+    parts = [f"<p><b>What the study found.</b> {findings.key_result}</p>", findings.detail]
+    if findings.cost:
+        parts.append(f"<p><b>Cost.</b> {findings.cost}</p>")
+    for title, items in (("Read with care", findings.caveats), ("Risks", findings.risks)):
+        if items:
+            rows = "".join(f"<li>{item}</li>" for item in items)
+            parts.append(f"<p><b>{title}:</b></p><ul>{rows}</ul>")
+    return '<div class="evalbench-findings">' + "".join(parts) + "</div>"
 
 
 _WARN_STYLE = (

@@ -580,7 +580,7 @@ def _keep_attempt(run_dir: Path) -> None:
 
 
 _SNAPSHOT = ("status", "reason", "started_at", "ended_at", "wall_time_s", "headlines", "counts",
-             "notes", "usage", "cost_usd", "simulated", "simulated_names")  # fmt: skip
+             "notes", "usage", "cost_usd", "simulated", "simulated_names", "findings")  # fmt: skip
 
 
 def _snapshot(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -629,7 +629,7 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
 _SAFE_TAGS = [
     "a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "details", "div", "dl", "dt",
     "em", "summary",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "li", "ol", "p", "pre", "small", "span",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "li", "mark", "ol", "p", "pre", "small", "span",
     "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 ]  # fmt: skip
 _SAFE_ATTRIBUTES = {

@@ -29,8 +29,10 @@ division by zero there) give a length feature of 0 here.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,8 @@ FEATURES = ["np.tanh(std_delta_len)", "instruction_difficulty", "not_gamed_basel
 """The GLM's columns, in the official (patsy) order and names."""
 _TOL = 1e-12
 _MAX_ITER = 200
+_EXACT_PROX = 6  # coordinates up to which the proximal step is solved exactly (3^6 systems)
+_RESOLVED = 1e-13  # relative objective change below which a comparison is rounding noise
 
 
 class GamedRows(NamedTuple):
@@ -137,7 +141,7 @@ def _objective(w: np.ndarray, x: np.ndarray, p: np.ndarray, s: np.ndarray, c: fl
 def fit_l1(x: np.ndarray, p: np.ndarray, s: np.ndarray, c: float) -> np.ndarray:
     """``argmin C·Σ sᵢ·[−pᵢ log σ(xᵢθ) − (1−pᵢ) log σ(−xᵢθ)] + ‖θ‖₁`` (liblinear's L1 logistic
     objective on the two weighted rows per instruction), by proximal Newton: a quadratic
-    model of the loss minimized with the L1 term by coordinate descent, then a line search."""
+    model of the loss minimized with the L1 term (:func:`_prox_step`), then a line search."""
     w = np.zeros(x.shape[1])
     for _ in range(_MAX_ITER):
         q = expit(x @ w)
@@ -151,7 +155,35 @@ def fit_l1(x: np.ndarray, p: np.ndarray, s: np.ndarray, c: float) -> np.ndarray:
 
 
 def _prox_step(w: np.ndarray, grad: np.ndarray, hess: np.ndarray) -> np.ndarray:
-    """``argmin_v grad·(v−w) + ½(v−w)ᵀH(v−w) + ‖v‖₁`` by coordinate descent."""
+    """``argmin_v grad·(v−w) + ½(v−w)ᵀH(v−w) + ‖v‖₁``, exactly.
+
+    The minimizer's signs are one of the ``3ᵖ`` patterns in {−, 0, +}ᵖ; with the signs
+    fixed the problem is a quadratic, solved by one linear system (the zero coordinates held
+    at 0). The model is strictly convex, so its minimizer is among these candidates, and is
+    the one with the lowest value of the model itself. Beyond :data:`_EXACT_PROX` coordinates
+    (3ᵖ systems), coordinate descent.
+    """
+    n = len(w)
+    if n > _EXACT_PROX:
+        return _prox_coordinate_descent(w, grad, hess)
+    signs = _sign_patterns(n)
+    free = signs != 0
+    # rows/columns of the zero coordinates replaced by the identity: v_j = 0 there
+    system = np.where(free[:, :, None] & free[:, None, :], hess, np.eye(n))
+    rhs = np.where(free, hess @ w - grad - signs, 0.0)
+    v = np.linalg.solve(system, rhs[:, :, None])[:, :, 0]
+    d = v - w
+    model = d @ grad + 0.5 * np.einsum("ki,ij,kj->k", d, hess, d) + np.abs(v).sum(axis=1)
+    return v[int(np.argmin(model))]
+
+
+@functools.cache
+def _sign_patterns(n: int) -> np.ndarray:
+    return np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=n)))
+
+
+def _prox_coordinate_descent(w: np.ndarray, grad: np.ndarray, hess: np.ndarray) -> np.ndarray:
+    """:func:`_prox_step` by coordinate descent (many coordinates)."""
     v = w.copy()
     for _ in range(1000):
         before = v.copy()
@@ -168,8 +200,13 @@ def _line_search(
     w: np.ndarray, step: np.ndarray, grad: np.ndarray, x: np.ndarray, p: np.ndarray,
     s: np.ndarray, c: float,
 ) -> np.ndarray:  # fmt: skip
+    """Armijo backtracking on the full objective; the full step when the decrease the model
+    predicts is below what the objective's floating point resolves (near the optimum, where
+    the comparison is only rounding noise and Newton's full step is the right one)."""
     before = _objective(w, x, p, s, c)
     decrease = grad @ step + np.abs(w + step).sum() - np.abs(w).sum()
+    if -decrease <= _RESOLVED * max(abs(before), 1.0):
+        return w + step
     t = 1.0
     for _ in range(60):
         if _objective(w + t * step, x, p, s, c) <= before + 1e-4 * t * decrease:
@@ -237,6 +274,55 @@ def length_controlled_win_rate(
     )  # fmt: skip
 
 
+# --------------------------------------------------------------------------- models
+
+
+LC_COLUMNS = ["model", "win_rate", "lc_win_rate", "lc_standard_error", "length_weight", "C", "n",
+              "note"]  # fmt: skip
+"""Columns of :func:`lc_win_rates`."""
+
+
+def lc_win_rates(
+    scores: pd.DataFrame, *, difficulty: Literal["others", "all"] = "others"
+) -> pd.DataFrame:
+    """The length-controlled win rate of each model against the common baseline
+    (``length_controlled_noreg``; instruction difficulty from :func:`fitted_difficulty`).
+
+    Args:
+        scores: one row per (model, question) met against the baseline: ``model, question_id,
+            preference`` (P(the model's answer wins), ties 0.5, NaN unscored), ``len_model,
+            len_baseline`` (answer lengths in characters).
+        difficulty: ``others`` fits each model's difficulties on the *other* models'
+            outcomes only (fitted on its own it explains them by construction; none: 0);
+            ``all`` fits them once on every model's, the rated one included, as AlpacaEval
+            fitted its published vector jointly on its leaderboard's models.
+
+    Returns:
+        :data:`LC_COLUMNS`: win rates in percent, ``length_weight`` the GLM's coefficient on
+        tanh(standardized baseline − model length), ``C`` its chosen regularization; a model
+        with fewer than 5 questions has NaN and ``note`` says why.
+    """
+    joint = fitted_difficulty(scores) if difficulty == "all" else None
+    rows = []
+    for model, part in scores.groupby("model", sort=True):
+        others = scores[scores["model"] != model]
+        fitted = joint if joint is not None else (fitted_difficulty(others) if len(others)
+                                                   else None)  # fmt: skip
+        d = (np.zeros(len(part)) if fitted is None else
+             fitted.reindex(part["question_id"].astype(str)).fillna(0.0).to_numpy())  # fmt: skip
+        try:
+            lc = length_controlled_win_rate(part["preference"], part["len_model"],
+                                            part["len_baseline"], d)  # fmt: skip
+        except ArenaError as exc:
+            rows.append({"model": model, "n": len(part), "note": str(exc)})
+            continue
+        rows.append({"model": model, "win_rate": lc.win_rate, "lc_win_rate": lc.lc_win_rate,
+                     "lc_standard_error": lc.lc_standard_error,
+                     "length_weight": lc.weights[FEATURES[0]], "C": lc.C, "n": lc.n,
+                     "note": ""})  # fmt: skip
+    return pd.DataFrame(rows).reindex(columns=LC_COLUMNS)
+
+
 # ------------------------------------------------------------------------ difficulty
 
 
@@ -261,19 +347,31 @@ def fitted_difficulty(scores: pd.DataFrame, *, reg: float = 1.0) -> pd.Series:
     models, m_idx = np.unique(s["model"].astype(str), return_inverse=True)
     items, q_idx = np.unique(s["question_id"].astype(str), return_inverse=True)
     y = s["preference"].to_numpy(dtype=float)
-    nm = len(models)
-    x = np.zeros((len(s), nm + len(items)))
-    x[np.arange(len(s)), m_idx] = 1.0
-    x[np.arange(len(s)), nm + q_idx] = -1.0
-    penalty = np.r_[np.full(nm, reg / 100), np.full(len(items), reg)]
-    theta = np.zeros(x.shape[1])
+    gamma, delta = np.zeros(len(models)), np.zeros(len(items))
     for _ in range(100):
-        q = expit(x @ theta)
-        grad = x.T @ (q - y) + penalty * theta
-        hess = (x.T * (q * (1 - q))) @ x + np.diag(penalty)
-        step = np.linalg.solve(hess, grad)
-        theta -= step
-        if np.abs(step).max() < 1e-10:
+        step_m, step_q = _difficulty_step(gamma, delta, m_idx, q_idx, y, reg)
+        gamma, delta = gamma - step_m, delta - step_q
+        if max(np.abs(step_m).max(), np.abs(step_q).max()) < 1e-10:
             break
-    delta = theta[nm:]
     return pd.Series(delta - delta.mean(), index=items, name="instruction_difficulty")
+
+
+def _difficulty_step(
+    gamma: np.ndarray, delta: np.ndarray, m_idx: np.ndarray, q_idx: np.ndarray, y: np.ndarray,
+    reg: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """One Newton step of :func:`fitted_difficulty`'s fit. A battle touches one model and one
+    instruction, so the Hessian's instruction block is diagonal: the step solves the small
+    model block (its Schur complement) and then each instruction on its own."""
+    nm, nq = len(gamma), len(delta)
+    q = expit(gamma[m_idx] - delta[q_idx])
+    r, c = q - y, q * (1 - q)
+    grad_m = np.bincount(m_idx, r, nm) + reg / 100 * gamma
+    grad_q = -np.bincount(q_idx, r, nq) + reg * delta
+    diag_m = np.bincount(m_idx, c, nm) + reg / 100
+    diag_q = np.bincount(q_idx, c, nq) + reg
+    cross = np.zeros((nm, nq))  # ∂²/∂γ_m∂δ_i = −Σ c over the model's battles on i
+    np.add.at(cross, (m_idx, q_idx), -c)
+    schur = np.diag(diag_m) - (cross / diag_q) @ cross.T
+    step_m = np.linalg.solve(schur, grad_m - cross @ (grad_q / diag_q))
+    return step_m, (grad_q - cross.T @ step_m) / diag_q

@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -69,6 +69,7 @@ _CONSTANT = 1e-12  # a feature whose standard deviation is below this never vari
 _BATCH_ITER = 20  # Newton steps for a chunk of bootstrap rounds before refitting one by one
 _CHUNK_CELLS = 2_000_000  # bootstrap rounds per chunk x battles
 _DENSE_CELLS = 5_000_000  # battles x parameters up to which a chunk is fitted as one dense batch
+_OUTER_CELLS = 8_000_000  # battles x parameters² kept for the batched Hessian (64 MB)
 
 
 # ------------------------------------------------------------------------- counts
@@ -121,6 +122,28 @@ def token_count(text: str) -> int:
 def style_counts(text: str, *, code: CodeBlocks = "official") -> dict[str, int]:
     """``tokens, headers, lists, bold`` of one answer."""
     return {"tokens": token_count(text), **markdown_counts(text, code=code)}
+
+
+def answer_style_counts(answers: pd.DataFrame, *, text: str = "text") -> pd.DataFrame:
+    """The style counts of a table of answers, one row each (:func:`style_counts`).
+
+    Args:
+        answers: ``model, question_id`` and the answer in column ``text``.
+        text: the answer's column.
+
+    Returns:
+        ``model, question_id, tokens, headers, lists, bold`` (the ``counts`` of
+        :func:`battles_with_style`).
+
+    Raises:
+        ArenaError: an answer that is not a string (a missing one is not the text "None").
+    """
+    rows = []
+    for m, q, t in zip(answers["model"], answers["question_id"], answers[text], strict=True):
+        if not isinstance(t, str):
+            raise ArenaError(f"style counts: the answer of {m!r} to {q!r} is not text ({t!r})")
+        rows.append({"model": m, "question_id": q, **style_counts(t)})
+    return pd.DataFrame(rows, columns=["model", "question_id", *STYLE_FEATURES])
 
 
 # ----------------------------------------------------------------------- features
@@ -306,12 +329,18 @@ def bootstrap_style_bt(
     reg: float = 0.5,
     base: float = 10.0,
     scale: float = 400.0,
+    clusters: Sequence[Any] | np.ndarray | pd.Series | None = None,
 ) -> StyleBT:
     """Style-controlled ratings with ``rounds`` bootstrap resamples of the battles.
 
     Each round draws the battles ``Multinomial(N, 1/N)`` times (N rows with replacement) and
     refits from the point estimate with the full data's features. Ratings are shifted so
     ``anchor`` sits at ``anchor_rating`` (without one: the mean does).
+
+    Args:
+        clusters: one label per battle; battles with the same label are drawn together
+            (e.g. the two weighted halves of one soft verdict), so the unit resampled is
+            the cluster. ``None``: each battle alone (the official bootstraps).
     """
     if rounds < 1:
         raise ArenaError(f"bootstrap_style_bt: rounds must be >= 1, got {rounds}")
@@ -321,13 +350,29 @@ def bootstrap_style_bt(
         raise ArenaError("style control: Newton's method did not converge")
     d = _design(b, point.features.values, base)
     start = np.concatenate([point.theta, point.coefs])
-    reps = np.concatenate([_refit(d, draws, start, reg) for draws in _draws(len(b), rounds, rng)])
+    if clusters is None:
+        chunks = _draws(len(b), rounds, rng)
+    else:
+        codes, units = _cluster_codes(clusters, len(b))
+        chunks = [draws[:, codes] for draws in _draws(units, rounds, rng)]
+    reps = np.concatenate([_refit(d, draws, start, reg) for draws in chunks])
     m = len(d.models)
     theta = np.concatenate([point.theta[None, :], reps[:, :m]])
     elo = _shift(scale * theta, d.models, anchor, anchor_rating)
     played = np.bincount(pd.Index(d.models).get_indexer(pd.concat([b["model_a"], b["model_b"]])),
                          minlength=m)  # fmt: skip
     return StyleBT(d.models, elo[0], elo[1:], point.coefs, reps[:, m:], point.features, played)
+
+
+def _cluster_codes(clusters: Any, n: int) -> tuple[np.ndarray, int]:
+    """Each battle's resampling unit ``0..k-1``, and ``k``."""
+    labels = pd.Series(list(clusters), dtype=object)
+    if len(labels) != n:
+        raise ArenaError(f"bootstrap_style_bt: {len(labels)} cluster labels for {n} battles")
+    if labels.isna().any():
+        raise ArenaError("bootstrap_style_bt: a battle has no cluster label (NaN or None)")
+    codes, uniques = pd.factorize(labels)
+    return codes, len(uniques)
 
 
 def _draws(n: int, rounds: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -347,10 +392,11 @@ def _refit(d: _Design, draws: np.ndarray, start: np.ndarray, reg: float) -> np.n
     weight = draws * d.weight
     params = np.repeat(start[None, :], len(draws), axis=0)
     eye = reg * np.eye(p)
+    hessian = _batch_hessian(dense)
     for _ in range(_BATCH_ITER):
         q = expit(params @ dense.T)
         grad = (weight * (q - d.outcome)) @ dense + reg * params
-        hess = np.einsum("rn,ni,nj->rij", weight * q * (1 - q), dense, dense) + eye
+        hess = hessian(weight * q * (1 - q)) + eye
         step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
         params -= np.clip(step, -0.5, 0.5)  # the point estimate is close: small steps
         if np.abs(step).max() < _NEWTON_TOL:
@@ -359,6 +405,20 @@ def _refit(d: _Design, draws: np.ndarray, start: np.ndarray, reg: float) -> np.n
     for k in np.flatnonzero(stuck):
         params[k] = _newton(d, weight[k], start, reg)
     return params
+
+
+def _batch_hessian(dense: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``c -> Xᵀ diag(c_r) X`` for each row ``c_r`` of ``c`` (rounds × battles).
+
+    With the products ``X_ni·X_nj`` of every battle kept (``n × p²`` cells, up to
+    :data:`_OUTER_CELLS`), it is one matrix product ``c @ outer``; else numpy's ``einsum``
+    loop, many times slower on a large chunk.
+    """
+    n, p = dense.shape
+    if n * p * p > _OUTER_CELLS:
+        return lambda c: np.einsum("rn,ni,nj->rij", c, dense, dense)
+    outer = (dense[:, :, None] * dense[:, None, :]).reshape(n, p * p)
+    return lambda c: (c @ outer).reshape(len(c), p, p)
 
 
 def _shift(
@@ -419,6 +479,47 @@ def style_coefficients(boot: StyleBT, *, level: float = DEFAULT_LEVEL) -> pd.Dat
     order = {f: k for k, f in enumerate(STYLE_FEATURES)}
     table = pd.DataFrame(rows, columns=cols).sort_values("feature", key=lambda s: s.map(order))
     return table.reset_index(drop=True).assign(level=level, rounds=len(boot.coef_replicates))
+
+
+class StyleControl(NamedTuple):
+    """Style-controlled ratings of one set of battles, beside the raw ones."""
+
+    boot: StyleBT
+    """Point fit and bootstrap replicates."""
+    table: pd.DataFrame
+    """:func:`style_ratings_table` (with the truth when simulated)."""
+    coefficients: pd.DataFrame
+    """:func:`style_coefficients`."""
+    recovery: dict[str, float] | None = None
+    """Simulated: how close raw and controlled ratings come to the true ones."""
+
+
+def style_control(
+    battles: pd.DataFrame,
+    raw: pd.Series,
+    *,
+    rng: np.random.Generator,
+    rounds: int = DEFAULT_ROUNDS,
+    level: float = DEFAULT_LEVEL,
+    anchor: str | None = None,
+    anchor_rating: float = 1000.0,
+    clusters: Sequence[Any] | np.ndarray | pd.Series | None = None,
+) -> StyleControl:
+    """Style-controlled ratings of ``battles`` (:func:`bootstrap_style_bt`) side by side
+    with the raw ones, and the style coefficients, both with intervals at ``level``.
+
+    Args:
+        battles: battles with ``STYLE_COLUMNS`` (:func:`battles_with_style`).
+        raw: the raw Bradley–Terry ratings by model of the same battles, same anchor.
+        rng, rounds, anchor, anchor_rating, clusters: as :func:`bootstrap_style_bt`.
+        level: interval level.
+    """
+    boot = bootstrap_style_bt(
+        battles, rng=rng, rounds=rounds, anchor=anchor, anchor_rating=anchor_rating,
+        clusters=clusters,
+    )  # fmt: skip
+    table = style_ratings_table(boot, raw, level=level)
+    return StyleControl(boot, table, style_coefficients(boot, level=level))
 
 
 def battles_with_style(

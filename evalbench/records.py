@@ -84,6 +84,64 @@ class Rating(Record):
     """Bootstrap rounds without a finite fit (left out of the interval)."""
 
 
+class StyleCounts(Record):
+    """Both answers' style counts on a battle (:func:`evalbench.ratings_style.style_counts`):
+    tokens (cl100k_base), headers, list items and bold spans of A's answer, then of B's;
+    ``None`` where the answers are not published."""
+
+    tokens_a: float | None = None
+    headers_a: float | None = None
+    lists_a: float | None = None
+    bold_a: float | None = None
+    tokens_b: float | None = None
+    headers_b: float | None = None
+    lists_b: float | None = None
+    bold_b: float | None = None
+
+
+class LengthControlled(Record):
+    """Raw and length-controlled win rates against a baseline (``None`` where not computed)."""
+
+    win_rate: float | None = None
+    """Against the baseline (percent, ties ½); ``None`` for the baseline itself."""
+    lc_win_rate: float | None = None
+    """AlpacaEval 2.0's length-controlled win rate against the baseline (percent)."""
+    lc_standard_error: float | None = None
+
+
+class StyledRating(LengthControlled, Rating):
+    """A rating with its style-controlled counterpart and, against a baseline, the raw and
+    length-controlled win rates (``None`` where not computed)."""
+
+    style_rating: float | None = None
+    """Style-controlled Bradley–Terry rating (:mod:`evalbench.ratings_style`), same anchor."""
+    style_ci_low: float | None = None
+    style_ci_high: float | None = None
+    """Its percentile bootstrap interval at ``level``."""
+    rank: int | None = None
+    """Rank by the raw rating (1 = best; ties share the better rank)."""
+    style_rank: int | None = None
+    """Rank by the style-controlled rating."""
+    rank_change: int | None = None
+    """``rank − style_rank``: positive = the model climbs once style is controlled."""
+
+
+class StyleCoefficient(Record):
+    """One style feature's coefficient (``records/style_coefficients.jsonl``)."""
+
+    dataset: str
+    feature: str
+    """``tokens``, ``headers``, ``lists`` or ``bold`` (normalized difference, standardized)."""
+    coefficient: float
+    """Log-odds of winning per standard deviation of the feature (NaN: never varies)."""
+    ci_low: float
+    ci_high: float
+    estimable: bool
+    """False when every battle has the same value (left out of the fit)."""
+    level: float
+    rounds: int
+
+
 class ResponseRecord(Record):
     """One model call of a study: what a system or judge answered to one item.
 

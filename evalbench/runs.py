@@ -37,6 +37,8 @@ from filelock import FileLock, Timeout
 
 from evalbench import sources
 from evalbench.executors import requested_manifest
+from evalbench.findings import Findings
+from evalbench.findings import no_result as no_result_findings
 from evalbench.measured import TRUNCATED, Measured, NoResult, no_result_reason, no_result_text
 from evalbench.models import (
     ChatResponse,
@@ -352,6 +354,8 @@ class Summary(NamedTuple):
     measured: list[Measured] | None = None
     """Per system, the items its headline is measured over (:mod:`evalbench.measured`);
     ``None`` for headlines given by hand."""
+    findings: Findings | None = None
+    """What the study found, in its own words (:mod:`evalbench.findings`)."""
 
 
 class Run(Generic[P]):
@@ -543,6 +547,7 @@ class Run(Generic[P]):
         counts: dict[str, Any] | None = None,
         notes: Sequence[str] = (),
         measured: Sequence[Measured] | None = None,
+        findings: Findings | None = None,
     ) -> None:
         """Record what the run did (status ``executed``; the CLI marks ``ok`` after export).
 
@@ -556,11 +561,12 @@ class Run(Generic[P]):
             counts: (without ``result``) item/record counts (e.g. items, errors, unscored).
             notes: (without ``result``) short remarks shown on the index.
             measured: (without ``result``) what each system's headline is measured over.
+            findings: (without ``result``) what the study found (:mod:`evalbench.findings`).
         """
         if result is not None:
             if self.summarize is None:
                 raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
-            headlines, counts, notes, measured = self.summarize(result)
+            headlines, counts, notes, measured, findings = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
         usage = self.ledger.summary()
         totals = self.recorded_usage()
@@ -571,6 +577,7 @@ class Run(Generic[P]):
             notes=list(notes),
             measured=None if measured is None else [m.as_row() for m in measured],
             no_result=None if measured is None else (no_result_reason(measured) or None),
+            findings=None if findings is None else findings.as_row(),
             usage=totals.to_dict(orient="records"),
             usage_this_session=usage,
             cost_usd=round(float(totals["cost_usd"].sum()), 6) if len(totals) else 0.0,
@@ -597,8 +604,12 @@ class Run(Generic[P]):
         """
         text = no_result_text(list(measured))
         total = sum(m.total for m in measured)
-        self.finish(headlines={"result": text}, counts={"items": total, "scored": 0},
-                    measured=measured)  # fmt: skip
+        self.finish(
+            headlines={"result": text},
+            counts={"items": total, "scored": 0},
+            measured=measured,
+            findings=no_result_findings(text),
+        )
         raise NoResult(text)
 
     def recorded_this_session(self, store: str | None = None) -> Counter[str]:

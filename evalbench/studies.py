@@ -13,12 +13,14 @@ benchmark").
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from evalbench.measured import Measured, honest_headlines
+from evalbench.findings import Findings, honest
+from evalbench.measured import Measured, honest_headlines, nothing_measured
 from evalbench.params import ParamsError, StudyParams, read_params_data, validate_params
 from evalbench.records import Record
 from evalbench.runs import Run, Summary, folder_for_kernel, started_for
@@ -72,6 +74,9 @@ class Study(NamedTuple):
         verdict: ``verdict(run_dir, params)`` -> (status, reason) of a run whose calls were
             all within ``max_error_rate``: how the study itself ended (a sweep with a
             failed cell is ``degraded``).
+        findings: ``findings(result)`` -> what the study found, in its own words: the key
+            result, caveats and risks its report opens with and its summary page carries
+            (:class:`~evalbench.findings.Findings`; written in the benchmark's ``report.py``).
     """
 
     kind: str
@@ -87,6 +92,7 @@ class Study(NamedTuple):
     dependencies: Callable[[Any], list[Path]] | None = None
     load: Callable[[dict[str, Any], Path], StudyParams] | None = None
     verdict: Callable[[Path, Any], tuple[str, str]] | None = None
+    findings: Callable[[Any], Findings] | None = None
 
 
 SWEEP = "sweep"
@@ -162,13 +168,18 @@ def notebook_for(params: StudyParams) -> str:
 
 
 def summarize(study: Study, result: Any) -> Summary:
-    """A study result's headlines, counts, notes and what was measured, as :meth:`Run.finish`
-    records them: when no system scored anything, one headline saying so and why
-    (:func:`~evalbench.measured.honest_headlines`), never a number."""
+    """A study result's headlines, counts, notes, what was measured and what it found, as
+    :meth:`Run.finish` records them: when no system scored anything, one headline saying so
+    and why (:func:`~evalbench.measured.honest_headlines`) and findings that say "no result"
+    (:func:`~evalbench.findings.honest`), never a number."""
     notes = study.notes(result) if study.notes is not None else []
     measured = list(study.measured(result))
     headlines = honest_headlines(study.headlines(result), measured)
-    return Summary(headlines, study.counts(result), list(notes), measured)
+    found = None
+    if study.findings is not None and not nothing_measured(measured):
+        found = study.findings(result)
+    found = honest(found, measured) if study.findings is not None else None
+    return Summary(headlines, study.counts(result), list(notes), measured, found)
 
 
 def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[StudyParams]:
@@ -188,7 +199,7 @@ def open_run(params_file: Path | str, overrides: Sequence[str] = ()) -> Run[Stud
     run.dir = folder_for_kernel(published)
     run.start()
     if not started_for(published):
-        print(_by_hand(published, run.dir), flush=True)
+        print(_by_hand(published, run.dir), file=sys.stderr, flush=True)  # stdout is the caller's
     return run
 
 

@@ -106,6 +106,12 @@ def assert_no_result(manifest: dict[str, Any], reason: str) -> None:
     assert manifest["no_result"] == text
     assert manifest["measured"], "a study says what it measured"
     assert [m["scored"] for m in manifest["measured"]] == [0] * len(manifest["measured"])
+    # what the study found (its report's opening, its summary): "no result" and why, never
+    # the study's sentences with numbers over nothing (GAIA's "0.0% [0.0%, 10.7%]")
+    found = manifest["findings"]
+    assert found["key_result"].startswith(f"No result: {text.removeprefix('no result: ')}")
+    assert "%" not in found["key_result"] and "[" not in found["key_result"], found
+    assert found["caveats"] == [] and found["risks"] == [] and found["cost"] == ""
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import html as htmllib
 import json
 import os
 import re
@@ -89,6 +90,7 @@ def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_pa
                 raise AssertionError(f"records/{name}.jsonl:{number}: {exc}") from None
     if manifest["simulated"]:
         assert "SIMULATED" in html
+    _opens_with_its_findings(html, manifest["findings"])
     _every_json_file_is_strict_json(result.run_dir)
     if path.stem == "bfcl_public":
         _agrees_with_the_official_bfcl_checker(result.run_dir / "records" / "bfcl.jsonl")
@@ -175,6 +177,19 @@ def _params(tmp_path: Path, dataset: Path, systems: list[dict], **extra) -> Path
 
 
 CANARIES = ["<script>alert('xss')</script>", "<img src=x onerror=alert(1)>"]
+
+
+def _words(fragment: str) -> str:
+    return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+
+
+def _opens_with_its_findings(html: str, found: dict[str, object]) -> None:
+    """The report opens (before its first figure) with the sentences the summary carries."""
+    opening = html[: html.index("<img")]
+    text = _words(opening)
+    assert "What the study found." in text and "&lt;mark&gt;" not in opening
+    for sentence in [found["key_result"], *found["caveats"], *found["risks"]]:  # type: ignore[misc]
+        assert _words(str(sentence)) in text, sentence
 
 
 @pytest.mark.slow

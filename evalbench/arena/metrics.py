@@ -15,10 +15,8 @@ from evalbench.agreement import PositionBias, majority_vote, position_bias, pref
 from evalbench.judge import SIDE_TO_VERDICT, Rubric, get_rubric
 from evalbench.labels import annotator_agreement, wide
 from evalbench.measured import Measured, failed_call, judgment_state, measured, unparsed
-from evalbench.ratings import ArenaError
-from evalbench.ratings_lc import FEATURES as LC_FEATURES
-from evalbench.ratings_lc import fitted_difficulty, length_controlled_win_rate
-from evalbench.ratings_style import STYLE_FEATURES, style_counts
+from evalbench.ratings_lc import lc_win_rates
+from evalbench.ratings_style import answer_style_counts
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, Interval, bootstrap_mean
 
 
@@ -190,10 +188,8 @@ def answer_styles(answers: pd.DataFrame) -> pd.DataFrame:
     Returns:
         ``model, question_id, tokens, headers, lists, bold``.
     """
-    ok = answers[answers["error"].isna()]
-    rows = [{"model": r.system, "question_id": r.question_id, **style_counts(str(r.answer))}
-            for r in ok.itertuples()]  # fmt: skip
-    return pd.DataFrame(rows, columns=["model", "question_id", *STYLE_FEATURES])
+    ok = answers[answers["error"].isna()].rename(columns={"system": "model"})
+    return answer_style_counts(ok, text="answer")
 
 
 def baseline_scores(battles: pd.DataFrame, baseline: str) -> pd.DataFrame:
@@ -210,43 +206,25 @@ def baseline_scores(battles: pd.DataFrame, baseline: str) -> pd.DataFrame:
 
 
 def length_controlled(battles: pd.DataFrame, answers: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """AlpacaEval 2.0's length-controlled win rate of each system against ``baseline``.
+    """AlpacaEval 2.0's length-controlled win rate of each system against ``baseline``
+    (:func:`evalbench.ratings_lc.lc_win_rates`).
 
     One row per (system, question) battle against the baseline; answer lengths in characters;
     no gamed baselines (``length_controlled_noreg``). Instruction difficulty (AlpacaEval's own
     vector covers its 805 instructions only) is fitted on the *other* systems' battles against
-    the baseline (:func:`evalbench.ratings_lc.fitted_difficulty`): fitted on the system's own
-    outcomes it would explain them by construction. With no other system it is 0.
+    the baseline: fitted on the system's own outcomes it would explain them by construction.
+    With no other system it is 0.
 
     Returns:
-        ``model, win_rate, lc_win_rate, lc_standard_error`` (percent), ``length_weight``
-        (the GLM's coefficient on tanh(baseline − model length)), ``C, n``; a system with
-        fewer than 5 such battles gets NaN and ``note`` says why.
+        :data:`evalbench.ratings_lc.LC_COLUMNS`.
     """
     scores = baseline_scores(battles, baseline)
     length = answers.set_index(["system", "question_id"])["length"]
-    rows = []
-    for model, part in scores.groupby("model", sort=True):
-        mine = length.reindex(pd.MultiIndex.from_arrays([part["model"], part["question_id"]]))
-        base = length.reindex(pd.MultiIndex.from_arrays(
-            [[baseline] * len(part), part["question_id"]]))  # fmt: skip
-        others = scores[scores["model"] != model]
-        difficulty = (fitted_difficulty(others).reindex(part["question_id"].astype(str))
-                      .fillna(0.0).to_numpy() if len(others) else np.zeros(len(part)))  # fmt: skip
-        try:
-            lc = length_controlled_win_rate(
-                part["preference"], mine.to_numpy(), base.to_numpy(), difficulty
-            )
-        except ArenaError as exc:
-            rows.append({"model": model, "n": len(part), "note": str(exc)})
-            continue
-        rows.append({"model": model, "win_rate": lc.win_rate, "lc_win_rate": lc.lc_win_rate,
-                     "lc_standard_error": lc.lc_standard_error,
-                     "length_weight": lc.weights[LC_FEATURES[0]], "C": lc.C, "n": lc.n,
-                     "note": ""})  # fmt: skip
-    columns = ["model", "win_rate", "lc_win_rate", "lc_standard_error", "length_weight", "C",
-               "n", "note"]  # fmt: skip
-    return pd.DataFrame(rows).reindex(columns=columns)
+    mine = pd.MultiIndex.from_arrays([scores["model"], scores["question_id"]])
+    base = pd.MultiIndex.from_arrays([[baseline] * len(scores), scores["question_id"]])
+    scores["len_model"] = length.reindex(mine).to_numpy()
+    scores["len_baseline"] = length.reindex(base).to_numpy()
+    return lc_win_rates(scores, difficulty="others")
 
 
 def recovery(table: pd.DataFrame) -> dict[str, float]:

@@ -17,8 +17,8 @@ from evalbench.judge import InconsistentPolicy, VerdictFormat, get_rubric, known
 from evalbench.models import ModelSpec
 from evalbench.params import StudyParams, data_path
 from evalbench.ratings import RatingReport
-from evalbench.ratings_style import StyleBT
-from evalbench.records import Battle, Rating, Record
+from evalbench.ratings_style import StyleControl
+from evalbench.records import Battle, StyleCounts, StyledRating
 from evalbench.stats import Interval
 
 from .data import ArenaPrompt
@@ -152,23 +152,13 @@ def _check_runner(p: ArenaParams) -> None:
         raise ValueError("judge: a sim judge needs sim systems (it reads their hidden quality)")
 
 
-class ArenaBattle(Battle):
-    """One battle of the run (``records/battles.jsonl``)."""
+class ArenaBattle(StyleCounts, Battle):
+    """One battle of the run (``records/battles.jsonl``), with both answers' style counts."""
 
     dataset: str
     """The prompt set (``demo`` or the prompts file's stem)."""
     outcome: str | None = None
     """Pairwise: how the pair's two orders resolved (``consistent``, ``inconsistent_tie``)."""
-    tokens_a: float | None = None
-    """Style counts of A's answer (:func:`evalbench.ratings_style.style_counts`): tokens
-    (cl100k_base), headers, list items, bold spans; the same for B."""
-    headers_a: float | None = None
-    lists_a: float | None = None
-    bold_a: float | None = None
-    tokens_b: float | None = None
-    headers_b: float | None = None
-    lists_b: float | None = None
-    bold_b: float | None = None
 
 
 class HumanBattle(Battle):
@@ -179,7 +169,7 @@ class HumanBattle(Battle):
     """Who voted."""
 
 
-class ArenaRating(Rating):
+class ArenaRating(StyledRating):
     """One system's rating (``records/ratings.jsonl``), with the simulation's truth."""
 
     strength: float | None = None
@@ -188,51 +178,6 @@ class ArenaRating(Rating):
     """Simulated: the true strength on the Elo scale, anchored like the fit."""
     covered: bool | None = None
     """Simulated: whether the interval covers the true rating."""
-    style_rating: float | None = None
-    """Style-controlled Bradley–Terry rating (:mod:`evalbench.ratings_style`), same anchor."""
-    style_ci_low: float | None = None
-    style_ci_high: float | None = None
-    """Its percentile bootstrap interval at ``level``."""
-    rank: int | None = None
-    """Rank by the raw rating (1 = best; ties share the better rank)."""
-    style_rank: int | None = None
-    """Rank by the style-controlled rating."""
-    rank_change: int | None = None
-    """``rank − style_rank``: positive = the system climbs once style is controlled."""
-    win_rate: float | None = None
-    """Against the baseline (percent, ties ½); ``None`` for the baseline itself."""
-    lc_win_rate: float | None = None
-    """AlpacaEval 2.0's length-controlled win rate against the baseline (percent)."""
-    lc_standard_error: float | None = None
-
-
-class StyleCoefficient(Record):
-    """One style feature's coefficient (``records/style_coefficients.jsonl``)."""
-
-    dataset: str
-    feature: str
-    """``tokens``, ``headers``, ``lists`` or ``bold`` (normalized difference, standardized)."""
-    coefficient: float
-    """Log-odds of winning per standard deviation of the feature (NaN: never varies)."""
-    ci_low: float
-    ci_high: float
-    estimable: bool
-    """False when every battle has the same value (left out of the fit)."""
-    level: float
-    rounds: int
-
-
-class StyleControl(NamedTuple):
-    """Style-controlled ratings of one set of battles."""
-
-    boot: StyleBT
-    """Point fit and bootstrap replicates."""
-    table: pd.DataFrame
-    """:func:`evalbench.ratings_style.style_ratings_table` (with the truth when simulated)."""
-    coefficients: pd.DataFrame
-    """:func:`evalbench.ratings_style.style_coefficients`."""
-    recovery: dict[str, float] | None
-    """Simulated: :func:`~.metrics.recovery` of raw and controlled ratings."""
 
 
 # ------------------------------------------------------------------ the study

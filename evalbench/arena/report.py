@@ -11,7 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from evalbench import display, tiers
+from evalbench import display, ratings_report, tiers
+from evalbench.findings import Findings, about, ordinal, percent
 
 from . import metrics
 from .records import ArenaResult
@@ -57,6 +58,148 @@ def key_result(result: ArenaResult) -> str:
         lvl=p.confidence_level, r=p.bootstrap_rounds, n=len(result.battles),
         judge=_judge(result), fixed=fixed,
     ) + rows + ".</p>"  # fmt: skip
+
+
+def findings(result: ArenaResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    rating in words with its interval, the anchor marked as fixed, the judge apart; the
+    caveat that the order changes once style or length is controlled (if it does); the
+    judge's position and length bias as the top risks, with their numbers."""
+    rows = [_rating_words(result, r) for r in result.table.itertuples()]
+    key = (
+        display.fill(
+            "Ratings on the Elo scale from {n} battles judged by {judge}; higher is better, and "
+            "100 points apart the higher-rated system wins about 64% of battles: ",
+            n=len(result.battles),
+            judge=_judge(result),
+        )
+        + "; ".join(rows)
+        + "."
+    )
+    risks = tuple(r for r in (_position_risk(result), _length_risk(result)) if r)
+    controlled = [c for c in (_style_caveat(result), _length_caveat(result)) if c]
+    moved = [c for c in controlled if c.startswith(CHANGES)]
+    caveats = [*moved, _judge_caveat(result, risks), *(c for c in controlled if c not in moved)]
+    return Findings(key, tuple(caveats), risks, detail=key_result(result))
+
+
+def _judge_caveat(result: ArenaResult, risks: tuple[str, ...]) -> str:
+    """The ratings are one judge's preferences (and its biases, when it shows them)."""
+    name = result.params.judge.name if result.params.judge else ""
+    text = display.fill(
+        "These ratings are what one judge, {j} ({k}), prefers, not a measure of correctness",
+        j=name,
+        k="simulated" if name in result.simulated else "real",
+    )
+    return text + (": its biases (the risks below) move them." if risks else ".")
+
+
+def _rating_words(result: ArenaResult, row: Any) -> str:
+    label = "simulated" if row.model in result.simulated else "real"
+    if row.model == result.anchor:
+        return display.fill(
+            "{m} ({k}) is the anchor, fixed at {r:.0f} (the others are measured from it)",
+            m=row.model,
+            k=label,
+            r=row.rating,
+        )
+    return display.fill(
+        "{m} ({k}) {about}",
+        m=row.model,
+        k=label,
+        about=about(row.rating, row.ci_low, row.ci_high, "rating"),
+    )
+
+
+def _style_caveat(result: ArenaResult) -> str:
+    """Whether the order moves once length and formatting are controlled, and who moves."""
+    if result.style is None or "rank_change" not in result.style.table:
+        return ""
+    moved = result.style.table[result.style.table["rank_change"] != 0]
+    if not len(moved):
+        return (
+            "Controlled for answer length and formatting (style control), the order of "
+            "the systems stays the same."
+        )
+    moves = "; ".join(
+        display.fill(
+            "{m} from {a} to {b}", m=r.model, a=ordinal(int(r.rank)), b=ordinal(int(r.style_rank))
+        )
+        for r in moved.itertuples()
+    )
+    return f"{CHANGES} answer length and formatting are controlled (style control): {moves}."
+
+
+def _length_caveat(result: ArenaResult) -> str:
+    """Raw and length-controlled win rates against the baseline, and whether the order of
+    the systems changes between them ("" without a baseline)."""
+    if result.lc is None:
+        return ""
+    rated = result.lc.dropna(subset=["lc_win_rate"])
+    if not len(rated):
+        return ""
+    raw = list(rated.sort_values("win_rate", ascending=False)["model"])
+    controlled = list(rated.sort_values("lc_win_rate", ascending=False)["model"])
+    each = ", ".join(
+        display.fill("{m} {w:.0f}% → {lc:.0f}%", m=r.model, w=r.win_rate, lc=r.lc_win_rate)
+        for r in rated.itertuples()
+    )
+    head = display.fill(
+        "win rates against {b}, raw → controlled for answer length (AlpacaEval 2.0's "
+        "length-controlled win rate): ",
+        b=result.params.baseline,
+    )
+    if len(raw) < 2:
+        return "W" + head[1:] + each + "."
+    if raw == controlled:
+        return "W" + head[1:] + each + "; the order stays the same."
+    now = display.fill("{o}", o=" then ".join(controlled))
+    return f"{CHANGES} answer length is controlled, to {now} ({head}{each})."
+
+
+CHANGES = "The order changes once"
+"""How a caveat that the controlled order differs begins (such caveats come first)."""
+
+
+POSITION_RISK = 0.9
+"""A pairwise judge consistent in fewer of its pairs than this is a risk to the ratings."""
+
+
+def _position_risk(result: ArenaResult) -> str:
+    bias = result.position
+    if bias is None or bias.consistency >= POSITION_RISK:
+        return ""
+    policy = "counted as ties" if result.params.inconsistent == "tie" else "dropped"
+    return display.fill(
+        "<b>The judge is position-inconsistent</b>: in {k} of {n} pairs ({share}) its verdict "
+        "changed when the two answers swapped places; {first} of those favoured the answer "
+        "shown first. Those pairs are {policy}, which pulls the ratings together.",
+        k=bias.n_inconsistent,
+        n=bias.n,
+        share=percent(1 - bias.consistency),
+        first=percent(bias.first_preference),
+        policy=policy,
+    )
+
+
+def _length_risk(result: ArenaResult) -> str:
+    if result.longer is None:
+        return ""
+    longer, n = result.longer
+    if longer.low <= 0.5 <= longer.high:
+        return ""
+    which = "longer" if longer.low > 0.5 else "shorter"
+    return display.fill(
+        "<b>The judge prefers the {w} answer</b>: its verdict favoured the longer one in "
+        "about {est} of {n} decisive pairs with different lengths (likely between {lo} and "
+        "{hi}; 50% would be no preference). A system that writes more is rated {dir} for it.",
+        w=which,
+        est=percent(longer.estimate),
+        n=n,
+        lo=percent(longer.low),
+        hi=percent(longer.high),
+        dir="higher" if which == "longer" else "lower",
+    )
 
 
 def answers_intro(result: ArenaResult) -> str:
@@ -341,27 +484,7 @@ def style_intro(result: ArenaResult) -> str:
     s, p = result.style, result.params
     if s is None:
         return "<p>No style-controlled ratings in this run.</p>"
-    coefs = s.coefficients
-    shown = coefs[coefs["estimable"]]
-    parts = [display.fill("{f} {c:+.2f} [{lo:+.2f}, {hi:+.2f}]", f=r.feature, c=r.coefficient,
-                          lo=r.ci_low, hi=r.ci_high) for r in shown.itertuples()]  # fmt: skip
-    constant = ", ".join(coefs.loc[~coefs["estimable"], "feature"])
-    moved = s.table[s.table["rank_change"] != 0]
-    moves = ", ".join(display.fill("{m} {c:+d}", m=r.model, c=int(r.rank_change))
-                      for r in moved.itertuples()) or "none"  # fmt: skip
-    return display.fill(
-        "<p><b>Style-controlled</b> Bradley–Terry (Chatbot Arena's style control, as FastChat's "
-        "<code>compute_style_control</code>): each battle also carries the two answers' "
-        "normalized differences in length (tokens), headers, list items and bold, and the fit "
-        "gives each a coefficient (log-odds per standard deviation; {lvl:.0%} bootstrap "
-        "intervals, {r} rounds): ",
-        lvl=p.confidence_level, r=p.bootstrap_rounds,
-    ) + ", ".join(parts) + display.fill(
-        ".{const} Rank changes once style is controlled (raw rank − controlled rank): {moves}."
-        "</p>",
-        const=f" Never varied, left out: {constant} (no answer differs in them)." if constant
-        else "", moves=moves,
-    )  # fmt: skip
+    return ratings_report.style_paragraph(s, level=p.confidence_level, rounds=p.bootstrap_rounds)
 
 
 def style_table(result: ArenaResult) -> str:
@@ -369,24 +492,12 @@ def style_table(result: ArenaResult) -> str:
     s, p = result.style, result.params
     if s is None:
         return ""
-    caption = (
-        f"Raw and style-controlled Bradley–Terry ratings, {p.confidence_level:.0%} bootstrap "
-        f"intervals of the controlled ones ({p.bootstrap_rounds} rounds), same anchor; "
-        "rank_change = raw rank − controlled rank"
-    )
-    return display.table_block(s.table, caption, digits=1)
+    return ratings_report.style_table(s, level=p.confidence_level, rounds=p.bootstrap_rounds)
 
 
 def style_coefficients_table(result: ArenaResult) -> str:
     """The style coefficients with their intervals."""
-    s = result.style
-    if s is None:
-        return ""
-    caption = (
-        "Style coefficients: log-odds of winning per standard deviation of the normalized "
-        "difference (a − b)/(a + b + 1); estimable = the feature varies between answers"
-    )
-    return display.table_block(s.coefficients.drop(columns=["level", "rounds"]), caption)
+    return "" if result.style is None else ratings_report.style_coefficients_table(result.style)
 
 
 def recovery_sentence(result: ArenaResult) -> str:
@@ -424,11 +535,4 @@ def lc_sentence(result: ArenaResult) -> str:
     """The length-controlled win rates in a sentence, beside the raw ones."""
     if result.lc is None:
         return ""
-    rated = result.lc.dropna(subset=["lc_win_rate"])
-    if rated.empty:
-        return display.fill("<p>No length-controlled win rate: {why}</p>",
-                            why="; ".join(result.lc["note"]))  # fmt: skip
-    parts = ", ".join(display.fill("{m} {w:.1f}% raw, {lc:.1f}% ± {se:.1f} length-controlled",
-                                   m=r.model, w=r.win_rate, lc=r.lc_win_rate,
-                                   se=r.lc_standard_error) for r in rated.itertuples())  # fmt: skip
-    return display.fill("<p>Against {b}: ", b=result.params.baseline) + parts + ".</p>"
+    return ratings_report.lc_sentence(result.lc, str(result.params.baseline))

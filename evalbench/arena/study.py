@@ -22,13 +22,9 @@ from evalbench.judge import JudgeCase, PairTask, RubricTask, get_rubric, judge_p
 from evalbench.measured import nothing_measured
 from evalbench.models import ChatRequest, Job, ModelSpec, SimTask
 from evalbench.ratings import ArenaError, RatingReport, by_dataset, rate_battles, win_rate_vs
-from evalbench.ratings_style import (
-    battles_with_style,
-    bootstrap_style_bt,
-    style_coefficients,
-    style_ratings_table,
-)
-from evalbench.records import ResponseRecord, write_jsonl
+from evalbench.ratings_style import StyleControl, battles_with_style
+from evalbench.ratings_style import style_control as controlled
+from evalbench.records import ResponseRecord, StyleCoefficient, write_jsonl
 from evalbench.runs import Run
 from evalbench.studies import Study
 from evalbench.tiers import apply_tier
@@ -43,8 +39,6 @@ from .records import (
     ArenaResult,
     HumanBattle,
     HumanVotes,
-    StyleCoefficient,
-    StyleControl,
 )
 from .scoring import (
     answer_messages,
@@ -372,18 +366,15 @@ def style_control(
     raw ones), and how both recover the simulated truth."""
     params = run.params
     battles = battles_with_style(done.battles, metrics.answer_styles(done.answers))
-    boot = bootstrap_style_bt(
-        battles, rng=run.rng("style"), rounds=params.bootstrap_rounds,
+    control = controlled(
+        battles, rated.table.set_index("model")["rating"], rng=run.rng("style"),
+        rounds=params.bootstrap_rounds, level=params.confidence_level,
         anchor=params.rating_anchor(), anchor_rating=params.anchor_rating,
     )  # fmt: skip
-    raw = rated.table.set_index("model")["rating"]
-    table = style_ratings_table(boot, raw, level=params.confidence_level)
-    recovered = None
     if truth is not None:
-        table = table.merge(truth[["model", "true_rating"]], on="model", how="left")
-        recovered = metrics.recovery(table)
-    coefs = style_coefficients(boot, level=params.confidence_level)
-    return _Styled(StyleControl(boot, table, coefs, recovered), battles)
+        table = control.table.merge(truth[["model", "true_rating"]], on="model", how="left")
+        control = control._replace(table=table, recovery=metrics.recovery(table))
+    return _Styled(control, battles)
 
 
 def _ratings_table(
@@ -441,6 +432,7 @@ STUDY = Study(
         "human_battles": HumanBattle,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_systems(result.answers, result.judgments, result.battles),
     optional_records=frozenset({"human_battles"}),

@@ -7,9 +7,12 @@ and users call:
 * :func:`public_battles` (a dataset of :data:`PUBLIC_DATASETS` as battles) and
   :func:`alpaca_eval_study` (AlpacaEval 2 win rates equal to the leaderboard's, answer
   lengths, P(prefer longer) and star ratings).
+* Style-controlled ratings where the answers are published (PRD's five answered models,
+  AlpacaEval) and AlpacaEval's length-controlled win rates are part of :func:`run`'s result.
 * :mod:`~.report` (sentences and tables) and :mod:`~.figures` (figures) of a result.
 
-The rating math is :mod:`evalbench.ratings` (shared with the arena runner).
+The rating math is :mod:`evalbench.ratings`, :mod:`evalbench.ratings_style` and
+:mod:`evalbench.ratings_lc` (shared with the arena runner).
 """
 
 from .data import PUBLIC_DATASETS, public_battles

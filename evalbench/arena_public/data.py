@@ -20,7 +20,7 @@ from evalbench.published.alpaca_eval import (
     load_alpaca_eval_outputs,
 )
 from evalbench.published.arena_hard import load_fastchat_battles
-from evalbench.published.prd import PRD_SCORE, load_prd_ratings
+from evalbench.published.prd import PRD_SCORE, load_prd_answers, load_prd_ratings
 from evalbench.ratings import ArenaError, fail_first_row, require_columns, validate_battles
 
 
@@ -36,6 +36,9 @@ class PublicDataset(NamedTuple):
     """Prefixes of the registered source names it reads."""
     note: str
     """What the battles are."""
+    answers: str
+    """Where the compared answers come from, or why there are none (style control needs
+    both answers of a battle)."""
 
 
 PUBLIC_DATASETS: dict[str, PublicDataset] = {
@@ -47,6 +50,9 @@ PUBLIC_DATASETS: dict[str, PublicDataset] = {
         sources=("prd/ratings/human/",),
         note="7,040 MTurk votes on answers of 9 models to the 80 Vicuna questions (3 raters "
         "per pair and question); the answer shown first is model A; score 3 = tie.",
+        answers="PRD publishes the Vicuna-80 answers of five of the nine models (bard, claude, "
+        "gpt35, gpt4, vicuna-13b; data/vicuna80/generations), not those of the four Guanaco "
+        "models, so style control covers the votes between those five.",
     ),
     "arena_hard_pr44": PublicDataset(
         title="Arena-Hard PR #44: LLM-judge battles",
@@ -59,6 +65,10 @@ PUBLIC_DATASETS: dict[str, PublicDataset] = {
         "100 questions, as produced by Arena-Hard's get_battles_from_judgment (both "
         "presentation orders, strong verdicts already repeated 3 times); the judge is not "
         "documented in the PR.",
+        answers="No style control: the battle file carries no answers, answer lengths or "
+        "markdown counts, and no Arena-Hard model answer file of these four models (where "
+        "Arena-Hard's own style control reads token_len and the markdown counts) is in the "
+        "data mirror.",
     ),
     "alpaca_eval": PublicDataset(
         title="AlpacaEval 2: win rates against GPT-4 Turbo",
@@ -73,6 +83,8 @@ PUBLIC_DATASETS: dict[str, PublicDataset] = {
         ),
         note="805 instructions; the weighted GPT-4 Turbo annotator's preference in [1, 2] for "
         "each model's answer over gpt4_1106_preview's.",
+        answers="Every annotation carries both answers (output_1, the baseline's; output_2, "
+        "the model's).",
     ),
 }
 """The public datasets the ``arena_public`` study can rate (``public:`` in params)."""
@@ -98,6 +110,17 @@ def public_battles(name: str) -> pd.DataFrame:
     if name == "arena_hard_pr44":
         return load_fastchat_battles("arena_hard/pr44_battles")
     raise ArenaError(f"public_battles: unknown dataset {name!r} (prd_human, arena_hard_pr44)")
+
+
+def public_answers(name: str) -> pd.DataFrame | None:
+    """The published answers a dataset's battles compare (``model, question_id, text``), or
+    ``None`` when they are not published (``arena_hard_pr44``; AlpacaEval's are in its
+    annotations)."""
+    if name == "prd_human":
+        return load_prd_answers()
+    if name in PUBLIC_DATASETS:
+        return None
+    raise ArenaError(f"public_answers: unknown dataset {name!r}")
 
 
 def battles_from_prd_votes(votes: pd.DataFrame, *, source: str = "PRD votes") -> pd.DataFrame:

@@ -17,10 +17,13 @@ import pandas as pd
 
 from evalbench.published.alpaca_eval import (
     alpaca_eval_win_rate,
+    alpaca_preferences,
     battles_from_alpaca_eval,
     clean_preferences,
 )
 from evalbench.ratings import ArenaError, BootstrapBT, fail_first_row, require_columns
+from evalbench.ratings_lc import lc_win_rates
+from evalbench.ratings_style import StyleControl, answer_style_counts, battles_with_style
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS, bootstrap_mean, mean_replicates
 
 from .data import AlpacaInputs
@@ -226,3 +229,99 @@ def winner_counts(battles: pd.DataFrame) -> dict[str, int]:
     """How many battles model A won, model B won, and tied (``a``, ``b``, ``tie``)."""
     counts = battles["winner"].value_counts().reindex(["a", "b", "tie"], fill_value=0)
     return {k: int(v) for k, v in counts.items()}
+
+
+# --------------------------------------------------------------------------- style and length
+
+
+def answered_battles(battles: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
+    """The battles whose two answers are both in ``answers``, with their style counts.
+
+    Args:
+        battles: battles (``model_a, model_b, question_id``).
+        answers: ``model, question_id, text``.
+
+    Returns:
+        Those battles (index kept) with :data:`evalbench.ratings_style.STYLE_COLUMNS`.
+    """
+    counts = answer_style_counts(answers)
+    known = set(zip(counts["model"], counts["question_id"], strict=True))
+    rows = zip(battles["model_a"], battles["model_b"], battles["question_id"], strict=True)
+    both = [(a, q) in known and (b, q) in known for a, b, q in rows]
+    return battles_with_style(battles[both], counts)
+
+
+def alpaca_answers(annotations: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every answer AlpacaEval annotations compare, once: ``model, question_id`` (the
+    instruction) ``, text`` (``generator_1``'s ``output_1`` and ``generator_2``'s
+    ``output_2``; the baseline's answer recurs in every file)."""
+    parts = []
+    for model, a in annotations.items():
+        require_columns(a, ["instruction", "generator_1", "output_1", "generator_2", "output_2"],
+                        f"alpaca_eval {model}")  # fmt: skip
+        for side in ("1", "2"):
+            parts.append(pd.DataFrame({"model": a[f"generator_{side}"],
+                                       "question_id": a["instruction"],
+                                       "text": a[f"output_{side}"]}))  # fmt: skip
+    return pd.concat(parts, ignore_index=True).drop_duplicates(ignore_index=True)
+
+
+def alpaca_length_controlled(
+    annotations: Mapping[str, pd.DataFrame], leaderboard: pd.DataFrame, baseline: str
+) -> pd.DataFrame:
+    """AlpacaEval 2.0's length-controlled win rate of each model beside the leaderboard's.
+
+    As the official ``get_length_controlled_winrate`` with ``length_controlled_noreg``:
+    lengths are the characters of ``output_1`` (the baseline's) and ``output_2``, the
+    preference ``p − 1`` (``0``, an old draw, is 1.5; outside [1, 2] unscored). The official
+    instruction difficulty and gamed-baseline rows come from the Hugging Face hub and are not
+    registered sources: the difficulty is fitted here once on every shown model's annotations
+    (:func:`evalbench.ratings_lc.lc_win_rates` ``difficulty="all"``), as AlpacaEval fitted its
+    own jointly on its leaderboard's models. The baseline is 50 by construction (official).
+
+    Returns:
+        :data:`evalbench.ratings_lc.LC_COLUMNS`, ``leaderboard_lc_win_rate`` and
+        ``lc_difference`` (ours − leaderboard), by model.
+    """
+    table = lc_win_rates(alpaca_lc_scores(annotations, baseline), difficulty="all")
+    if baseline in annotations:
+        n = len(annotations[baseline])
+        by_construction = {"model": baseline, "win_rate": 50.0, "lc_win_rate": 50.0,
+                           "lc_standard_error": 0.0, "n": n, "note": "the baseline"}  # fmt: skip
+        table = pd.concat([table, pd.DataFrame([by_construction])], ignore_index=True)
+    official = leaderboard["length_controlled_winrate"].reindex(table["model"]).to_numpy()
+    table["leaderboard_lc_win_rate"] = official
+    table["lc_difference"] = table["lc_win_rate"] - official
+    return table.sort_values("lc_win_rate", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def alpaca_lc_scores(annotations: Mapping[str, pd.DataFrame], baseline: str) -> pd.DataFrame:
+    """The GLM's inputs from AlpacaEval annotations of every model but ``baseline``:
+    ``model, question_id`` (the instruction), ``preference`` (``p − 1``, unscored NaN),
+    ``len_model, len_baseline`` (characters of ``output_2`` and ``output_1``)."""
+    frames = []
+    for model, a in annotations.items():
+        if model == baseline:
+            continue
+        require_columns(a, ["instruction", "preference", "output_1", "output_2"],
+                        f"alpaca_eval {model}")  # fmt: skip
+        frames.append(pd.DataFrame({
+            "model": model,
+            "question_id": a["instruction"],
+            "preference": alpaca_preferences(a["preference"]).to_numpy() - 1,
+            "len_model": a["output_2"].str.len(),
+            "len_baseline": a["output_1"].str.len(),
+        }))  # fmt: skip
+    if not frames:
+        raise ArenaError("alpaca_length_controlled: no model besides the baseline")
+    return pd.concat(frames, ignore_index=True)
+
+
+def style_records(control: StyleControl) -> pd.DataFrame:
+    """``records/style_ratings.jsonl`` rows of one dataset: the side-by-side table with each
+    model's battles, the interval level and the bootstrap rounds."""
+    played = dict(zip(control.boot.models, control.boot.n_battles.tolist(), strict=True))
+    level = float(control.coefficients["level"].iloc[0])
+    rounds = len(control.boot.replicates)
+    return control.table.assign(n_battles=control.table["model"].map(played), level=level,
+                                rounds=rounds)  # fmt: skip

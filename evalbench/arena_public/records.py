@@ -14,7 +14,8 @@ from pydantic import AfterValidator, Field, model_validator
 from evalbench.params import StudyParams
 from evalbench.published.alpaca_eval import ALPACA_MODELS, registered_models
 from evalbench.ratings import RatingReport
-from evalbench.records import Rating, Record
+from evalbench.ratings_style import StyleControl
+from evalbench.records import LengthControlled, Rating, Record, StyleCounts
 
 from .metrics import AlpacaStudy
 
@@ -62,9 +63,10 @@ def _check_alpaca_models(models: list[str], baseline: str) -> None:
         )
 
 
-class PublicBattle(Record):
+class PublicBattle(StyleCounts):
     """One published battle (``records/battles.jsonl``; :class:`evalbench.records.Battle`
-    with the dataset, and question ids that may be integers)."""
+    with the dataset, question ids that may be integers, and both answers' style counts
+    where the answers are published)."""
 
     dataset: str
     """The public dataset (``prd_human``, ``arena_hard_pr44``, ``alpaca_eval``)."""
@@ -77,8 +79,45 @@ class PublicBattle(Record):
     """PRD's are integers (1-80); Arena-Hard's ids and AlpacaEval's instructions strings."""
 
 
-PublicRating = Rating
-"""One model's rating in one public dataset (``records/ratings.jsonl``)."""
+class PublicRating(LengthControlled, Rating):
+    """One model's rating in one public dataset (``records/ratings.jsonl``); AlpacaEval's
+    with the raw and length-controlled win rates against the baseline."""
+
+    leaderboard_lc_win_rate: float | None = None
+    """AlpacaEval: the leaderboard's length-controlled win rate (percent)."""
+
+
+class PublicStyleRating(Record):
+    """One model's raw and style-controlled rating on the battles whose answers are published
+    (``records/style_ratings.jsonl``; :func:`evalbench.ratings_style.style_ratings_table`)."""
+
+    dataset: str
+    model: str
+    rating: float
+    """Raw Bradley–Terry rating on the same battles (AlpacaEval: the star rating)."""
+    style_rating: float
+    style_ci_low: float
+    style_ci_high: float
+    """The style-controlled rating and its percentile bootstrap interval at ``level``."""
+    rank: int
+    style_rank: int
+    rank_change: int
+    """``rank − style_rank``: positive = the model climbs once style is controlled."""
+    n_battles: int
+    """Battles the model played among those with answers."""
+    level: float
+    rounds: int
+
+
+class PublicStyle(NamedTuple):
+    """Style control of one public dataset."""
+
+    control: StyleControl | None
+    """Raw and style-controlled ratings and coefficients (``None``: see ``note``)."""
+    battles: pd.DataFrame
+    """The battles whose two answers are published, with their style counts."""
+    note: str
+    """Why there is no style control (``""`` when there is)."""
 
 
 class RatedDataset(NamedTuple):
@@ -86,6 +125,8 @@ class RatedDataset(NamedTuple):
 
     battles: pd.DataFrame
     ratings: RatingReport
+    style: PublicStyle | None = None
+    """Style control on the battles whose answers are published."""
 
 
 class ArenaPublicResult(NamedTuple):
@@ -103,3 +144,8 @@ class ArenaPublicResult(NamedTuple):
     usage: pd.DataFrame
     """:meth:`evalbench.runs.Run.recorded_usage` (empty: no model is asked)."""
     simulated: frozenset[str]
+    alpaca_style: PublicStyle | None = None
+    """AlpacaEval 2: style control of its soft battles (when in ``public``)."""
+    alpaca_lc: pd.DataFrame | None = None
+    """AlpacaEval 2: length-controlled win rates beside the leaderboard's
+    (:func:`~.metrics.alpaca_length_controlled`)."""

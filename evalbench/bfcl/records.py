@@ -368,7 +368,8 @@ class BfclResult(NamedTuple):
     sources: pd.DataFrame
     """:func:`~.published.system_sources`."""
     comparison: pd.DataFrame
-    """:func:`~.published.leaderboard_comparison` (empty when no result set names a leaderboard row)."""
+    """:func:`~.published.leaderboard_comparison` (empty when no result set names a
+    leaderboard row)."""
     truth: pd.DataFrame | None
     """:func:`~.metrics.injected_vs_detected`; None without a simulated system."""
     examples: list[dict[str, Any]]

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.findings import Findings, about, count, percent
 from evalbench.measured import Measured, by_system, headline, no_result_text
 from evalbench.tiers import expected_half_width, subset_label
 
@@ -76,6 +77,112 @@ def key_result(result: BfclResult) -> str:
         "aggregation below are.</p>"
     )
     return head + systems + tail
+
+
+def findings(result: BfclResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    share of valid items in words, with how many categories it stands on; the top caveat when
+    the systems cover different categories (then they are compared on the shared ones only),
+    else that only a subset of each category was scored."""
+    level = result.params.confidence_level
+    table = metrics.system_accuracy(result.verdicts, result.params.categories, level=level)
+    scored = {m.system for m in metrics.measured_systems(result.verdicts) if m.scored}
+    systems = "; ".join(
+        display.fill(
+            "{name} ({kind}) about {est} of {n} in {c}, likely between {lo} and {hi}",
+            name=r["system"],
+            kind=system_kind(result, r["system"]),
+            est=percent(r["accuracy"]),
+            n=count(r["items"], "item"),
+            c=count(r["categories"], "category"),
+            lo=percent(r["accuracy_low"]),
+            hi=percent(r["accuracy_high"]),
+        )
+        for r in table.to_dict("records")
+        if r["system"] in scored
+    )
+    key = "Share of items the official BFCL checker marks valid, all studied categories pooled: "
+    caveats = (_demo_caveat(result), _coverage_caveat(result, table), _subset_caveat(result))
+    return Findings(key + systems + ".", tuple(c for c in caveats if c), detail=key_result(result))
+
+
+SHOWN_MISSING = 6
+"""Categories named per system in the coverage caveat (the rest counted)."""
+
+
+def _coverage_caveat(result: BfclResult, table: pd.DataFrame) -> str:
+    """Systems scored on different categories are not directly comparable: which each has,
+    and their shares on the categories all of them have ("" when all have the same)."""
+    verdicts = result.verdicts
+    covered = verdicts.groupby("system", sort=False)["test_category"].unique()
+    sets = {str(k): set(v) for k, v in covered.items()}
+    if len({frozenset(v) for v in sets.values()}) <= 1:
+        return ""
+    every = set().union(*sets.values())
+    each = "; ".join(_coverage_words(r, sets, len(every)) for r in table.to_dict("records"))
+    shared = sorted(set.intersection(*sets.values()))
+    head = "<b>Not directly comparable</b>: the systems were scored on different categories: "
+    tail = ". Their pooled shares stand on different items. "
+    return head + each + tail + _shared(result, shared)
+
+
+def _coverage_words(row: dict[str, Any], sets: dict[str, set[str]], total: int) -> str:
+    text = display.fill("{s} on {k} of {n}", s=row["system"], k=len(sets[row["system"]]), n=total)
+    missing = [m for m in str(row["not submitted"]).split(", ") if m]
+    if not missing:
+        return text
+    shown = ", ".join(missing[:SHOWN_MISSING])
+    more = f" and {len(missing) - SHOWN_MISSING} more" if len(missing) > SHOWN_MISSING else ""
+    return text + display.fill(" (not submitted: {m}{more})", m=shown, more=more)
+
+
+def _shared(result: BfclResult, shared: list[str]) -> str:
+    if not shared:
+        return "No category is shared by all of them: do not rank them against each other."
+    level = result.params.confidence_level
+    verdicts = result.verdicts[result.verdicts["test_category"].isin(shared)]
+    table = metrics.system_accuracy(verdicts, shared, level=level)
+    each = "; ".join(
+        display.fill(
+            "{s} {about}",
+            s=r["system"],
+            about=about(r["accuracy"], r["accuracy_low"], r["accuracy_high"]),
+        )
+        for r in table.to_dict("records")
+    )
+    names = ", ".join(shared[:SHOWN_MISSING]) + ("…" if len(shared) > SHOWN_MISSING else "")
+    return (
+        display.fill(
+            "On the {c} all of them have ({names}): ",
+            c=count(len(shared), "category"),
+            names=names,
+        )
+        + each
+        + "."
+    )
+
+
+def _demo_caveat(result: BfclResult) -> str:
+    if result.params.data != "demo":
+        return ""
+    return (
+        "The items are evalbench's own demo items in BFCL's file format, not BFCL's: the "
+        "numbers show how the pipeline works, not how a model does on the leaderboard."
+    )
+
+
+def _subset_caveat(result: BfclResult) -> str:
+    """Only part of each category scored: not the leaderboard's numbers ("" when all)."""
+    params = result.params
+    if not params.limit_per_category and params.tier == "full" and params.sample is None:
+        return ""
+    n = len(result.items) or len(result.verdicts.drop_duplicates("id"))
+    return display.fill(
+        "Only part of each category was scored ({n} in all), so these shares are not the "
+        "leaderboard's and each is known to about ±{hw:.0f} points.",
+        n=count(n, "item"),
+        hw=expected_half_width(n, params.confidence_level) * 100,
+    )
 
 
 def system_kind(result: BfclResult, name: str) -> str:

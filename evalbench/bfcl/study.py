@@ -702,6 +702,7 @@ STUDY = Study(
         "memory_prereqs": MemoryPrereqRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_systems(result.verdicts),
     # live multi-turn conversations only; users' Python agents only

@@ -14,6 +14,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
+from evalbench.findings import Findings, count, percent, size_caveat
 from evalbench.measured import by_system, headline
 from evalbench.tiers import expected_half_width, subset_label
 
@@ -84,6 +85,48 @@ def key_result(result: BrowseSuiteResult) -> str:
 
 def _num(value: float) -> float:
     return float("nan") if value is None else float(value)
+
+
+def findings(result: BrowseSuiteResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    share of tasks done in words with its interval; caveats: the web is evalbench's own, a
+    timeout or error counts as not done, the suite's size."""
+    rows = result.levels[result.levels["level"] == "all"].to_dict("records")
+    n = len(result.tasks)
+    key = display.fill("Share of the {n} done (success): ", n=count(n, "task")) + "; ".join(
+        display.fill(
+            "{s} ({k}) about {a}, likely between {lo} and {hi}",
+            s=r["system"],
+            k=system_kind(result, r["system"]),
+            a=percent(r["success_rate"]),
+            lo=percent(r["success_low"]),
+            hi=percent(r["success_high"]),
+        )
+        for r in rows
+    )
+    caveats = [
+        "The web is evalbench's own small invented one (served on 127.0.0.1), not BrowseComp "
+        "or the open web: the numbers say how agents browse these pages.",
+        _stopped_caveat(rows),
+        size_caveat(n, "task", result.params.confidence_level),
+    ]
+    return Findings(key + ".", tuple(c for c in caveats if c), detail=key_result(result))
+
+
+def _stopped_caveat(rows: list[dict[str, Any]]) -> str:
+    stopped = [r for r in rows if r["timeout"] or r["error"]]
+    if not stopped:
+        return ""
+    each = "; ".join(
+        display.fill(
+            "{s} {t} and {e}",
+            s=r["system"],
+            t=count(int(r["timeout"]), "timeout"),
+            e=count(int(r["error"]), "error"),
+        )
+        for r in stopped
+    )
+    return "A task that timed out or failed counts as not done: " + each + "."
 
 
 def demo_notice(result: BrowseSuiteResult) -> str:

@@ -335,6 +335,7 @@ STUDY = Study(
     records=_RECORDS,
     optional_records=frozenset({"responses", "judge", "agent_runs", "steps"}),
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: metrics.measured_systems(result.records),
     notes=report.notes,

@@ -14,6 +14,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.metrics import PAGE_TOOLS, SEARCH_TOOLS
+from evalbench.findings import Findings, count, percent, size_caveat
 from evalbench.measured import by_system, headline
 from evalbench.tiers import expected_half_width
 
@@ -83,6 +84,70 @@ def key_result(result: BrowseCompResult) -> str:
         for r in result.accuracy.to_dict("records")
     ]
     return head + "; ".join(sentences) + ".</p>"
+
+
+REFERENCE_GAP = 0.01
+"""The reference grader's reading is a caveat when it differs from the study's by more."""
+
+
+def findings(result: BrowseCompResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    share of graded questions answered right, in words with its interval; caveats: what the
+    published grader (or BrowseComp-ZH's parser) would report, the share over all questions
+    when some were not graded, the sample's size."""
+    rows = [r for r in result.accuracy.to_dict("records") if r["graded"]]
+    key = "Share of graded questions answered right: " + "; ".join(
+        display.fill(
+            "{s} ({k}) about {a} of {g}, likely between {lo} and {hi}",
+            s=r["system"],
+            k=system_kind(result, r["system"]),
+            a=percent(r["accuracy"]),
+            g=count(int(r["graded"]), "graded question"),
+            lo=percent(r["accuracy_low"]),
+            hi=percent(r["accuracy_high"]),
+        )
+        for r in rows
+    )
+    n = max((int(r["questions"]) for r in rows), default=0)
+    caveats = [_reference_caveat(result, rows), _all_questions_caveat(rows)]
+    caveats.append(size_caveat(n, "question", result.params.confidence_level))
+    return Findings(key + ".", tuple(c for c in caveats if c), detail=key_result(result))
+
+
+def _reference_caveat(result: BrowseCompResult, rows: list[dict[str, Any]]) -> str:
+    zh = result.style == "browsecomp_zh"
+    column = "zh_accuracy" if zh else "reference_accuracy"
+    apart = [r for r in rows if abs(float(r[column]) - float(r["accuracy_all"])) > REFERENCE_GAP]
+    if not apart:
+        return ""
+    each = ", ".join(display.fill("{s} {r}", s=r["system"], r=percent(r[column])) for r in apart)
+    if zh:
+        return (
+            "BrowseComp-ZH's own parser would report " + each + " on the same replies (it reads "
+            "verdicts and confidences its own way; an unparsed verdict counts wrong)."
+        )
+    return (
+        "The published simple-evals grader would report " + each + " on the same verdicts: it "
+        "compares the whole matched line (match.group(0)) with “yes”, so it counts a correct "
+        "verdict wrong whenever the grader follows the format."
+    )
+
+
+def _all_questions_caveat(rows: list[dict[str, Any]]) -> str:
+    short = [r for r in rows if int(r["graded"]) < int(r["questions"])]
+    if not short:
+        return ""
+    each = "; ".join(
+        display.fill(
+            "{s} {b} of all {n} ({u} not graded)",
+            s=r["system"],
+            b=percent(r["accuracy_all"]),
+            n=int(r["questions"]),
+            u=int(r["questions"]) - int(r["graded"]),
+        )
+        for r in short
+    )
+    return "Over every question (an ungraded or unanswered one counts wrong): " + each + "."
 
 
 def data_sentence(result: BrowseCompResult) -> str:

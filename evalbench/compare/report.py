@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.findings import Findings, percent, signed
 from evalbench.history import gate_blockers
 
 from . import metrics
@@ -96,6 +97,101 @@ def key_result(result: CompareResult) -> str:
         else 0,
     )
     return head + "<ul>" + "".join(parts) + "</ul>"
+
+
+VERDICT_WORDS = {
+    "improvement": "a real improvement",
+    "regression": "a real regression",
+    "no significant change": "no change beyond chance",
+}
+"""Each verdict in plain words."""
+
+
+def findings(result: CompareResult) -> Findings:
+    """What the comparison found (the report's opening, the summary's key result): each
+    system's headline metric before and after, the change in words with its interval and
+    whether it is beyond chance; caveats: what "no change" can and cannot say at this n,
+    simulated runs; regressions as risks."""
+    rows = metrics.overall(result.comparison.tests)
+    first = rows.drop_duplicates(["candidate", "system_a", "system_b"])
+    names = dict(zip([r.label for r in result.runs], result.labels, strict=True))
+    by_pair: dict[tuple[str, str], list[str]] = {}
+    for row in first.itertuples():
+        pair = (names.get(row.candidate, row.candidate), names.get(row.baseline, row.baseline))
+        by_pair.setdefault(pair, []).append(_change_words(row))
+    key = " ".join(
+        display.fill("{c} vs {b}, item by item: ", c=c, b=b) + "; ".join(parts) + "."
+        for (c, b), parts in by_pair.items()
+    )
+    caveats = [_no_change_caveat(first), _simulated_caveat(result)]
+    risks = [_regression_risk(r) for r in first.itertuples() if r.verdict == "regression"]
+    return Findings(
+        key or "No system was compared.",
+        tuple(c for c in caveats if c),
+        tuple(risks),
+        detail=key_result(result),
+    )
+
+
+def _value(value: float, kind: str) -> str:
+    return percent(value) if kind == "binary" else f"{value:.2f}"
+
+
+def _change(value: float, kind: str) -> str:
+    return signed(value) if kind == "binary" else f"{value:+.2f}"
+
+
+def _change_words(row: Any) -> str:
+    system = row.system_a if row.system_a == row.system_b else f"{row.system_a} → {row.system_b}"
+    before, after = _value(row.mean_a, row.kind), _value(row.mean_b, row.kind)
+    moved = f"stayed at {before}" if row.difference == 0 else f"went from {before} to {after}"
+    return display.fill(
+        "{s} {m} {moved} ({d}{u}, likely between {lo} and {hi}): {v}",
+        s=system,
+        m=row.metric,
+        moved=moved,
+        d=_change(row.difference, row.kind),
+        u=" points" if row.kind == "binary" else "",
+        lo=_change(row.low, row.kind),
+        hi=_change(row.high, row.kind),
+        v=VERDICT_WORDS.get(row.verdict, row.verdict),
+    )
+
+
+def _no_change_caveat(rows: pd.DataFrame) -> str:
+    same = rows[rows["verdict"] == "no significant change"]
+    if not len(same):
+        return ""
+    n = int(same["n"].max())
+    each = "; ".join(
+        display.fill("{s} {mdd}", s=r.system_b, mdd=_mdd(r.mdd)) for r in same.itertuples()
+    )
+    return (
+        display.fill(
+            "“No change” is not proof of none: with {n} paired items, changes smaller than "
+            "these were unlikely to be seen: ",
+            n=n,
+        )
+        + each
+        + "."
+    )
+
+
+def _simulated_caveat(result: CompareResult) -> str:
+    if not any(run.simulated for run in result.runs):
+        return ""
+    return "The compared runs are simulated: the comparison shows the method, not real models."
+
+
+def _regression_risk(row: Any) -> str:
+    return display.fill(
+        "<b>{s} got worse</b>: {m} from {a} to {b} on {n} paired items, beyond chance.",
+        s=row.system_b,
+        m=row.metric,
+        a=_value(row.mean_a, row.kind),
+        b=_value(row.mean_b, row.kind),
+        n=int(row.n),
+    )
 
 
 def _key_sentence(row: Any, result: CompareResult) -> str:

@@ -253,6 +253,7 @@ STUDY = Study(
     notebook="compare.ipynb",
     records={"comparison": ComparisonRecord, "pairing": PairingRecord},
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: metrics.measured_pairs(
         result.runs, result.labels, result.comparison.tests

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench import display, tiers
+from evalbench.findings import Findings, count, percent
 
 from . import metrics
 from .metrics import AnswerSummary, StudySummary, answer_comparison
@@ -83,6 +84,129 @@ def key_results(result: DatagenResult) -> str:
         t=int(met.notna().sum()),
     )
     return "<p><b>Key results.</b> " + "; ".join(parts) + tail + "</p>"
+
+
+def findings(result: DatagenResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): the valid
+    problems, the judge's mean score and pass rate, the win rate against real problems and
+    the human pass rate, in words with their intervals, and the criteria met; caveats: no
+    human review, or simulated reviews; risks: near-copies of real problems, criteria not
+    met."""
+    p, summary = result.params, result.summary
+    kind = display.system_kind(p.generator.name, result.simulated)
+    parts = [
+        display.fill(
+            "{k} valid problems of {n} requested from generator {g} ({kind})",
+            k=len(result.problems),
+            n=p.n_problems,
+            g=p.generator.name,
+            kind=kind,
+        )
+    ]
+    if summary.judge is not None:
+        parts.append(_judge_words(result))
+    if summary.win is not None:
+        parts.append(_win_words(result))
+    if summary.human is not None:
+        parts.append(_human_words(result))
+    met = summary.conclusion.table["met"]
+    tail = display.fill(
+        ". {k} of {t} quality criteria met.", k=int(met.eq(True).sum()), t=int(met.notna().sum())
+    )
+    return Findings(
+        "; ".join(parts) + tail,
+        tuple(c for c in [_review_caveat(result)] if c),
+        tuple(r for r in [_duplicates_risk(result), *_unmet_risks(result)] if r),
+        detail=key_results(result),
+    )
+
+
+def _judge_words(result: DatagenResult) -> str:
+    judge = result.summary.judge
+    assert judge is not None
+    m, name = judge.metrics, result.params.judge.name
+    return display.fill(
+        "the judge {j} ({k}) gave them a mean score of about {e:.1f} of 5, likely between "
+        "{lo:.1f} and {hi:.1f}, and passed about {p} ({s} of {n} problems scored)",
+        j=name,
+        k=display.system_kind(name, result.simulated),
+        e=m.loc["mean_score", "estimate"],
+        lo=m.loc["mean_score", "low"],
+        hi=m.loc["mean_score", "high"],
+        p=percent(m.loc["pass_rate", "estimate"]),
+        s=judge.n_scored,
+        n=judge.n_items,
+    )
+
+
+def _win_words(result: DatagenResult) -> str:
+    win = result.summary.win
+    assert win is not None
+    w = win.table.loc["win_rate"]
+    return display.fill(
+        "against real AIME problems they win about {e} of {n}, likely between {lo} and {hi} "
+        "(50% = parity)",
+        e=percent(w["estimate"]),
+        n=count(win.n, "pair"),
+        lo=percent(w["low"]),
+        hi=percent(w["high"]),
+    )
+
+
+def _human_words(result: DatagenResult) -> str:
+    human = result.summary.human
+    assert human is not None
+    a = human.approved_rate
+    who = "a simulated reviewer" if result.human.simulated else "human reviewers"
+    return display.fill(
+        "{who} approved about {e} of {n}, likely between {lo} and {hi}",
+        who=who,
+        e=percent(a.estimate),
+        n=count(human.n, "problem"),
+        lo=percent(a.low),
+        hi=percent(a.high),
+    )
+
+
+def _review_caveat(result: DatagenResult) -> str:
+    if result.summary.human is None:
+        return "No person reviewed the problems: their quality is an LLM judge's opinion."
+    if result.human.simulated:
+        return (
+            "The reviews are simulated (written from each problem's hidden quality), not by people."
+        )
+    return ""
+
+
+def _duplicates_risk(result: DatagenResult) -> str:
+    flagged, n = len(result.duplicates.flagged_ids()), len(result.problems)
+    if not flagged:
+        return ""
+    return display.fill(
+        "<b>{k} of {n} generated problems nearly copy a real one</b> (similarity ≥ {t}): they "
+        "may be remembered, not made, and a model may have seen them in training.",
+        k=flagged,
+        n=n,
+        t=result.duplicates.threshold,
+    )
+
+
+def _unmet_risks(result: DatagenResult) -> list[str]:
+    table = result.summary.conclusion.table
+    unmet = table[table["met"].eq(False)]
+    return [
+        display.fill(
+            "<b>Not met: {c}</b>: {v} (threshold {t}).",
+            c=r.criterion,
+            v=_criterion_value(r.criterion, r.value),
+            t=_criterion_value(r.criterion, r.threshold),
+        )
+        for r in unmet.itertuples()
+    ]
+
+
+def _criterion_value(criterion: str, value: float) -> str:
+    return f"{value:.1f}" if "score (1-5)" in criterion else percent(value)
 
 
 def _judge_part(result: DatagenResult) -> str:

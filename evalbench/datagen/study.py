@@ -504,6 +504,7 @@ STUDY = Study(
         "duplicates": DuplicateRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=measured_of,
     notes=notes,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from evalbench.agents import metrics as agent_metrics
 from evalbench.agreement import kappa_interval
+from evalbench.findings import near_miss
 from evalbench.measured import Measured, failed_call, identical_attempts, identical_flags, measured
 from evalbench.stats import (
     DEFAULT_LEVEL,
@@ -603,3 +604,18 @@ def measured_systems(records: pd.DataFrame) -> list[Measured]:
         out.append(measured(str(system), states, "answer", identical=identical,
                             repeated=repeated))  # fmt: skip
     return out
+
+
+def near_misses(records: pd.DataFrame) -> pd.DataFrame:
+    """First-attempt wrong answers that are near misses of the expected answer (a character
+    or two apart: :func:`evalbench.findings.near_miss`): system, task_id, extracted_answer,
+    expected, in record order."""
+    columns = ["system", "task_id", "extracted_answer", "expected"]
+    if not {"extracted_answer", "expected"} <= set(records.columns):
+        return pd.DataFrame(columns=columns)
+    first = first_attempts(records)
+    right = first["correct"].astype("boolean").fillna(False).astype(bool)
+    wrong = first[~right & first["extracted_answer"].notna()]
+    pairs = zip(wrong["extracted_answer"], wrong["expected"], strict=True)
+    close = [near_miss(str(a), str(b)) for a, b in pairs]
+    return wrong.loc[close, columns].reset_index(drop=True)

@@ -16,6 +16,14 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.agents.view import trajectories_html
+from evalbench.findings import (
+    Findings,
+    marked_pair,
+    percent,
+    signed,
+    signed_points,
+    size_caveat,
+)
 from evalbench.measured import by_system, headline, identical_text
 from evalbench.tiers import expected_half_width, subset_label
 
@@ -89,6 +97,98 @@ def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
         acc=row["accuracy_no_error"],
         k=display.count(row["no_error"], "item"),
     )
+
+
+def findings(result: GaiaResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    accuracy in words with its interval; the caveats (what the semantic judge reads
+    differently, the sample's size) and the near misses as a risk."""
+    rows = _overall(result).to_dict("records")
+    n = int(max((r["n"] for r in rows), default=0))
+    systems = "; ".join(
+        display.fill(
+            "{name} ({kind}) answered about {est} of {n} right, likely between {lo} and {hi}",
+            name=r["system"],
+            kind=system_kind(result, r["system"]),
+            est=percent(r["accuracy"]),
+            n=display.count(r["n"], "task"),
+            lo=percent(r["ci_low"]),
+            hi=percent(r["ci_high"]),
+        )
+        for r in rows
+        if r["accuracy"] == r["accuracy"]
+    )
+    key = "First attempt, official GAIA scorer: " + systems + "."
+    caveats = [_semantic_caveat(result), size_caveat(n, "task", result.params.confidence_level)]
+    risks = [_near_miss_risk(result)]
+    return Findings(
+        key, tuple(c for c in caveats if c), tuple(r for r in risks if r), detail=key_result(result)
+    )
+
+
+def _semantic_caveat(result: GaiaResult) -> str:
+    """What the semantic judge reads differently (``""`` without one)."""
+    summary = result.semantic
+    if summary is None:
+        return ""
+    rows = [r for r in summary.accuracy.to_dict("records") if r["scored"]]
+    moved = [r for r in rows if r["difference_low"] > 0 or r["difference_high"] < 0]
+    judge = display.fill(
+        "the semantic judge {j} ({k})",
+        j=summary.judge,
+        k=display.system_kind(summary.judge, result.simulated),
+    )
+    if not moved:
+        return (
+            "The official scorer accepts exact matches only (after its normalisation); "
+            + judge
+            + ", which also accepts equivalent forms, changes no system's accuracy "
+            "beyond chance."
+        )
+    each = "; ".join(
+        display.fill(
+            "{s} about {m} right where the official scorer says {o}, on the {n} it judged "
+            "({d}, likely between {lo} and {hi} points)",
+            s=r["system"],
+            m=percent(r["semantic"]),
+            o=percent(r["official"]),
+            n=display.count(r["n"], "answer"),
+            d=signed_points(r["difference"]),
+            lo=signed(r["difference_low"]),
+            hi=signed(r["difference_high"]),
+        )
+        for r in moved
+    )
+    return (
+        "The official scorer accepts exact matches only (after its normalisation): "
+        + judge
+        + ", which also accepts answers written in another, equivalent form, "
+        "reads " + each + "."
+    )
+
+
+def _near_miss_risk(result: GaiaResult, shown: int = 2) -> str:
+    """Wrong answers a character or two from the expected one, with the difference marked
+    (``""`` without any): typos, or a format the official scorer does not accept."""
+    near = metrics.near_misses(result.records)
+    if not len(near):
+        return ""
+    examples = []
+    for row in near.head(shown).itertuples():
+        answer, expected = marked_pair(str(row.extracted_answer), str(row.expected))
+        examples.append(
+            display.fill("{s} on {t} answered ", s=row.system, t=row.task_id)
+            + f"“{answer}” for “{expected}”"
+        )
+    count = display.count(len(near), "wrong answer")
+    verb = "is a near miss" if len(near) == 1 else "are near misses"
+    head = display.fill(
+        "<b>{c} {v}</b> of the expected answer (a character or two apart): a typo, or a "
+        "format the official scorer does not accept; e.g. ",
+        c=count,
+        v=verb,
+    )
+    return head + "; ".join(examples) + "."
 
 
 def demo_notice(result: GaiaResult) -> str:

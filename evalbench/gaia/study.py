@@ -312,6 +312,7 @@ STUDY = Study(
     },
     optional_records=frozenset({"responses", "agent_runs", "steps", "semantic"}),
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_systems(result.records),
 )

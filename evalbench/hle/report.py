@@ -15,6 +15,7 @@ import pandas as pd
 
 from evalbench import display
 from evalbench.calibration import BIN_SIZE
+from evalbench.findings import Findings, count, percent, size_caveat
 from evalbench.measured import by_system, headline
 from evalbench.records import plain_rows
 from evalbench.tiers import expected_half_width, subset_label
@@ -160,6 +161,92 @@ def _system_sentence(row: dict[str, Any], result: HleResult) -> str:
         text += display.fill("{acc:.1%} of the {s} scored", acc=row["accuracy_scored"],
                              s=row["scored"])  # fmt: skip
     return text
+
+
+CALIBRATION_RISK = 20.0
+"""An RMS calibration error (corrected, in points) above this is a risk worth naming: the
+system's stated confidence and its accuracy are far apart."""
+
+
+def findings(result: HleResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each system's
+    accuracy over every question in words with its interval; the answers counted wrong
+    without a verdict, the demo suite and the sample's size as caveats; confidences far
+    from accuracy as a risk."""
+    rows = result.summary.systems.to_dict("records")
+    key = "Share of questions answered right (the official HLE judge; every question asked "
+    key += (
+        "counts): "
+        + "; ".join(
+            display.fill(
+                "{s} ({k}) about {a} of {n}, likely between {lo} and {hi}",
+                s=r["system"],
+                k=system_kind(result, r["system"]),
+                a=percent(r["accuracy"]),
+                n=count(int(r["n"]), "question"),
+                lo=percent(r["ci_low"]),
+                hi=percent(r["ci_high"]),
+            )
+            for r in rows
+            if r["scored"]
+        )
+        + "."
+    )
+    n = max((int(r["n"]) for r in rows), default=0)
+    caveats = [_lost_caveat(rows), _demo_caveat(result)]
+    caveats.append(size_caveat(n, "question", result.params.confidence_level))
+    risks = [_calibration_risk(result, rows)]
+    return Findings(
+        key, tuple(c for c in caveats if c), tuple(r for r in risks if r), detail=key_result(result)
+    )
+
+
+def _lost_caveat(rows: list[dict[str, Any]]) -> str:
+    lost = [r for r in rows if r["unscored"] + r["no_response"]]
+    if not lost:
+        return ""
+    total = sum(int(r["unscored"] + r["no_response"]) for r in lost)
+    each = "; ".join(
+        display.fill(
+            "{s} {u} unscored and {r} without an answer",
+            s=r["system"],
+            u=int(r["unscored"]),
+            r=int(r["no_response"]),
+        )
+        for r in lost
+    )
+    return (
+        display.fill(
+            "{n} count as wrong without being judged right or wrong (the official denominator): ",
+            n=count(total, "answer"),
+        )
+        + each
+        + "."
+    )
+
+
+def _demo_caveat(result: HleResult) -> str:
+    if result.params.dataset != "demo":
+        return ""
+    return (
+        "The questions are evalbench's own HLE-format demo suite, not Humanity's Last Exam: "
+        "the numbers show how the study works, not how a model does on HLE."
+    )
+
+
+def _calibration_risk(result: HleResult, rows: list[dict[str, Any]]) -> str:
+    far = [r for r in rows if r["calib_corrected_pct"] > CALIBRATION_RISK]
+    if not far:
+        return ""
+    each = ", ".join(
+        display.fill("{s} {c:.0f} points", s=r["system"], c=r["calib_corrected_pct"]) for r in far
+    )
+    return (
+        "<b>Stated confidence far from accuracy</b>: RMS calibration error "
+        + each
+        + " (0 = a system right on 80% of the answers it is 80% sure of); its confidence "
+        "is no guide to when it is right."
+    )
 
 
 def official_calibration_text(row: dict[str, Any], beta: int = BIN_SIZE) -> str:

@@ -385,6 +385,7 @@ STUDY = Study(
         "steps": StepRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_systems(result.records),
     notes=report.notes,

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display
+from evalbench.findings import Findings, about, count, percent
 from evalbench.measured import by_system, headline
 from evalbench.records import plain_rows
 from evalbench.tiers import subset_label
@@ -106,6 +107,112 @@ def key_result(result: HleGradingResult) -> str:
         level=level,
     )
     return head + "; ".join(parts) + ". " + agreement_sentence(result).removeprefix("<p>")
+
+
+def findings(result: HleGradingResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each source's
+    mean overall score and the judge's agreement with the human scores, each named and in
+    words with its interval; caveats (no human baseline, a synthetic demo set, unscored
+    gradings) and the judge's bias as a risk."""
+    key = "Mean overall score (0 to 100: the mean of the six rubric dimensions) the judge gave: "
+    key += "; ".join(_source_words(result, source) for source in result.sources) + "."
+    row = _agreement(result)
+    if row is not None:
+        key += " " + _agreement_words(result, row)
+    caveats = [_no_human_caveat(result), _demo_caveat(result), _unscored_caveat(result)]
+    risks = tuple(r for r in [_bias_risk(result)] if r)
+    return Findings(key, tuple(c for c in caveats if c), risks, detail=key_result(result))
+
+
+def _source_words(result: HleGradingResult, source: str) -> str:
+    overall = _overall(result)
+    states = result.summary.states.set_index("source")
+    scored, answers = int(states.loc[source, "scored"]), int(states.loc[source, "answers"])
+    if source not in overall.index:
+        return display.fill(
+            "{s} ({k}): no scored answer of {a}", s=source, k=_kind(result, source), a=answers
+        )
+    row = overall.loc[source]
+    name = "the set's own answers" if source == DATASET_SOURCE else source
+    kind = "" if source == DATASET_SOURCE else f" ({_kind(result, source)})"
+    return display.fill(
+        "{s}{k} {about} ({n} of {a} answers scored)",
+        s=name,
+        k=kind,
+        n=scored,
+        a=answers,
+        about=about(row["mean"], row["ci_low"], row["ci_high"], "score"),
+    )
+
+
+def _agreement_words(result: HleGradingResult, row: pd.Series) -> str:
+    bias = float(row["bias"])
+    side = (
+        "the same as the humans"
+        if not bias
+        else f"{abs(bias):.1f} points " + ("higher" if bias > 0 else "lower")
+    )
+    return display.fill(
+        "Against the human scores, the judge's overall score is within ±{k:g} points on about "
+        "{w} of {n} (likely between {wlo} and {whi}), and on average {side} (likely between "
+        "{lo:+.1f} and {hi:+.1f} points).",
+        k=result.params.tolerance,
+        w=percent(row["within_k"]),
+        n=count(int(row["n"]), "answer"),
+        wlo=percent(row["within_k_low"]),
+        whi=percent(row["within_k_high"]),
+        side=side,
+        lo=row["bias_low"],
+        hi=row["bias_high"],
+    )
+
+
+def _no_human_caveat(result: HleGradingResult) -> str:
+    if _agreement(result) is not None:
+        return ""
+    return (
+        "No scored answer has a human score: nothing here says how close the judge is to experts."
+    )
+
+
+def _demo_caveat(result: HleGradingResult) -> str:
+    if result.params.dataset != "demo":
+        return ""
+    return (
+        "The expert set is evalbench's demo: its questions, answers and “human” scores "
+        "were written for evalbench, not given by experts, so the agreement shows how the "
+        "method works, not how good the judge is."
+    )
+
+
+def _unscored_caveat(result: HleGradingResult) -> str:
+    unscored = int((result.records["status"] == "unscored").sum())
+    if not unscored:
+        return ""
+    return display.fill(
+        "{u} of {n} could not be scored (an unreadable verdict or a failed call): those "
+        "answers are left out of the means.",
+        u=unscored,
+        n=count(len(result.records), "grading"),
+    )
+
+
+def _bias_risk(result: HleGradingResult) -> str:
+    """The judge is more lenient or stricter than the humans beyond chance ("" if not)."""
+    row = _agreement(result)
+    if row is None or not (row["bias_low"] > 0 or row["bias_high"] < 0):
+        return ""
+    side = "more lenient" if row["bias"] > 0 else "stricter"
+    return display.fill(
+        "<b>The judge is {side} than the humans</b>: {b:+.1f} points on the overall score on "
+        "average (likely between {lo:+.1f} and {hi:+.1f}), so its scores read {way} than an "
+        "expert's would.",
+        side=side,
+        b=row["bias"],
+        lo=row["bias_low"],
+        hi=row["bias_high"],
+        way="higher" if row["bias"] > 0 else "lower",
+    )
 
 
 def data_sentence(result: HleGradingResult) -> str:

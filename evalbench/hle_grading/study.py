@@ -244,6 +244,7 @@ STUDY = Study(
         "steps": StepRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: measured_sources(result.records),
     notes=report.notes,

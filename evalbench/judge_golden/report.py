@@ -10,11 +10,13 @@ number the metrics did not; the figures are :mod:`~.figures`'.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
 from evalbench import display, tiers
+from evalbench.findings import Findings, count, percent
 from evalbench.labels import POLICY_TEXT
 from evalbench.measured import by_system, headline
 
@@ -106,6 +108,81 @@ def _judge_sentence(result: JudgeGoldenResult, row: dict[str, Any]) -> str:
         items=row["n_items"],
     )
     return text + tail
+
+
+def findings(result: JudgeGoldenResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): how often each
+    judge's headline score lands within ±k of the golden one, in words with its interval;
+    caveats: a synthetic golden set, unscored items left out; a judge more lenient or
+    stricter than the golden scores beyond chance as a risk."""
+    p = result.params
+    rows = result.agreement[result.agreement["dimension"] == p.headline].to_dict("records")
+    key = display.fill(
+        "How often each judge's {d} score lands within ±{k:g} of the golden score: ",
+        d=p.headline,
+        k=p.tolerance,
+    ) + "; ".join(_judge_words(result, r) for r in rows if r["n_scored"])
+    caveats = [_synthetic_caveat(result), _unscored_caveat(rows)]
+    risks = [_bias_risk(r) for r in rows if r["n_scored"]]
+    return Findings(
+        key + ".",
+        tuple(c for c in caveats if c),
+        tuple(r for r in risks if r),
+        detail=key_result(result),
+    )
+
+
+def _judge_words(result: JudgeGoldenResult, row: dict[str, Any]) -> str:
+    primary = row["judge"] == result.params.judges[0].name
+    return display.fill(
+        "{name} ({kind}{role}) about {est} of {n}, likely between {lo} and {hi}",
+        name=row["judge"],
+        kind=judge_kind(result, row["judge"]),
+        role=", primary judge" if primary else "",
+        est=percent(row["within_k"]),
+        n=count(int(row["n_scored"]), "scored item"),
+        lo=percent(row["within_k_low"]),
+        hi=percent(row["within_k_high"]),
+    )
+
+
+def _synthetic_caveat(result: JudgeGoldenResult) -> str:
+    if not is_demo(result):
+        return ""
+    return (
+        "The golden set is synthetic: its scores were assigned by rule for evalbench's demo, "
+        "not given by people, so the agreement shows how the method works, not how good a "
+        "judge is."
+    )
+
+
+def _unscored_caveat(rows: list[dict[str, Any]]) -> str:
+    lost = [r for r in rows if r["n_unscored"]]
+    if not lost:
+        return ""
+    each = "; ".join(
+        display.fill("{j} {u} of {n}", j=r["judge"], u=int(r["n_unscored"]), n=int(r["n_items"]))
+        for r in lost
+    )
+    return "Items a judge left unscored (an unreadable output or a failed call) are left out: " + (
+        each + "."
+    )
+
+
+def _bias_risk(row: dict[str, Any]) -> str:
+    """A judge more lenient or stricter than the golden scores beyond chance ("" if not)."""
+    low, high = row.get("bias_low", math.nan), row.get("bias_high", math.nan)
+    if not (low > 0 or high < 0):
+        return ""
+    return display.fill(
+        "<b>{j} is {side} than the golden scores</b>: {b:+.1f} points on average (likely "
+        "between {lo:+.1f} and {hi:+.1f}).",
+        j=row["judge"],
+        side="more lenient" if low > 0 else "stricter",
+        b=row["bias"],
+        lo=low,
+        hi=high,
+    )
 
 
 def synthetic_notice(result: JudgeGoldenResult) -> str:

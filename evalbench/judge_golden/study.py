@@ -399,6 +399,7 @@ STUDY = Study(
         "annotator_pairs": AnnotatorPairRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: M.measured_judges(result.judgments),
     # one annotator; no anchors

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from evalbench import display
+from evalbench.findings import Findings, count, percent
 from evalbench.tiers import expected_half_width, subset_label
 
 from .data import Section
@@ -105,6 +106,113 @@ def key_result(result: JudgePublicResult) -> str:
         + "; ".join(parts)
         + display.fill(". Intervals: {lvl:.0%} Wilson.</p>", lvl=_level(result))
         + tier_note(result)
+    )
+
+
+POSITION_RISK = 0.9
+"""A judge giving the same verdict in both orders on fewer pairs than this is a risk."""
+
+
+def findings(result: JudgePublicResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): each section's
+    headline agreement in words with its interval; caveats: noisy human labels, a subsample;
+    GPT-4's position inconsistency on MT-Bench as a risk."""
+    parts = []
+    if result.prd is not None:
+        parts.append(_prd_words(result.prd))
+    if result.pandalm is not None:
+        parts.append(_pandalm_words(result.pandalm))
+    if result.mtbench is not None:
+        parts.append(_mtbench_words(result))
+    key = "Published verdicts of real judges against real human labels (nothing simulated): "
+    caveats = [_noisy_humans(result), _subsample_caveat(result)]
+    risks = [_position_risk(result)]
+    return Findings(
+        key + "; ".join(parts) + ".",
+        tuple(c for c in caveats if c),
+        tuple(r for r in risks if r),
+        detail=key_result(result),
+    )
+
+
+def _prd_words(prd: PrdResult) -> str:
+    r = prd.table.set_index("reviewer").loc[prd.lead]
+    return display.fill(
+        "on PRD's Vicuna-80 questions, {rev} agrees with the MTurk majority on about {w} of {n} "
+        "(ties counted), likely between {lo} and {hi}",
+        rev=prd.lead,
+        w=percent(r["with_ties"]),
+        n=count(int(r["n"]), "item"),
+        lo=percent(r["with_ties_low"]),
+        hi=percent(r["with_ties_high"]),
+    )
+
+
+def _pandalm_words(panda: PandalmResult) -> str:
+    judges = "; ".join(
+        display.fill(
+            "{j} about {a}, likely between {lo} and {hi}",
+            j=r.judge,
+            a=percent(r.accuracy),
+            lo=percent(r.accuracy_low),
+            hi=percent(r.accuracy_high),
+        )
+        for r in panda.judges.itertuples()
+    )
+    return (
+        display.fill(
+            "on PandaLM's test set ({n}), agreement with the annotators' majority: ",
+            n=count(len(panda.frame), "pair"),
+        )
+        + judges
+    )
+
+
+def _mtbench_words(result: JudgePublicResult) -> str:
+    row = _all_pairs(result)
+    return display.fill(
+        "on MT-Bench, GPT-4 gives the same verdict in both answer orders on about {c} of {n}, "
+        "likely between {lo} and {hi}",
+        c=percent(row["consistency"]),
+        n=count(int(row["n_pairs"]), "pair"),
+        lo=percent(row["consistency_low"]),
+        hi=percent(row["consistency_high"]),
+    )
+
+
+def _noisy_humans(result: JudgePublicResult) -> str:
+    if result.prd is None:
+        return ""
+    return display.fill(
+        "The human labels are noisy: two MTurk workers agree with each other on only {w} of "
+        "items (ties counted), which caps how far any judge can agree with them.",
+        w=percent(result.prd.raters["with_ties"]),
+    )
+
+
+def _subsample_caveat(result: JudgePublicResult) -> str:
+    p = result.params
+    if p.tier == "full" and p.sample is None:
+        return ""
+    return display.fill(
+        "A subsample ({size}): the published numbers are not reproduced, and each share is "
+        "less certain than on the full data.",
+        size=subset_label(p.tier, p.sample),
+    )
+
+
+def _position_risk(result: JudgePublicResult) -> str:
+    if result.mtbench is None:
+        return ""
+    row = _all_pairs(result)
+    if not row["consistency"] < POSITION_RISK:
+        return ""
+    return display.fill(
+        "<b>GPT-4 is position-inconsistent on MT-Bench</b>: its verdict changes when the two "
+        "answers swap places in about {k} of {n}, so a single-order verdict depends on "
+        "which answer is shown first.",
+        k=percent(1 - row["consistency"]),
+        n=count(int(row["n_pairs"]), "pair"),
     )
 
 

@@ -185,6 +185,7 @@ STUDY = Study(
     notebook="judge_public.ipynb",
     records={},
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=measured,
 )

@@ -5,9 +5,10 @@ Evaluators", arXiv:2404.04475; Li et al. (2023), AlpacaEval (tatsu-lab/alpaca_ev
 Registered files are read through :mod:`evalbench.sources`.
 
 :func:`alpaca_eval_win_rate` reproduces the leaderboard's ``win_rate`` (and its SE, counts
-and ``discrete_win_rate``) bit for bit. The length-controlled win rate is *not* computed:
-its GLM needs AlpacaEval's ``df_gamed.csv`` and instruction difficulties from the Hugging
-Face hub, which are not registered sources, so it could not be reproduced exactly.
+and ``discrete_win_rate``) bit for bit. The length-controlled win rate
+(:func:`evalbench.arena_public.metrics.alpaca_length_controlled`) is the official GLM, but not
+the leaderboard's numbers: those need AlpacaEval's ``df_gamed.csv`` and instruction
+difficulties from the Hugging Face hub, which are not registered sources.
 """
 
 from __future__ import annotations

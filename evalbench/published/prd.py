@@ -105,9 +105,33 @@ def load_prd_ratings(reviewer: str) -> pd.DataFrame:
 
 def load_prd_lengths(models: Sequence[str] = PRD_REVIEWERS) -> pd.DataFrame:
     """Answer lengths (characters) of PRD's generations: ``model, question_id, chars``."""
-    rows = [
-        (model, int(row["question_id"]), len(row["text"]))
-        for model in models
-        for row in read_jsonl(sources.fetch(f"prd/generations/answer_{model}", progress=False))
-    ]
-    return pd.DataFrame(rows, columns=["model", "question_id", "chars"])
+    answers = load_prd_answers(models)
+    return answers.assign(chars=answers["text"].str.len()).drop(columns="text")
+
+
+def prd_answer_models() -> list[str]:
+    """The models whose Vicuna-80 answers PRD publishes (registered ``prd/generations/``):
+    bard, claude, gpt35, gpt4, vicuna-13b; the four Guanaco models its human votes also
+    compare have none in the repository."""
+    return [n.rsplit("/answer_", 1)[1] for n in sources.names("prd/generations/answer_")]
+
+
+def load_prd_answers(models: Sequence[str] | None = None) -> pd.DataFrame:
+    """PRD's Vicuna-80 answers (``data/vicuna80/generations``): ``model, question_id, text``.
+
+    Args:
+        models: whose answers (default: :func:`prd_answer_models`).
+
+    Raises:
+        ValueError: an answer without an int ``question_id`` and a string ``text``.
+    """
+    rows = []
+    for model in prd_answer_models() if models is None else models:
+        path = sources.fetch(f"prd/generations/answer_{model}", progress=False)
+        for number, row in enumerate(read_jsonl(path), start=1):
+            qid, text = row.get("question_id"), row.get("text")
+            if not isinstance(qid, int) or not isinstance(text, str):
+                raise ValueError(f"{path}: answer {number}: need an int question_id and a "
+                                 f"string text, got question_id={qid!r}")  # fmt: skip
+            rows.append((model, qid, text))
+    return pd.DataFrame(rows, columns=["model", "question_id", "text"])

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench import display, tiers
+from evalbench.findings import Findings
 
 from .records import RetryLoopResult
 from .scoring import FAILURES, STOP_REASONS, arm_order
@@ -58,6 +59,77 @@ def headlines(result: RetryLoopResult) -> dict[str, Any]:
     elif p.second_judge is None and result.effect is None:
         out["stops helping at round"] = str(result.stops["suggestion"] or "never")
     return out
+
+
+def findings(result: RetryLoopResult) -> Findings:
+    """What the study found (the report's opening, the summary's key result): the gain after
+    the last round and the suggestion's own effect over plain retries, in words with their
+    intervals, and where more rounds stop helping; caveats: no control arm, a threshold that
+    flatters the loop's own scores; the loop judge's self-preference as a risk."""
+    row = _last(result, result.gains, "suggestion")
+    key = display.fill(
+        "After {n} rounds, the answers retried with the judge's suggestion score about {g} "
+        "points higher than the first answers (weighted score), likely between {lo} and {hi}",
+        n=int(row["round"]),
+        g=f"{row['cumulative']:+.2f}",
+        lo=f"{row['cumulative_low']:+.2f}",
+        hi=f"{row['cumulative_high']:+.2f}",
+    )
+    if result.effect is not None:
+        eff = _last(result, result.effect)
+        key += display.fill(
+            "; over the same retries without the suggestion, the suggestion itself adds about "
+            "{e}, likely between {lo} and {hi}",
+            e=f"{eff['effect']:+.2f}",
+            lo=f"{eff['effect_low']:+.2f}",
+            hi=f"{eff['effect_high']:+.2f}",
+        )
+    stop = result.stops["suggestion"]
+    key += (
+        ". Every round helped." if stop is None else f". More rounds stop helping at round {stop}."
+    )
+    caveats = [_control_caveat(result), _threshold_caveat(result)]
+    risks = [_self_preference_risk(result)]
+    return Findings(
+        key,
+        tuple(c for c in caveats if c),
+        tuple(r for r in risks if r),
+        detail=key_result(result),
+    )
+
+
+def _control_caveat(result: RetryLoopResult) -> str:
+    if result.effect is not None:
+        return ""
+    return (
+        "No control arm: part of the gain is what any second try gives (and regression to the "
+        "mean), not the suggestion."
+    )
+
+
+def _threshold_caveat(result: RetryLoopResult) -> str:
+    if result.params.threshold is None:
+        return ""
+    return display.fill(
+        "The loop stops at a score of {t:g}, so the loop judge's own gains are flattered "
+        "(lucky scores stop, unlucky ones are retried); the suggestion's effect over the "
+        "control arm is free of this.",
+        t=result.params.threshold,
+    )
+
+
+def _self_preference_risk(result: RetryLoopResult) -> str:
+    d = result.second.difference if result.second is not None else None
+    if d is None or not (d["difference_low"] > 0 or d["difference_high"] < 0):
+        return ""
+    return display.fill(
+        "<b>The loop judge favours the answers it helped write</b>: its gains exceed a second "
+        "judge's by {v} points, likely between {lo} and {hi}; read the gains through the "
+        "second judge.",
+        v=f"{d['difference']:+.2f}",
+        lo=f"{d['difference_low']:+.2f}",
+        hi=f"{d['difference_high']:+.2f}",
+    )
 
 
 def kind(result: RetryLoopResult, name: str) -> str:

@@ -386,6 +386,7 @@ STUDY = Study(
         "second_judgments": SecondJudgmentRecord,
     },
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=lambda result: M.measured_arms(result.rounds),
     optional_records=frozenset({"second_judgments"}),  # without a second judge

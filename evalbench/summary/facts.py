@@ -11,12 +11,15 @@ outcomes show their manifest's headlines, as the index does.
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
+from evalbench.findings import Findings, marked_pair
+from evalbench.findings import from_row as findings_from_row
 from evalbench.history import compare_runs, read_ratings, summarize_outcomes
 from evalbench.history.runs import check_baseline
 from evalbench.importers import READERS, OutcomeError, RunOutcomes, read_outcomes
@@ -65,6 +68,9 @@ class Risk(NamedTuple):
     detail: str
     example: str
     hits: int
+    marked: str = ""
+    """The example as escaped HTML with the characters where the answer and the expected
+    answer differ in ``<mark>`` ("" when it has no such pair)."""
 
 
 class Facts(NamedTuple):
@@ -77,6 +83,9 @@ class Facts(NamedTuple):
     kind: str
     items: int
     systems: list[str]
+    """The systems the study measured (those its params list, or its results name)."""
+    judges: list[str]
+    """Also called, but not measured: the judges and graders (in the usage, not a system)."""
     simulated: frozenset[str]
     level: float
     headlines: list[Headline]
@@ -95,6 +104,9 @@ class Facts(NamedTuple):
     """Per system or judge with calls: outputs cut at ``max_tokens``, and its calls."""
     no_result: str
     """Why the run has no result at all ("" when it has one)."""
+    findings: Findings | None
+    """What the study found, in its own words (its report's opening; ``None`` for a run
+    written before studies stated them)."""
 
 
 def summary_facts(run_dir: Path) -> Facts:
@@ -113,6 +125,7 @@ def summary_facts(run_dir: Path) -> Facts:
     heads = no_result_headlines(heads, measured)
     baseline, how = _baseline(run_dir)
     changes, problem = changes_since(baseline, run, run_dir)
+    systems = _systems(heads, changes, params)
     return Facts(
         title=str(manifest.get("title") or run_dir.parent.name),
         description=str(params.get("description") or ""),
@@ -120,7 +133,8 @@ def summary_facts(run_dir: Path) -> Facts:
         run_id=run_dir.name,
         kind=str(manifest.get("kind") or ""),
         items=_items(run, manifest),
-        systems=_systems(heads, changes, manifest),
+        systems=systems,
+        judges=sorted(set(_usage(manifest)) - set(systems) - {""}),
         simulated=simulated_names(manifest) | (run.simulated if run else frozenset()),
         level=level,
         headlines=heads,
@@ -135,6 +149,7 @@ def summary_facts(run_dir: Path) -> Facts:
         measured=measured,
         truncated=truncated(manifest),
         no_result=str(manifest.get("no_result") or ""),
+        findings=findings_from_row(_shown(manifest).get("findings")),
     )
 
 
@@ -165,8 +180,13 @@ def truncated(manifest: dict[str, Any]) -> list[tuple[str, int, int]]:
     return [(str(u["system"]), int(u.get("truncated") or 0), int(u["calls"])) for u in usage]
 
 
-def _systems(heads: list[Headline], changes: list[Change], manifest: dict[str, Any]) -> list[str]:
-    named = {h.system for h in heads} | {c.system for c in changes} | set(_usage(manifest))
+def _systems(heads: list[Headline], changes: list[Change], params: dict[str, Any]) -> list[str]:
+    """The systems measured: those the params list and those the results name (an imported
+    predictions file); a judge or grader is not one (:attr:`Facts.judges`)."""
+    listed = params.get("systems")
+    listed = listed if isinstance(listed, list) else []
+    named = {str(s.get("name")) for s in listed if isinstance(s, dict) and s.get("name")}
+    named |= {h.system for h in heads} | {c.system for c in changes}
     return sorted(named - {""})
 
 
@@ -208,11 +228,18 @@ def _headline(row: Any) -> Headline:
                     *numbers)  # fmt: skip
 
 
+def _shown(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The published attempt's part of the manifest (a later attempt may have failed)."""
+    if manifest.get("status") in PUBLISHED_STATUSES:
+        return manifest
+    published = manifest.get("published")
+    return published if isinstance(published, dict) else {}
+
+
 def text_headlines(manifest: dict[str, Any]) -> list[Headline]:
     """A study without per-item outcomes: its manifest's headlines, as the index shows them."""
-    shown = manifest if manifest.get("status") in PUBLISHED_STATUSES else manifest.get("published")
     rows = []
-    for label, value in ((shown or {}).get("headlines") or {}).items():
+    for label, value in (_shown(manifest).get("headlines") or {}).items():
         number = float(value) if isinstance(value, int | float) else math.nan
         text = f"{value:.3f}" if isinstance(value, float) else str(value)
         rows.append(Headline("", str(label), "text", True, number, math.nan, math.nan, 0, text))
@@ -359,10 +386,10 @@ def _failure_risks(run: RunOutcomes, run_dir: Path) -> list[Risk]:
             title, meaning = f"Misses on {metric}", f"the result did not meet {metric}"
         per_system = ", ".join(f"{s}: {k:,d}" for s, k in hit.groupby("system").size().items())
         first = hit.iloc[0]
+        shown = Example(run_dir, str(first["item_id"]), str(first["system"]), first, run.slices)
         out.append(Risk(
             title, f"{len(hit):,d} of {len(frame):,d} answers — {meaning} ({per_system})",
-            example(run_dir, str(first["item_id"]), str(first["system"]), first, run.slices),
-            len(hit),
+            shown.text(), len(hit), shown.marked(),
         ))  # fmt: skip
     return out
 
@@ -404,22 +431,42 @@ EXPECTED_FIELDS = ("expected", "correct_answer", "ground_truth", "reference")
 SHOWN_CHARS = 160
 
 
-def example(run_dir: Path, item: str, system: str, outcome: Any, slices: tuple[str, ...]) -> str:
+class Example:
     """One item in words: its id and slice, and from its record what the system answered,
     what was expected, or the error (each cut to :data:`SHOWN_CHARS`)."""
-    where = "".join(f", {s} {outcome[s]}" for s in slices if s in outcome)
-    head = f"{item}{where} ({system})"
-    row = find_record(run_dir, item, system)
-    if row is None:
-        return head
-    answer = next((row[f] for f in ANSWER_FIELDS if row.get(f) not in (None, "")), None)
-    expected = next((row[f] for f in EXPECTED_FIELDS if row.get(f) not in (None, "")), None)
-    parts = [f"error: {_cut(row['error'])}"] if row.get("error") not in (None, "") else []
-    if answer is not None:
-        parts.append(f"answered “{_cut(answer)}”")
-    if expected is not None:
-        parts.append(f"expected “{_cut(expected)}”")
-    return head + (": " + "; ".join(parts) if parts else "")
+
+    def __init__(
+        self, run_dir: Path, item: str, system: str, outcome: Any, slices: tuple[str, ...]
+    ):
+        where = "".join(f", {s} {outcome[s]}" for s in slices if s in outcome)
+        self.head = f"{item}{where} ({system})"
+        row = find_record(run_dir, item, system) or {}
+        self.error = _cut(row["error"]) if row.get("error") not in (None, "") else None
+        self.answer = _field(row, ANSWER_FIELDS)
+        self.expected = _field(row, EXPECTED_FIELDS)
+
+    def text(self) -> str:
+        """``t30, level L1 (a): error: ...; answered “x”; expected “y”``."""
+        parts = [f"error: {self.error}"] if self.error is not None else []
+        if self.answer is not None:
+            parts.append(f"answered “{self.answer}”")
+        if self.expected is not None:
+            parts.append(f"expected “{self.expected}”")
+        return self.head + (": " + "; ".join(parts) if parts else "")
+
+    def marked(self) -> str:
+        """:meth:`text` as escaped HTML with the span where the answer and the expected
+        answer differ in ``<mark>`` ("" without both)."""
+        if self.answer is None or self.expected is None:
+            return ""
+        answer, expected = marked_pair(self.answer, self.expected)
+        error = f"error: {html.escape(self.error)}; " if self.error is not None else ""
+        return f"{html.escape(self.head)}: {error}answered “{answer}”; expected “{expected}”"
+
+
+def _field(row: dict[str, Any], fields: tuple[str, ...]) -> str | None:
+    value = next((row[f] for f in fields if row.get(f) not in (None, "")), None)
+    return None if value is None else _cut(value)
 
 
 def _cut(value: Any) -> str:

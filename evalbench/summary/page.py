@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from evalbench.alerts.shown import shown
+from evalbench.findings import safe_html
 from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
 
@@ -62,8 +63,8 @@ def metric_words(metric: str) -> str:
 def summary_html(facts: Facts) -> str:
     """The whole page."""
     body = "".join([
-        _head(facts), _measured(facts), _results(facts), _changes(facts), _costs(facts),
-        _risks(facts), _foot(facts),
+        _head(facts), _found(facts), _measured(facts), _results(facts), _changes(facts),
+        _costs(facts), _risks(facts), _foot(facts),
     ])  # fmt: skip
     return _PAGE.format(title=e(facts.title), body=body)
 
@@ -136,16 +137,34 @@ def _head(facts: Facts) -> str:
     )
 
 
+def _found(facts: Facts) -> str:
+    """The study's own key result and caveats, as its report opens (none when the run has no
+    result: the notice above says why)."""
+    found = facts.findings
+    if found is None or facts.no_result:
+        return ""
+    text = f"<h2>What the study found</h2><p>{safe_html(found.key_result)}</p>"
+    if found.caveats:
+        text += f'<p class="warn"><b>Read with care:</b> {safe_html(found.caveats[0])}</p>'
+    if len(found.caveats) > 1:
+        text += "<ul>" + "".join(f"<li>{safe_html(c)}</li>" for c in found.caveats[1:]) + "</ul>"
+    return text
+
+
 def _measured(facts: Facts) -> str:
     tier = TIER_WORDS.get(facts.tier, "")
-    systems = ", ".join(facts.systems) or "—"
-    size = f"{facts.items:,d} tasks{tier}, " if facts.items else ""
+    size = f"{facts.items:,d} task{'' if facts.items == 1 else 's'}{tier}" if facts.items else ""
+    count = len(facts.systems)
+    systems = f"{count} system{'' if count == 1 else 's'}: {', '.join(facts.systems)}"
+    shape = "; ".join(part for part in (size, systems if count else "") if part)
+    judges = f"Judges and graders (not rated): {', '.join(facts.judges)}." if facts.judges else ""
     metrics = list(dict.fromkeys(h.metric for h in facts.headlines if h.kind != "text"))
     what = "".join(f"<li>{e(m)}: {e(metric_words(m))}</li>" for m in metrics)
     return (
         "<h2>What was measured</h2>"
         + (f"<p>{e(facts.description)}</p>" if facts.description else "")
-        + f"<p>{e(size)}{len(facts.systems)} system(s): {e(systems)}.</p>"
+        + (f"<p>{e(shape)}.</p>" if shape else "")
+        + (f"<p>{e(judges)}</p>" if judges else "")
         + (f"<ul>{what}</ul>" if what else "")
         + _scored(facts)
     )
@@ -170,6 +189,8 @@ def _scored(facts: Facts) -> str:
 
 
 def _results(facts: Facts) -> str:
+    if facts.findings is not None and all(h.kind == "text" for h in facts.headlines):
+        return ""  # the index's bare numbers: the study's key result says them in words
     items = "".join(_headline(h) for h in facts.headlines) or "<li>No results.</li>"
     note = ""
     if any(h.kind != "text" for h in facts.headlines):
@@ -187,13 +208,21 @@ def _headline(h: Headline) -> str:
         )
         return f"<li>{who}: {e(h.text)}</li>"
     unit = "tasks" if h.kind != "rating" else "comparisons"
+    value = (
+        f"<b>about {e(number(h.estimate, h.kind))}</b>, likely between "
+        f"{e(number(h.low, h.kind))} and {e(number(h.high, h.kind))}"
+    )
+    if h.kind == "rating" and h.low == h.high == h.estimate:
+        value = (
+            f"<b>fixed at {e(number(h.estimate, h.kind))}</b>, the anchor the other "
+            "ratings are measured from (so it has no range)"
+        )
     numbers = (f'data-system="{e(h.system)}" data-metric="{e(h.metric)}" '
                f'data-estimate="{h.estimate!r}" data-low="{h.low!r}" data-high="{h.high!r}" '
                f'data-n="{h.n}"')  # fmt: skip
     return (
         f'<li class="headline" {numbers}><b>{e(h.system)}</b> — {e(h.metric)}: '
-        f"<b>about {e(number(h.estimate, h.kind))}</b>, likely between "
-        f"{e(number(h.low, h.kind))} and {e(number(h.high, h.kind))} ({h.n:,d} {unit})</li>"
+        f"{value} ({h.n:,d} {unit})</li>"
     )
 
 
@@ -250,6 +279,8 @@ def _signed(value: float, kind: str) -> str:
 
 
 def _costs(facts: Facts) -> str:
+    if facts.findings is not None and facts.findings.cost:
+        return f"<h2>Cost</h2><p>{safe_html(facts.findings.cost)}</p>"
     if not facts.costs:
         return "<h2>Cost</h2><p>No model calls were recorded in this run.</p>"
     items = []
@@ -264,16 +295,24 @@ def _costs(facts: Facts) -> str:
     return f"<h2>Cost</h2><ul>{''.join(items)}</ul>"
 
 
+MAX_RISKS = 4
+"""The study's own risks first, then the failure kinds, this many in all."""
+
+
 def _risks(facts: Facts) -> str:
-    if not facts.risks and not facts.headlines:  # nothing measured: no failure to be seen
+    own = list(facts.findings.risks) if facts.findings and not facts.no_result else []
+    if not facts.risks and not own and not facts.headlines:  # nothing measured: nothing seen
         return "<h2>Top risks</h2><p>None to show: nothing was measured.</p>"
-    if not facts.risks:
+    if not facts.risks and not own:
         return "<h2>Top risks</h2><p>No failures of any kind were recorded.</p>"
-    return "<h2>Top risks</h2><ol>" + "".join(_risk(r) for r in facts.risks) + "</ol>"
+    items = [f"<li>{safe_html(r)}</li>" for r in own[:MAX_RISKS]]
+    items += [_risk(r) for r in facts.risks[: max(0, MAX_RISKS - len(items))]]
+    return "<h2>Top risks</h2><ol>" + "".join(items) + "</ol>"
 
 
 def _risk(r: Risk) -> str:
-    sample = f'<div class="example">Example: {e(r.example)}</div>' if r.example else ""
+    shown = r.marked or e(r.example)
+    sample = f'<div class="example">Example: {shown}</div>' if r.example else ""
     return f"<li><b>{e(r.title)}</b>: {e(r.detail)}.{sample}</li>"
 
 

@@ -4,12 +4,15 @@ headlines. Text only: figures live in figures.py."""
 from __future__ import annotations
 
 import math
+from math import nan
 from typing import Any
 
 import pandas as pd
 
 from evalbench import display
 from evalbench.display import count, fill
+from evalbench.executors.base import redact_address
+from evalbench.findings import Findings, percent
 
 from .expand import ZIPPED
 from .records import SweepResult
@@ -70,9 +73,16 @@ def notes(result: SweepResult) -> list[str]:
 
 
 def _settings(result: SweepResult, config: int) -> str:
+    """A configuration's swept values (a URL without its credentials, query or fragment)."""
     row = result.cells[result.cells["config"] == config].iloc[0]
-    shown = [f"{f.removesuffix(ZIPPED)} = {row[f]}" for f in result.factors]
+    shown = [f"{f.removesuffix(ZIPPED)} = {_shown_value(row[f])}" for f in result.factors]
     return ", ".join(shown) or "the study as written"
+
+
+def _shown_value(value: Any) -> Any:
+    if isinstance(value, str) and "://" in value:
+        return redact_address(value)
+    return value
 
 
 def key_result(result: SweepResult) -> str:
@@ -89,6 +99,162 @@ def key_result(result: SweepResult) -> str:
         ok=f"{ok} of {len(cells)}",
     )
     return head + best_sentence(result) + "</p>"
+
+
+SHARE_WORDS = ("accuracy", "rate", "share", "success", "within", "pass@")
+"""A ranking metric whose name has one of these, with values in [0, 1], reads as a percentage."""
+
+
+def findings(result: SweepResult) -> Findings:
+    """What the sweep found (the report's opening, the summary's key result): its cells and
+    how many ended ok, the best configuration with its uncertainty and what it was (not)
+    told apart from; the cells that did not end ok first among the caveats; the cost per
+    cell from the cells themselves."""
+    cells = result.cells
+    ok = int((cells["status"] == "ok").sum())
+    head = fill(
+        "{cells} ({configs} × {seeds}); {ok} of {n} ended ok. ",
+        cells=count(len(cells), "cell"),
+        configs=count(cells["config"].nunique(), "configuration"),
+        seeds=count(cells["seed"].nunique(), "seed"),
+        ok=ok,
+        n=len(cells),
+    )
+    caveats = [_failed_caveat(result), _tied_caveat(result)]
+    return Findings(
+        head + _best_words(result),
+        tuple(c for c in caveats if c),
+        cost=_cost_words(result),
+        detail=key_result(result),
+    )
+
+
+def _shown(result: SweepResult, value: float) -> str:
+    values = result.estimates["estimate"].dropna() if len(result.estimates) else pd.Series()
+    share = any(w in result.metric.lower() for w in SHARE_WORDS) and values.between(0, 1).all()
+    return percent(value) if share else _num(value)
+
+
+def _spread(result: SweepResult, value: float) -> str:
+    """A half-width as the metric reads: percentage points for a share."""
+    shown = _shown(result, value)
+    return f"{value * 100:.0f} points" if shown.endswith("%") else shown
+
+
+def _best_words(result: SweepResult) -> str:
+    """The best configuration, its value with its uncertainty, and what it beat."""
+    best = _best_row(result)
+    if best is None:
+        return "No cell ended ok: nothing to rank."
+    config, system = int(best["config"]), str(best["system"])
+    name = _entry(config, system, result)
+    text = fill(
+        "Best by {m}: <b>{name}</b> ({settings}): ",
+        m=result.metric,
+        name=name,
+        settings=_settings(result, config),
+    )
+    if int(best["seeds"]) > 1:
+        text += fill(
+            "about {est}, the mean over {k} (seeds from {lo} to {hi}; each run's own interval "
+            "±{hw})",
+            est=_shown(result, best["estimate"]),
+            k=count(int(best["seeds"]), "seed"),
+            lo=_shown(result, best["low_seed"]),
+            hi=_shown(result, best["high_seed"]),
+            hw=_spread(result, best["half_width"]),
+        )
+    else:
+        own = _own_interval(result, config, system)
+        text += fill(
+            "about {est}, likely between {lo} and {hi} (one seed)",
+            est=_shown(result, best["estimate"]),
+            lo=_shown(result, own[0]),
+            hi=_shown(result, own[1]),
+        )
+    return text + _beaten(result) + "."
+
+
+def _own_interval(result: SweepResult, config: int, system: str) -> tuple[float, float]:
+    cell = set(result.cells.loc[result.cells["config"] == config, "cell"])
+    est = result.estimates
+    row = est[est["cell"].isin(cell) & (est["system"] == system) & (est["metric"] == result.metric)]
+    return (float(row["low"].iloc[0]), float(row["high"].iloc[0])) if len(row) else (nan, nan)
+
+
+def _beaten(result: SweepResult) -> str:
+    best, alpha = result.best, result.params.sweep.alpha
+    compared = best[best["n"] > 0] if len(best) else best
+    if not len(compared):
+        return ""
+    tied = not_separated(compared, alpha)
+    better = compared[~compared.index.isin(tied.index)]
+    parts = (
+        [fill("better than {o} beyond chance", o=_entries(better, result))] if len(better) else []
+    )
+    if len(tied):
+        parts.append(fill("not told apart from {o}", o=_entries(tied, result)))
+    return "; " + " and ".join(parts)
+
+
+def _failed_caveat(result: SweepResult) -> str:
+    bad = result.cells[result.cells["status"] != "ok"]
+    if not len(bad):
+        return ""
+    each = "; ".join(
+        fill(
+            "cell {c} (config {k}, seed {s}) {st}: {r}",
+            c=r.cell,
+            k=r.config,
+            s=r.seed,
+            st=r.status,
+            r=r.reason or "no reason given",
+        )
+        for r in bad.itertuples()
+    )
+    its = "its numbers are" if len(bad) == 1 else "their numbers are"
+    text = (
+        fill(
+            "{k} of {n} did not end ok, so {its} left out: ",
+            k=len(bad),
+            n=count(len(result.cells), "cell"),
+            its=its,
+        )
+        + each
+        + "."
+    )
+    return text + _not_compared(result).replace(" Not compared:", " Not compared with the best:")
+
+
+def _tied_caveat(result: SweepResult) -> str:
+    best = result.best
+    compared = best[best["n"] > 0] if len(best) else best
+    if not len(compared) or not len(not_separated(compared, result.params.sweep.alpha)):
+        return ""
+    return (
+        "The best is picked on the same data it is measured on, so its lead over the "
+        "configurations it is not told apart from is if anything overstated."
+    )
+
+
+def _cost_words(result: SweepResult) -> str:
+    """``$0.03 to $0.69 per cell (mean $0.36), $0.72 in all over 12 cells``, from the cells."""
+    costs = result.cells["cost_usd"].dropna().astype(float) if len(result.cells) else pd.Series()
+    if not len(costs):
+        return ""
+    if not costs.sum():
+        return fill(
+            "No recorded cost in any of the {n} (simulated, unpriced or cached calls).",
+            n=count(len(costs), "cell"),
+        )
+    return fill(
+        "${lo:.2f} to ${hi:.2f} per cell (mean ${mean:.2f}), ${total:.2f} in all over {n}.",
+        lo=costs.min(),
+        hi=costs.max(),
+        mean=costs.mean(),
+        total=costs.sum(),
+        n=count(len(costs), "cell"),
+    )
 
 
 def best_sentence(result: SweepResult) -> str:

@@ -774,6 +774,7 @@ STUDY = Study(
     records={"cells": CellRecord, "comparisons": ComparisonRecord},
     optional_records=frozenset({"comparisons"}),
     headlines=report.headlines,
+    findings=report.findings,
     counts=counts,
     measured=measured,
     notes=report.notes,

@@ -99,3 +99,69 @@ def test_ratings_table_shows_only_present_columns_and_notes_need_truth():
     html = report.ratings_table(r)
     assert "true_rating" not in html and "online_elo" in html
     assert report.truth_note(r) == ""  # pairwise without a truth table: nothing to say
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def test_findings_rate_the_systems_and_mark_the_anchor_fixed():
+    found = report.findings(result())
+    rated = result().table.set_index("model")
+    low, high = rated.loc[X, "ci_low"], rated.loc[X, "ci_high"]
+    assert (
+        f"&lt;b&gt;x&lt;/b&gt; (real) about 1191, likely between {low:.0f} and {high:.0f}"
+        in found.key_result
+    )  # 1000 + 400·log10(30/10) = 1190.8
+    assert "y (simulated) is the anchor, fixed at 1000" in found.key_result
+    assert "from 40 battles judged by j (simulated)" in found.key_result
+    assert "j" not in [r.split(" ")[0] for r in found.key_result.split("; ")]  # no judge rating
+
+
+def test_the_judges_position_and_length_bias_are_the_top_risks_with_their_numbers():
+    # 20 pairs in both orders, 10 inconsistent (consistency 50%), 8 of them for the first shown
+    bias = PositionBias(
+        n=20, consistency=0.5, n_inconsistent=10, first_preference=0.8, first_position_win_rate=0.6
+    )
+    longer = (Interval(0.83, 0.70, 0.91, 0.95), 30)
+    found = report.findings(result(position=bias, longer=longer))
+    assert found.caveats[0] == (
+        "These ratings are what one judge, j (simulated), prefers, not a measure of correctness: "
+        "its biases (the risks below) move them."
+    )
+    position, length = found.risks
+    assert position.startswith("<b>The judge is position-inconsistent</b>: in 10 of 20 pairs")
+    assert "(50%) its verdict changed when the two answers swapped places" in position
+    assert "counted as ties" in position  # the default policy: inconsistent -> tie
+    assert length.startswith("<b>The judge prefers the longer answer</b>: its verdict")
+    assert "favoured the longer one in about 83% of 30 decisive pairs" in length
+    assert "likely between 70% and 91%; 50% would be no preference" in length
+
+
+def test_a_judge_without_a_clear_bias_is_no_risk():
+    bias = PositionBias(
+        n=20, consistency=0.95, n_inconsistent=1, first_preference=1.0, first_position_win_rate=0.5
+    )
+    longer = (Interval(0.55, 0.40, 0.69, 0.95), 30)  # 50% inside the interval
+    assert report.findings(result(position=bias, longer=longer)).risks == ()
+
+
+def test_a_ranking_that_changes_once_length_is_controlled_is_the_top_caveat():
+    lc = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "win_rate": [70.0, 60.0],
+            "lc_win_rate": [52.0, 58.0],
+            "lc_standard_error": [1.0, 1.0],
+            "note": ["", ""],
+        }
+    )
+    found = report.findings(result(lc=lc))
+    assert found.caveats[0] == (
+        "The order changes once answer length is controlled, to b then a (win rates against "
+        "y, raw → controlled for answer length (AlpacaEval 2.0's length-controlled win rate): "
+        "a 70% → 52%, b 60% → 58%)."
+    )
+    same = lc.assign(lc_win_rate=[62.0, 58.0])
+    found = report.findings(result(lc=same))
+    assert found.caveats[0].startswith("These ratings are what one judge")  # nothing moved
+    assert found.caveats[-1].endswith("a 70% → 62%, b 60% → 58%; the order stays the same.")

@@ -122,3 +122,40 @@ def test_public_battles_and_license(mirror):
     assert "model outputs: provider terms" in public_license("arena_hard_pr44")
     with pytest.raises(ArenaError, match="unknown dataset 'alpaca_eval'"):
         arena_public.public_battles("alpaca_eval")
+
+
+def test_prd_publishes_the_answers_of_five_of_its_nine_models(mirror):
+    from evalbench.arena_public.data import public_answers
+    from evalbench.published.prd import load_prd_lengths, prd_answer_models
+
+    assert prd_answer_models() == ["bard", "claude", "gpt35", "gpt4", "vicuna-13b"]
+    answers = public_answers("prd_human")
+    assert answers is not None and answers.groupby("model").size().tolist() == [80] * 5
+    assert sorted(answers["question_id"].unique()) == list(range(1, 81))
+    voted = set(arena_public.public_battles("prd_human")[["model_a", "model_b"]].stack())
+    assert voted - set(answers["model"]) == {"guanaco-7b", "guanaco-13b", "guanaco-33b",
+                                             "guanaco-65b"}  # fmt: skip
+    lengths = load_prd_lengths(["gpt4"])  # the lengths the judge study reads, from the answers
+    assert (
+        lengths["chars"].tolist()
+        == answers.loc[answers["model"] == "gpt4", "text"].str.len().tolist()
+    )
+
+
+def test_public_answers_none_where_unpublished_and_unknown_named():
+    from evalbench.arena_public.data import PUBLIC_DATASETS, public_answers
+
+    assert public_answers("arena_hard_pr44") is None
+    assert PUBLIC_DATASETS["arena_hard_pr44"].answers.startswith("No style control")
+    with pytest.raises(ArenaError, match="unknown dataset 'lmsys'"):
+        public_answers("lmsys")
+
+
+def test_a_prd_answer_without_text_is_refused(tmp_path, monkeypatch):
+    from evalbench.published import prd
+
+    bad = tmp_path / "answers.jsonl"
+    bad.write_text('{"question_id": 1, "text": "ok"}\n{"question_id": 2, "text": null}\n')
+    monkeypatch.setattr(prd.sources, "fetch", lambda name, progress=False: bad)
+    with pytest.raises(ValueError, match="answer 2: need an int question_id and a string text"):
+        prd.load_prd_answers(["gpt4"])

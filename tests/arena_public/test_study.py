@@ -89,3 +89,54 @@ def test_the_package_exports_what_its_docstring_lists():
     assert all(
         re.search(rf"\b{name}\b", doc) and hasattr(package, name) for name in package.__all__
     )
+
+
+def _records(run, name: str) -> list[dict]:
+    return [json.loads(line) for line in (run.dir / "records" / f"{name}.jsonl").open()]
+
+
+@pytest.mark.slow  # reads PRD's 65 files and fits 50 bootstrap rounds twice
+def test_prd_run_style_controls_the_votes_whose_answers_are_published(tmp_path, mirror):
+    from evalbench.studies import open_run
+
+    text = PUBLIC + "public: [prd_human, arena_hard_pr44]\nbootstrap_rounds: 50\n"
+    run = open_run(params_file(tmp_path, text))
+    result = arena_public.run(run)
+    style = result.rated["prd_human"].style
+    assert style is not None and style.control is not None and len(style.battles) == 1760
+    assert result.rated["arena_hard_pr44"].style.control is None
+    rows = _records(run, "style_ratings")
+    assert {r["dataset"] for r in rows} == {"prd_human"}  # Arena-Hard: no answers
+    assert sorted(r["model"] for r in rows) == ["bard", "claude", "gpt35", "gpt4", "vicuna-13b"]
+    assert all(r["rounds"] == 50 and r["rank"] - r["style_rank"] == r["rank_change"] for r in rows)
+    coefs = _records(run, "style_coefficients")
+    assert [c["feature"] for c in coefs] == ["tokens", "headers", "lists", "bold"]
+    assert [c["estimable"] for c in coefs] == [True, False, True, True]  # no PRD answer has '# '
+    battles = [b for b in _records(run, "battles") if b["dataset"] == "prd_human"]
+    answered = [b for b in battles if b["tokens_a"] is not None]
+    assert len(battles) == 7040 and len(answered) == 1760
+    assert all("guanaco" not in b["model_a"] + b["model_b"] for b in answered)
+    for name, record in study.STUDY.records.items():
+        for row in _records(run, name):
+            record.model_validate(row)
+
+
+@pytest.mark.slow  # AlpacaEval's 5 annotation files, 2 bootstraps, 4 GLMs
+def test_alpaca_run_has_style_control_and_lc_win_rates_in_its_records(tmp_path, mirror):
+    from evalbench.studies import open_run
+
+    text = PUBLIC + "public: [alpaca_eval]\nbootstrap_rounds: 40\nsample: 60\n"
+    run = open_run(params_file(tmp_path, text))
+    result = arena_public.run(run)
+    assert result.alpaca_style is not None and result.alpaca_lc is not None
+    n = len(result.alpaca.battles.drop_duplicates(["model_b", "question_id"]))
+    assert n == 4 * result.alpaca_lc.set_index("model").loc["alpaca-7b", "n"]  # same instructions
+    ratings = {r["model"]: r for r in _records(run, "ratings")}
+    lc = result.alpaca_lc.set_index("model")
+    for model, row in ratings.items():
+        assert row["lc_win_rate"] == pytest.approx(lc.loc[model, "lc_win_rate"])
+        assert row["leaderboard_lc_win_rate"] == pytest.approx(
+            lc.loc[model, "leaderboard_lc_win_rate"])  # fmt: skip
+    styled = {r["model"]: r for r in _records(run, "style_ratings")}
+    assert styled["gpt4_1106_preview"]["style_rating"] == 1000.0  # the anchor, as the raw one
+    assert "SUBSAMPLE" in report.key_result(result)  # the leaderboard is not reproduced on it

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 import pytest
-from bfcl.cases import hand_made_result, verdicts
+from bfcl.cases import hand_made_result, verdict_rows, verdicts
 
 from evalbench.bfcl import report
 from evalbench.bfcl.records import BfclResult
@@ -137,3 +137,48 @@ def test_key_result_gives_no_number_for_a_system_that_never_called(result):
         "quiet (real model) no result: 0 of 4 items scored — no function call by this system "
         "in any item that needs one × 4"
     ) in text
+
+
+# ------------------------------------------------------------------ findings
+
+
+def test_findings_state_each_share_in_words_and_leave_out_a_system_with_none_scored(result):
+    found = report.findings(result)
+    lo, hi = wilson(3, 4)
+    assert f"{lo:.3f}, {hi:.3f}" == "0.301, 0.954"
+    assert (
+        "files (result files) about 75% of 4 items in 1 category, likely between 30% and 95%"
+        in (found.key_result)
+    )
+    assert "real" not in found.key_result  # both calls failed: no number (a caveat says so)
+    assert found.detail == report.key_result(result)
+
+
+def test_result_sets_with_different_categories_are_compared_on_the_shared_ones_only(tmp_path):
+    # files: simple_python 2 of 3 valid, multiple 2 of 2; simmy: simple_python 1 of 3 only
+    rows = [("files", "simple_python", v, None, None) for v in (True, True, False)]
+    rows += [("files", "multiple", True, None, None)] * 2
+    rows += [("simmy", "simple_python", v, None, None) for v in (True, False, False)]
+    base = hand_made_result(tmp_path)
+    params = base.params.model_copy(update={"categories": ["simple_python", "multiple"]})
+    found = report.findings(base._replace(params=params, verdicts=verdict_rows(rows)))
+    caveat = found.caveats[0]
+    assert caveat.startswith(
+        "<b>Not directly comparable</b>: the systems were scored on different categories"
+    )
+    assert "categories: files on 2 of 2; simmy on 1 of 2 (not submitted: multiple). " in caveat
+    lo, hi = wilson(2, 3)  # on simple_python alone: files 2 of 3, simmy 1 of 3
+    assert f"{lo:.3f}, {hi:.3f}" == "0.208, 0.939"
+    assert (
+        "On the 1 category all of them have (simple_python): files about 67%, likely "
+        "between 21% and 94%; simmy about 33%"
+    ) in caveat
+
+
+def test_the_demo_items_are_the_top_caveat(tmp_path):
+    base = hand_made_result(tmp_path)
+    demo = base._replace(params=base.params.model_copy(update={"data": "demo"}))
+    assert report.findings(demo).caveats[0] == (
+        "The items are evalbench's own demo items in BFCL's file format, not BFCL's: the "
+        "numbers show how the pipeline works, not how a model does on the leaderboard."
+    )

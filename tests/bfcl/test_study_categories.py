@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 
 from evalbench import bfcl
 from evalbench.bfcl import backends, figures, report
-from evalbench.bfcl.schema import CATEGORIES, MULTI_TURN, PYTHON
 from evalbench.bfcl.published import published_extras
+from evalbench.bfcl.schema import CATEGORIES, MULTI_TURN, PYTHON
 from evalbench.params import ParamsError
 from evalbench.studies import open_run
 

@@ -60,3 +60,16 @@ def test_the_tasks_table_shows_whole_seconds_as_whole_numbers(result):
     assert table["max_time_s"].tolist() == [60] and table["max_time_s"].dtype.kind == "i"
     html = display.table_html(table)
     assert ">60<" in html and "60.000" not in html
+
+
+def test_findings_give_the_success_share_in_words_and_the_offline_web_first(result):
+    row = result.levels[result.levels["level"] == "all"].iloc[0]
+    found = report.findings(result)
+    assert (
+        f"&lt;script&gt;alert(1)&lt;/script&gt; (simulated agent) about "
+        f"{row['success_rate'] * 100:.0f}%, likely between {row['success_low'] * 100:.0f}% and "
+        f"{row['success_high'] * 100:.0f}%"
+    ) in found.key_result
+    assert "Share of the 6 tasks done" in found.key_result
+    assert found.caveats[0].startswith("The web is evalbench's own small invented one")
+    assert EVIL not in " ".join(found.caveats)

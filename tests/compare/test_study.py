@@ -43,6 +43,14 @@ def test_a_comparison_of_two_runs_with_one_improved_system(gaia_run, tmp_path):
     assert "<b>new</b> vs <b>old</b>, grow accuracy (higher is better): 0.000 → 0.600" in sentence
     assert "change +0.600" in sentence and "on 20 paired items" in sentence
     assert "changes smaller than" in sentence  # keep: no change, stated with its resolution
+    found = report.findings(result)
+    # grow: 0 of 20 -> 12 of 20 = +60 points, a real improvement
+    assert (
+        f"new vs old, item by item: grow accuracy went from 0% to 60% (+60 points, likely "
+        f"between {grow.low * 100:+.0f} and {grow.high * 100:+.0f}): a real improvement"
+    ) in found.key_result
+    assert "keep accuracy stayed at 50% (+0 points" in found.key_result
+    assert found.caveats[0].startswith("“No change” is not proof of none: with 20 paired items")
     assert report.headlines(result)["improvements (Holm)"] >= 1
     assert report.headlines(result)["regressions (Holm)"] == 0
     assert "No regression" in report.regressions_sentence(result)

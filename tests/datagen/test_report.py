@@ -177,3 +177,23 @@ def test_human_sentences_by_hand() -> None:
     assert "human pass rate (approved) 50.0% (95% Wilson interval 9.5% to 90.5%)" in text
     assert "mean score ≥ 3.5 for 100.0%" in text  # totals 4 and 3.5
     assert "Status counts: approved 1, rejected 0, needs_revision 1." in text
+
+
+def test_findings_state_the_problems_judge_and_win_rate_in_words() -> None:
+    found = report.findings(_result())
+    win = _result().summary.win.table.loc["win_rate"]
+    assert "3 valid problems of 4 requested from generator gpt-x (real model)" in found.key_result
+    assert "judge-sim (simulated) gave them a mean score of about 4.0 of 5" in found.key_result
+    assert (  # (2 wins + 2 ties / 2) / 5 = 60%
+        f"against real AIME problems they win about 60% of 5 pairs, likely between "
+        f"{win['low'] * 100:.0f}% and {win['high'] * 100:.0f}% (50% = parity)"
+    ) in found.key_result
+    assert "2 of 3 quality criteria met." in found.key_result
+    assert found.caveats[0] == (
+        "No person reviewed the problems: their quality is an LLM judge's opinion."
+    )
+    # pass rate 2/3 < 0.8: the unmet criterion is a risk with its numbers
+    assert (
+        "<b>Not met: judge pass rate (score &gt;= 3.5)</b>: 67% (threshold 80%)"
+        in (found.risks[-1])
+    )

@@ -221,3 +221,29 @@ def test_failed_trajectories_are_a_sample_across_end_states(agent_result):
     shown = sorted(h.split(" — ")[1].split(",")[0] for h in heads if "sim-agent · " in h)
     assert shown == ["answered", "step_limit", "timeout"]
     assert "4 more not shown (answered 4)" in html
+
+
+# ------------------------------------------------------------------ findings (report opening, summary)
+
+
+def test_findings_state_each_accuracy_in_words_with_its_interval():
+    found = report.findings(_result(records(SPEC)))
+    low, high = wilson_by_hand(7, 14)  # A: 7 of 14
+    assert f"{low:.3f}, {high:.3f}" == "0.268, 0.732"
+    assert "A (simulated) answered about 50% of 14 tasks right, likely between 27% and 73%" in (
+        found.key_result
+    )
+    # 14 tasks: 1.96 * sqrt(0.25 / 14) = 0.262 -> about ±26 points
+    assert found.caveats[0].startswith("Only 14 tasks: each share is known to about ±26 points")
+    assert found.detail == report.key_result(_result(records(SPEC)))
+
+
+def test_a_near_miss_is_a_risk_with_the_differing_characters_marked():
+    recs = records(SPEC, extracted_answer="x", expected="y")
+    recs.loc[0, ["extracted_answer", "expected"]] = ["<b>1 2</b>", "<b>1, 2</b>"]  # L1-0
+    recs.loc[1, ["extracted_answer", "expected"]] = ["kramhnceb", "kramhcneb"]  # L1-1
+    recs.loc[[0, 1], "correct"] = False
+    (risk,) = report.findings(_result(recs)).risks
+    assert risk.startswith("<b>2 wrong answers are near misses</b> of the expected answer")
+    assert "A on L1-1 answered “kramh<mark>nc</mark>eb” for “kramh<mark>cn</mark>eb”" in risk
+    assert "<b>1" not in risk and "for “&lt;b&gt;1<mark>,</mark> 2&lt;/b&gt;”" in risk

@@ -75,3 +75,20 @@ def test_unscored_examples_take_turns_across_systems(result):
     records = pd.DataFrame(rows)
     shown = report.unscored_examples(result._replace(records=records), limit=4)
     assert [r["id"] for r in shown] == ["a0", "b1", "a1", "a2"]
+
+
+def test_findings_state_each_accuracy_in_words_and_the_answers_counted_wrong(result):
+    row_ = result.summary.systems.iloc[0]
+    found = report.findings(result)
+    assert (
+        f"&lt;b&gt;sys&lt;/b&gt; (simulated) about {row_.accuracy * 100:.0f}% of 30 "
+        f"questions, likely between {row_.ci_low * 100:.0f}% and {row_.ci_high * 100:.0f}%"
+    ) in found.key_result
+    # 30 questions: 1.96 · sqrt(0.25 / 30) = 0.179 -> ±18 points
+    assert found.caveats[-1].startswith("Only 30 questions: each share is known to about ±18")
+    lost = result.summary.systems.assign(unscored=[3], no_response=[1], scored=[26])
+    found = report.findings(result._replace(summary=result.summary._replace(systems=lost)))
+    assert found.caveats[0].startswith(
+        "4 answers count as wrong without being judged right or wrong (the official "
+        "denominator): &lt;b&gt;sys&lt;/b&gt; 3 unscored and 1 without an answer"
+    )

@@ -58,3 +58,33 @@ def test_without_a_human_baseline_there_is_no_agreement_and_no_nan():
     assert heads["within ±10 of humans"] == "undefined"  # never NaN in the manifest
     assert report.notes(result) == ["no scored answer has a human baseline"]
     assert "Too few answers" in report.confidence_sentence(result)
+
+
+def test_findings_name_each_metric_with_its_interval_in_words():
+    result = result_of(ROWS, systems=["<i>sys</i>"])
+    found = report.findings(result)
+    # dataset: one scored answer (60) of two: no interval from one value
+    assert (
+        "Mean overall score (0 to 100: the mean of the six rubric dimensions) the judge "
+        "gave: the set&#x27;s own answers about 60.0 (1 of 2 answers scored)"
+    ) in found.key_result
+    assert "&lt;i&gt;sys&lt;/i&gt; (simulated) about 40.0" in found.key_result
+    # |60 − 70| = 10 <= 10: within ±10 on 1 of 1; judge − human = −10 points
+    assert (
+        "Against the human scores, the judge's overall score is within ±10 points on "
+        "about 100% of 1 answer"
+    ) in found.key_result
+    assert "and on average 10.0 points lower" in found.key_result
+    assert found.caveats[-1] == (
+        "2 of 5 gradings could not be scored (an unreadable verdict or a failed call): those "
+        "answers are left out of the means."
+    )
+
+
+def test_findings_without_a_human_baseline_say_so_and_show_no_nan():
+    rows = [grade("dataset", "a1", "Physics", "easy", 60.0)]
+    found = report.findings(result_of(rows, systems=[]))
+    assert "nan" not in " ".join([found.key_result, *found.caveats]).lower()
+    assert found.caveats[0] == (
+        "No scored answer has a human score: nothing here says how close the judge is to experts."
+    )

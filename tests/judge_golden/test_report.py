@@ -165,3 +165,22 @@ def test_one_unscored_judgment_and_one_item_without_reference_read_singular(resu
     assert report._no_reference(1) == " 1 item has no reference and is left out."
     assert report._no_reference(2) == " 2 items have no reference and are left out."
     assert report._no_reference(0) == ""
+
+
+def test_findings_give_each_judges_share_within_k_and_name_a_biased_judge(result) -> None:
+    rows = [
+        _agreement_row("a", "accuracy", hits=6, scored=8, items=10)  # 6/8 within ±1
+        | {"bias": -1.5, "bias_low": -2.0, "bias_high": -1.0},  # stricter than the humans
+        _agreement_row("b", "accuracy", hits=3, scored=4, items=10)
+        | {"bias": 0.1, "bias_low": -0.5, "bias_high": 0.7},  # 0 inside: no risk
+    ]
+    found = report.findings(result._replace(agreement=pd.DataFrame(rows)))
+    lo, hi = wilson_interval(6, 8)[1:3]
+    assert f"{lo:.3f} {hi:.3f}" == "0.409 0.929"
+    assert (
+        "a (simulated, primary judge) about 75% of 8 scored items, likely between 41% and 93%"
+    ) in found.key_result
+    assert found.caveats[0].startswith("The golden set is synthetic: its scores were assigned")
+    (risk,) = found.risks
+    assert risk.startswith("<b>a is stricter than the golden scores</b>: -1.5 points")
+    assert "likely between -2.0 and -1.0" in risk

@@ -176,3 +176,26 @@ def test_a_section_not_run_is_one_line_at_its_head_and_nothing_else() -> None:
     line = "<p>MT-Bench is not in this run's <code>sections</code>.</p>"
     assert report.mtbench_retest(no_mt) == line and report.mtbench_pairs(no_mt) == line
     assert report.mtbench_pair_table(no_mt) == ""
+
+
+def test_findings_state_each_section_in_words_and_the_noisy_humans_first() -> None:
+    found = report.findings(_result())
+    prd = _prd().table.set_index("reviewer").loc["gpt4"]
+    # 3 of 4 labelled items with ties (see the key-result test)
+    assert (
+        "on PRD's Vicuna-80 questions, gpt4 agrees with the MTurk majority on about 75% of 4 "
+        f"items (ties counted), likely between {prd['with_ties_low'] * 100:.0f}% and "
+        f"{prd['with_ties_high'] * 100:.0f}%"
+    ) in found.key_result
+    assert "on MT-Bench, GPT-4 gives the same verdict in both answer orders on about 60% of 5" in (
+        found.key_result
+    )
+    assert found.caveats[0] == (
+        "The human labels are noisy: two MTurk workers agree with each other on only 50% of "
+        "items (ties counted), which caps how far any judge can agree with them."
+    )
+    # MT-Bench: 2 of 5 pairs (40%) change verdict when the answers swap places
+    assert found.risks[0].startswith(
+        "<b>GPT-4 is position-inconsistent on MT-Bench</b>: its verdict changes when the two "
+        "answers swap places in about 40% of 5 pairs"
+    )

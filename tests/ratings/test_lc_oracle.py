@@ -93,3 +93,70 @@ def test_fitted_difficulty_orders_instructions_by_how_often_models_lose():
     d = lc.fitted_difficulty(scores)
     assert d["c"] > d["b"] > d["a"] and abs(d.sum()) < 1e-9
     assert d["b"] == pytest.approx(0.0, abs=1e-9)  # symmetric: the middle one is average
+
+
+def _three_models() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, quality in (("m1", 0.5), ("m2", -0.5), ("m3", 0.0)):
+        hard = rng.normal(size=12)
+        rows.append(pd.DataFrame({
+            "model": model, "question_id": [f"q{i}" for i in range(12)],
+            "preference": np.clip(expit(quality - hard) + rng.normal(0, 0.1, 12), 0, 1),
+            "len_model": rng.integers(100, 900, 12), "len_baseline": rng.integers(100, 900, 12),
+        }))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.mark.slow  # 4 GLMs with their cross-validation
+@pytest.mark.parametrize("how", ["others", "all"])
+def test_lc_win_rates_use_the_difficulty_they_name(how):
+    scores = _three_models()
+    table = lc.lc_win_rates(scores, difficulty=how).set_index("model")
+    for model in ("m1", "m3"):
+        part = scores[scores["model"] == model]
+        # others: fitted without the model's own outcomes; all: one vector from every model's
+        fitted_on = scores[scores["model"] != model] if how == "others" else scores
+        d = lc.fitted_difficulty(fitted_on).reindex(part["question_id"]).to_numpy()
+        one = lc.length_controlled_win_rate(part["preference"], part["len_model"],
+                                            part["len_baseline"], d)  # fmt: skip
+        assert table.loc[model, "lc_win_rate"] == one.lc_win_rate
+        assert table.loc[model, "win_rate"] == pytest.approx(part["preference"].mean() * 100)
+
+
+def test_lc_win_rates_name_why_a_model_has_none():
+    few = _three_models().groupby("model").head(4)  # 4 questions: fewer than the 5 folds
+    table = lc.lc_win_rates(few)
+    assert table["lc_win_rate"].isna().all() and list(table["n"]) == [4, 4, 4]
+    assert table["note"].str.contains("4 instructions, fewer than the 5").all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_prox_step_equals_coordinate_descent_and_meets_its_conditions(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(3, 3))
+    hess = a @ a.T * rng.choice([0.01, 1.0, 100.0]) + 1e-12 * np.eye(3)
+    w, grad = rng.normal(size=3), rng.normal(size=3) * rng.choice([0.5, 3.0])
+    v = lc._prox_step(w, grad, hess)
+    np.testing.assert_allclose(v, lc._prox_coordinate_descent(w, grad, hess), atol=1e-9)
+    # optimality: grad + H(v − w) = −sign(v_j) where v_j != 0, and lies in [−1, 1] where 0
+    g = grad + hess @ (v - w)
+    nz = v != 0
+    np.testing.assert_allclose(g[nz], -np.sign(v[nz]), atol=1e-9)
+    assert (np.abs(g[~nz]) <= 1 + 1e-9).all()
+
+
+def test_difficulty_newton_step_equals_the_dense_one():
+    rng = np.random.default_rng(7)
+    m_idx, q_idx = rng.integers(0, 3, 40), rng.integers(0, 9, 40)  # repeats included
+    y, reg = rng.uniform(size=40), 0.7
+    gamma, delta = rng.normal(size=3), rng.normal(size=9)
+    # the dense Newton step: X has +1 at the battle's model, −1 at its instruction
+    x = np.zeros((40, 12))
+    x[np.arange(40), m_idx], x[np.arange(40), 3 + q_idx] = 1.0, -1.0
+    theta, penalty = np.r_[gamma, delta], np.r_[np.full(3, reg / 100), np.full(9, reg)]
+    q = expit(x @ theta)
+    hess = (x.T * (q * (1 - q))) @ x + np.diag(penalty)
+    dense = np.linalg.solve(hess, x.T @ (q - y) + penalty * theta)
+    step_m, step_q = lc._difficulty_step(gamma, delta, m_idx, q_idx, y, reg)
+    np.testing.assert_allclose(np.r_[step_m, step_q], dense, atol=1e-12)

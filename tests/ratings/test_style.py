@@ -160,9 +160,15 @@ def test_missing_counts_reg_and_anchor_errors():
         rs.bootstrap_style_bt(b, rng=np.random.default_rng(0), rounds=0)
 
 
-@pytest.mark.parametrize("dense_cells", [rs._DENSE_CELLS, 0])  # batched, and one round at a time
-def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(monkeypatch, dense_cells):
+@pytest.mark.parametrize(
+    ("dense_cells", "outer_cells"),
+    [(rs._DENSE_CELLS, rs._OUTER_CELLS), (rs._DENSE_CELLS, 0), (0, 0)],
+)  # batched (Hessians as one product, or by einsum), and one round at a time
+def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(
+    monkeypatch, dense_cells, outer_cells
+):
     monkeypatch.setattr(rs, "_DENSE_CELLS", dense_cells)
+    monkeypatch.setattr(rs, "_OUTER_CELLS", outer_cells)
     rng = np.random.default_rng(1)
     rows = [("A", "B", "a", 5, 1), ("A", "B", "b", 1, 4), ("B", "C", "a", 3, 3),
             ("C", "A", "tie", 2, 6), ("A", "C", "a", 9, 2), ("B", "C", "b", 1, 5)]  # fmt: skip
@@ -174,3 +180,63 @@ def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(monkeypatch, dense
         elo = 400 * fit.theta
         np.testing.assert_allclose(elo - elo.mean() + 1000, boot.replicates[k], atol=1e-9)
         np.testing.assert_allclose(fit.coefs, boot.coef_replicates[k], atol=1e-12)
+
+
+def _six_battles() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    rows = [("A", "B", "a", 5, 1), ("A", "B", "b", 1, 4), ("B", "C", "a", 3, 3),
+            ("C", "A", "tie", 2, 6), ("A", "C", "a", 9, 2), ("B", "C", "b", 1, 5)]  # fmt: skip
+    return counted([(*r[:3], int(r[3] + rng.integers(5)), r[4]) for r in rows * 6])
+
+
+def test_clusters_resample_halves_of_a_verdict_together():
+    b = _six_battles().assign(weight=1.0)
+    # each battle split in two identical halves of weight 0.5: the same loss and the same
+    # weighted features; drawn by battle (cluster), a round counts both halves as often as
+    # the whole battle was drawn on the same draws, so the replicates are the same
+    halves = pd.concat([b, b]).sort_index(kind="stable").assign(weight=0.5)
+    whole = rs.bootstrap_style_bt(b, rng=np.random.default_rng(4), rounds=15)
+    paired = rs.bootstrap_style_bt(halves, rng=np.random.default_rng(4), rounds=15,
+                                   clusters=halves.index.to_numpy())  # fmt: skip
+    np.testing.assert_allclose(paired.ratings, whole.ratings, atol=1e-9)
+    np.testing.assert_allclose(paired.replicates, whole.replicates, atol=1e-9)
+    np.testing.assert_allclose(paired.coef_replicates, whole.coef_replicates, atol=1e-12)
+    # each half alone as a unit: other draws, other replicates
+    alone = rs.bootstrap_style_bt(halves, rng=np.random.default_rng(4), rounds=15)
+    assert np.abs(alone.replicates - whole.replicates).max() > 1.0
+
+
+def test_one_battle_per_cluster_is_the_plain_bootstrap():
+    b = _six_battles()
+    plain = rs.bootstrap_style_bt(b, rng=np.random.default_rng(2), rounds=10)
+    labelled = rs.bootstrap_style_bt(b, rng=np.random.default_rng(2), rounds=10,
+                                     clusters=[f"q{i}" for i in range(len(b))])  # fmt: skip
+    np.testing.assert_array_equal(labelled.replicates, plain.replicates)
+
+
+@pytest.mark.parametrize(
+    ("clusters", "message"),
+    [([0, 1], "2 cluster labels for 36 battles"), ([None] * 36, "has no cluster label")],
+)
+def test_bad_clusters_are_named(clusters, message):
+    with pytest.raises(ArenaError, match=message):
+        rs.bootstrap_style_bt(_six_battles(), rng=np.random.default_rng(0), rounds=2,
+                              clusters=clusters)  # fmt: skip
+
+
+def test_answer_style_counts_one_row_per_answer():
+    answers = pd.DataFrame({"model": ["x", "y"], "question_id": [1, 1],
+                            "text": ["# Title\n- a\n- b\n**bold**", "Hello world"]})  # fmt: skip
+    counts = rs.answer_style_counts(answers)
+    # '# Title' one header, two '- ' items, one bold span; 'Hello world' is 2 cl100k tokens
+    assert counts.to_dict("records")[1] == {"model": "y", "question_id": 1, "tokens": 2,
+                                            "headers": 0, "lists": 0, "bold": 0}  # fmt: skip
+    assert counts.iloc[0][["headers", "lists", "bold"]].tolist() == [1, 2, 1]
+
+
+@pytest.mark.parametrize("text", [None, float("nan"), 3])
+def test_an_answer_that_is_not_text_is_refused_not_counted(text):
+    answers = pd.DataFrame({"model": ["x", "y"], "question_id": ["q1", "q2"], "text": ["ok", text]})
+    # str(None) would be counted as the 1-token answer "None"
+    with pytest.raises(ArenaError, match=r"style counts: the answer of 'y' to 'q2' is not text"):
+        rs.answer_style_counts(answers)

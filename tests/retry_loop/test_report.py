@@ -92,3 +92,24 @@ def test_parts_a_run_did_not_compute_say_so(result: RetryLoopResult) -> None:
         figures.effect(bare)
     with pytest.raises(ValueError, match="no second judge"):
         figures.self_preference(bare)
+
+
+def test_findings_give_the_gain_and_the_suggestions_effect_in_words(
+    result: RetryLoopResult,
+) -> None:
+    found = report.findings(result)
+    last = result.gains[result.gains["arm"] == "suggestion"].iloc[-1]
+    eff = result.effect.iloc[-1] if result.effect is not None else None
+    assert eff is not None
+    assert (
+        f"After 2 rounds, the answers retried with the judge's suggestion score about "
+        f"{last['cumulative']:+.2f} points higher than the first answers (weighted score), "
+        f"likely between {last['cumulative_low']:+.2f} and {last['cumulative_high']:+.2f}"
+    ) in found.key_result
+    assert f"the suggestion itself adds about {eff['effect']:+.2f}" in found.key_result
+    # the demo's loop judge adds +0.5 to its own generator's retries: the second judge sees it
+    d = result.second.difference if result.second is not None else None
+    assert d is not None and d["difference_low"] > 0
+    assert found.risks[0].startswith("<b>The loop judge favours the answers it helped write</b>")
+    no_control = report.findings(result._replace(effect=None))
+    assert no_control.caveats[0].startswith("No control arm: part of the gain is what any second")

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from evalbench.importers import RunOutcomes, outcome_frame
+from evalbench.stats import wilson_interval
 from evalbench.studies import load_params, open_run
 from evalbench.sweeps import report
 from evalbench.sweeps.data import CellData
@@ -152,3 +153,58 @@ def test_a_stopped_cell_with_an_unreadable_manifest_does_not_stop_the_sweep(
     assert _failed(job, Finished(0, None, "died", 1.0)).reason == "died"
     settle_stopped(job.folder, "died")
     assert (job.folder / "manifest.json").read_text() == "[1, 2]"
+
+
+# ------------------------------------------------------------------ findings
+
+
+def test_findings_name_the_cells_the_best_with_its_uncertainty_and_the_cost_per_cell(
+    tmp_path: Path,
+) -> None:
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    # config 0: a right on 16 of 20, paid 0.03 USD; config 1: 10 of 20, paid 0.69 USD
+    summaries = {
+        0: ended_ok(0, {"a": range(16)})._replace(reasked_cost_usd=0.03),
+        1: ended_ok(1, {"a": range(10)})._replace(reasked_cost_usd=0.69),
+    }
+    found = report.findings(analyse(params, cells, summaries, tmp_path))
+    assert found.key_result.startswith("2 cells (2 configurations × 1 seed); 2 of 2 ended ok. ")
+    # one seed: the best's uncertainty is its run's own Wilson interval, 16 of 20
+    _, low, high, _ = wilson_interval(16, 20, 0.95)
+    assert f"{low:.3f} {high:.3f}" == "0.584 0.919"
+    assert (
+        "Best by accuracy: <b>config 0</b> (systems.0.temperature = 0.0): about 80%, "
+        "likely between 58% and 92% (one seed)"
+    ) in found.key_result
+    assert found.cost == "$0.03 to $0.69 per cell (mean $0.36), $0.72 in all over 2 cells."
+
+
+def test_findings_put_the_cells_that_did_not_end_ok_first_among_the_caveats(
+    tmp_path: Path,
+) -> None:
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(16)}), 1: failed(1, "timed out <after> 2 s")}
+    found = report.findings(analyse(params, cells, summaries, tmp_path))
+    assert "1 of 2 ended ok" in found.key_result
+    assert found.caveats[0] == (
+        "1 of 2 cells did not end ok, so its numbers are left out: cell 1 (config 1, seed 0) "
+        "failed: timed out &lt;after&gt; 2 s. Not compared with the best: config 1 (no cell "
+        "ended ok)."
+    )
+
+
+def test_a_swept_url_is_shown_without_its_credentials(tmp_path: Path) -> None:
+    secret = "http://user:hunter2@127.0.0.1:9/v1?key=SECRET#frag"
+    system = {"name": "a", "provider": "openai", "model": "m", "api_key_env": "K"}
+    params = sweep_params(
+        tmp_path, {"grid": {"systems.0.base_url": [secret, "http://127.0.0.1:8/v1"]}}, [system]
+    )
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(16)}), 1: ended_ok(1, {"a": range(10)})}
+    result = analyse(params, cells, summaries, tmp_path)
+    found = report.findings(result)
+    for text in (found.key_result, report.key_result(result)):
+        assert "hunter2" not in text and "SECRET" not in text and "frag" not in text
+        assert "systems.0.base_url = http://127.0.0.1:9/v1" in text
