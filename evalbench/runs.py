@@ -299,12 +299,16 @@ def _owner(run_dir: Path) -> str:
 
 
 def git_revision(root: Path) -> dict[str, Any]:
-    """Commit and dirty flag of the checkout at ``root`` (``None`` outside git)."""
+    """Commit and dirty flag of the checkout at ``root`` (``None`` outside git). Read only:
+    ``--no-optional-locks`` keeps ``git status`` from refreshing the index under
+    ``.git/index.lock``, which a git killed meanwhile (with evalbench, or at the timeout)
+    would leave behind, blocking the user's next git command."""
 
     def git(*args: str) -> str:
         out = subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=True
-        )
+            ["git", "--no-optional-locks", "-C", str(root), *args],
+            capture_output=True, text=True, timeout=10, check=True,
+        )  # fmt: skip
         return out.stdout.strip()
 
     try:

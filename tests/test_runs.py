@@ -232,3 +232,24 @@ def test_taking_a_run_folder_sweeps_the_temp_files_a_killed_writer_left(tmp_path
         assert not any(p.exists() for p in left) and (run_dir / "keep.tmp").exists()
     finally:
         release_run(run_dir)
+
+
+def test_the_git_revision_never_writes_the_checkouts_index(tmp_path):
+    # `git status` refreshes a stale index and writes it under .git/index.lock: killed
+    # meanwhile (evalbench killed with -9 takes its children along) it leaves the lock and
+    # the user's next git command fails ("Another git process seems to be running")
+    import subprocess
+
+    from evalbench.runs import git_revision
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    (repo / "f.txt").write_text("a\n")
+    for args in (["init", "-q"], ["add", "f.txt"], ["commit", "-qm", "one"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    os.utime(repo / "f.txt", (2_000_000_000, 2_000_000_000))  # same bytes, newer stat: stale
+    index = (repo / ".git" / "index").read_bytes()
+    found = git_revision(repo)
+    assert found["dirty"] is False and len(found["commit"]) == 40
+    assert (repo / ".git" / "index").read_bytes() == index, "evalbench rewrote the git index"
