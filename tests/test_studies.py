@@ -97,7 +97,7 @@ def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_pa
 
 
 @pytest.mark.parametrize("path", LOCAL, ids=lambda p: p.stem)
-def test_every_local_study_is_a_small_offline_real_model_study_to_copy(path):
+def test_every_local_study_is_a_small_real_model_study_to_copy(path):
     params = load_params(path)  # validates (the local extra is not needed to load)
     specs = params.model_specs()
     assert specs and all(spec.local is not None for spec in specs), "every model is local"
@@ -106,7 +106,9 @@ def test_every_local_study_is_a_small_offline_real_model_study_to_copy(path):
         assert spec.max_tokens is not None and spec.max_tokens <= 160
         # temperature 0 (a rerun is served from the cache), or seeded
         assert spec.temperature == 0 or spec.seed is not None, spec.name
-    assert "offline" in params.title.lower() and "(SmolLM2-135M)" in params.title
+    # its title says what it needs: not "offline demo", which promises a run without extras
+    assert "offline" not in params.title.lower(), params.title
+    assert "(SmolLM2-135M; needs the local extra)" in params.title
     text = path.read_text(encoding="utf-8")
     for change in ("model_file:", "engine:", "n_ctx:", "What to expect from a 135M"):
         assert change in text, f"{path.name} does not say {change!r}"
