@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -251,8 +252,9 @@ def test_the_cache_key_covers_the_model_file_not_where_it_is_served(tmp_path):
 
 def test_asking_for_a_cache_key_starts_no_server(tmp_path):
     spec = ModelSpec(name="m", provider="local", local={"model_file": str(model_file(tmp_path))})
+    before, servers = time.monotonic(), len(local.running())  # other tests' servers may live on
     ModelClient(spec).key_for(ChatRequest(messages=[{"role": "user", "content": "q"}]))
-    assert local.used_since() == []
+    assert local.used_since(before) == [] and len(local.running()) == servers
 
 
 # --- the manifest -----------------------------------------------------------------------------
