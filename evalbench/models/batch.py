@@ -288,13 +288,16 @@ class _Session:
             self.bar.close()
 
     def _open(self) -> Any:
-        from openai import AsyncOpenAI
+        """The SDK's client, following no redirect (as :mod:`.transport`: the uploaded
+        requests would go to a host nobody named; a 3xx is an ``APIStatusError``)."""
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         return AsyncOpenAI(
             api_key=api_key(self.spec) or "no-key",  # a keyless endpoint: the SDK needs one
             base_url=resolve_base_url(self.spec),
             timeout=self.spec.timeout_s,
             max_retries=self.spec.max_retries,
+            http_client=DefaultAsyncHttpxClient(follow_redirects=False),
         )
 
     async def close(self) -> None:

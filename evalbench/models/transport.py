@@ -100,7 +100,7 @@ class Transport:
         try:
             post = self.session.post(
                 self.url, data=data, headers=self.headers, proxy=self.proxy,
-                proxy_headers=self.proxy_headers,
+                proxy_headers=self.proxy_headers, allow_redirects=False,
             )  # fmt: skip
             async with post as response:
                 raw = await response.read()
@@ -111,6 +111,8 @@ class Transport:
         except aiohttp.ClientError as exc:
             detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
             raise ProviderError(f"connection_error: {detail}", retryable=True) from None
+        if 300 <= response.status < 400:  # never followed: see _redirect
+            raise _redirect(response.status)
         if response.status >= 400:
             raise status_error(response.status, raw, response.headers)
         try:
@@ -146,6 +148,15 @@ def _env_proxy(url: str) -> tuple[Any, Any]:
         return get_env_proxy_for_url(URL(url))
     except LookupError:  # no proxy for this URL
         return None, None
+
+
+def _redirect(status: int) -> ProviderError:
+    """A redirect answering a completion request: a failed call, not retried, and never
+    followed. A 307/308 would send the prompt again to a host nobody named (aiohttp drops
+    the key across origins, not the body), a 301-303 would turn it into a GET whose answer
+    was recorded as the model's. The Location is not shown (a token may travel in it)."""
+    return ProviderError(f"http_{status}: a redirect (not followed)", retryable=False,
+                         status=status)  # fmt: skip
 
 
 def status_error(status: int, raw: bytes, headers: Any) -> ProviderError:
