@@ -54,10 +54,10 @@ from evalbench.models.providers import (
     RETRYABLE_STATUS,
     ProviderError,
     api_key,
+    endpoint_url,
     parse_completion,
     parse_more_choices,
     payload_for,
-    resolve_base_url,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
 from evalbench.records import parse_json, to_json
@@ -294,7 +294,7 @@ class _Session:
 
         return AsyncOpenAI(
             api_key=api_key(self.spec) or "no-key",  # a keyless endpoint: the SDK needs one
-            base_url=resolve_base_url(self.spec),
+            base_url=endpoint_url(self.spec),
             timeout=self.spec.timeout_s,
             max_retries=self.spec.max_retries,
             http_client=DefaultAsyncHttpxClient(follow_redirects=False),

@@ -16,14 +16,13 @@ from typing import Any
 
 from evalbench.models import local
 from evalbench.models.providers import (
-    OPENAI_URL,
     RETRYABLE_STATUS,
     ProviderError,
     api_key,
+    endpoint_url,
     parse_completion,
     parse_more_choices,
     payload_for,
-    resolve_base_url,
     retry_after_seconds,
 )
 from evalbench.models.types import ChatRequest, ModelSpec, SimReply, Usage
@@ -41,7 +40,7 @@ class OpenAIProvider:
         local model, to the server evalbench starts on first use (no key, no proxy)."""
         if self.spec.local is not None:
             return Transport(self.spec, None, local.endpoint(self.spec), direct=True)
-        return Transport(self.spec, api_key(self.spec), resolve_base_url(self.spec))
+        return Transport(self.spec, api_key(self.spec), endpoint_url(self.spec))
 
     async def complete(
         self, http: Transport, request: ChatRequest
@@ -73,7 +72,7 @@ class Transport:
 
         self._aiohttp = aiohttp
         self.spec = spec
-        base = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        base = base_url or endpoint_url(spec)
         self.url = base.rstrip("/") + "/chat/completions"
         self.headers = _headers(key)
         self.session = aiohttp.ClientSession(
