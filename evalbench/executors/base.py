@@ -123,16 +123,18 @@ def requested_manifest() -> dict[str, Any]:
     return {"requested": requested.name, "address": address}
 
 
-_USERINFO = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)?[^@/]*@", re.IGNORECASE)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 def redact_address(address: str | None) -> str | None:
-    """``address`` without credentials: no ``user:password@``, no query or fragment (where
-    tokens travel)."""
+    """``address`` without credentials: nothing up to its last ``@`` (a password may hold
+    ``@``, ``/``, ``?`` or ``#``), no query or fragment after it (where tokens travel)."""
     if not address:
         return None
-    bare = re.split(r"[?#]", address, maxsplit=1)[0]
-    return _USERINFO.sub(lambda m: m["scheme"] or "", bare)
+    found = _SCHEME.match(address)
+    scheme = found[0] if found else ""
+    host_on = address[len(scheme) :].rpartition("@")[2]
+    return scheme + re.split(r"[?#]", host_on, maxsplit=1)[0]
 
 
 def auth_hint(environ: Mapping[str, str], home: Path) -> str:

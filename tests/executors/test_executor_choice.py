@@ -203,6 +203,32 @@ def test_a_bad_connect_timeout_is_one_line_and_exit_2(value, monkeypatch, capsys
     assert connect_timeout_s() == 30.0  # the documented default: at most 30 s
 
 
+@pytest.mark.parametrize(
+    ("address", "shown"),
+    [
+        ("ray://alice:s3c@r3t@head:10001", "ray://head:10001"),  # '@' in the password
+        ("ray://alice:s3c/r3t@head:10001", "ray://head:10001"),  # '/' in the password
+        ("ray://alice:s3c?r3t@head:10001", "ray://head:10001"),  # '?' in the password
+        ("ray://alice:s3c#r3t@head:10001", "ray://head:10001"),  # '#' in the password
+        ("ray:/alice:s3cr3t@head:10001", "head:10001"),  # one slash: no scheme seen
+        ("ray:\\\\alice:s3cr3t@head:10001", "head:10001"),
+        ("alice:s3c@r3t@head:6379", "head:6379"),
+    ],
+)
+def test_no_part_of_a_password_is_ever_shown(address, shown):
+    # Before: the first '@' (or a '/', '?', '#' before the last '@') ended the credentials:
+    # 'ray://r3t@head:10001' was shown, or the whole address with its password; an address
+    # with '?' in its password was accepted and recorded as 'ray://alice:s3c'.
+    assert redact_address(address) == shown
+    try:
+        check_address(address, "--ray-address")
+    except ExecutorError as exc:
+        message = str(exc)
+    else:
+        message = ""
+    assert not any(part in message for part in ("alice", "s3c", "r3t"))
+
+
 def test_a_refused_address_with_credentials_says_they_were_left_out(capsys):
     with pytest.raises(ExecutorError) as caught:
         check_address("alice:s3cret@head:6379?token=abc", "--ray-address")
