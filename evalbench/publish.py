@@ -255,15 +255,17 @@ def measured_verdict(verdict: tuple[Status, str], manifest: dict[str, Any]) -> t
     """How a run ended, given what it measured (``run.finish`` wrote it in the manifest):
     ``no_result`` when no system scored any item (:mod:`evalbench.measured`) and the failed
     calls were within ``max_error_rate`` (above it, the run stays ``failed``); an ``ok`` or
-    ``degraded`` run with a system that scored nothing says which in its reason."""
+    ``degraded`` run with a system that scored nothing says which in its reason, and so does
+    one whose response cache failed mid-run (``cache_failed``)."""
     status, reason = verdict
     if status == "failed":
         return verdict
     rows = from_rows(manifest.get("measured"))
     why = manifest.get("no_result") or (no_result_reason(rows) if rows else "")
+    cache = str(manifest.get("cache_failed") or "")  # Run.finish: the cache failed mid-run
     if why:
-        return "no_result", "; ".join(r for r in (str(why), reason) if r)
-    return status, "; ".join(r for r in (partial_reason(rows), reason) if r)
+        return "no_result", "; ".join(r for r in (str(why), reason, cache) if r)
+    return status, "; ".join(r for r in (partial_reason(rows), reason, cache) if r)
 
 
 def _no_result_report(run_dir: Path, reason: str) -> str:

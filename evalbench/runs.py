@@ -562,13 +562,15 @@ class Run(Generic[P]):
                 raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
             headlines, counts, notes, measured = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
+        cache_note = self._cache_notes()
         usage = self.ledger.summary()
         totals = self.recorded_usage()
         update_manifest(
             self.dir,
             headlines=headlines,
             counts=counts,
-            notes=list(notes),
+            notes=[*notes, *cache_note],
+            cache_failed=cache_note[0] if cache_note else None,
             measured=None if measured is None else [m.as_row() for m in measured],
             no_result=None if measured is None else (no_result_reason(measured) or None),
             usage=totals.to_dict(orient="records"),
@@ -585,6 +587,17 @@ class Run(Generic[P]):
         )
         if self.releases_on_finish:
             release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
+
+    def _cache_notes(self) -> list[str]:
+        """A note when the response cache failed during the run (a full disk): the study
+        went on without it, and only a kernel's stderr said so."""
+        cache = self.__dict__.get("cache")  # never opened here: sim-only studies
+        if cache is None or not cache.broken:
+            return []
+        return [
+            f"the response cache {cache.path} failed ({cache.broken}): this run's answers are "
+            "in its records but not in the cache, so a replay of it would ask again"
+        ]
 
     def no_result(self, measured: Sequence[Measured]) -> NoReturn:
         """End a study that measured nothing and cannot go on to its analysis (no battle to
