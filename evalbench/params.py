@@ -479,5 +479,15 @@ def _index(target: list[Any], part: str, where: str, override: str, path: Path) 
 
 
 def discover_params(folder: Path) -> list[Path]:
-    """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name."""
+    """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name.
+
+    Raises:
+        ParamsError: ``folder`` is not a folder (run outside the project).
+    """
+    if not folder.is_dir():
+        raise ParamsError(
+            f"{folder}: no such folder (the project, a folder with params/ and notebooks/, is "
+            "found from the current folder upward); run from your evalbench checkout, or set "
+            "EVALBENCH_HOME to it"
+        )
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
