@@ -486,8 +486,10 @@ def cell_jobs(run: Run[Any]) -> list[CellJob]:
 def adopt_legacy(legacy: Path, folder: Path) -> None:
     """Move a cell folder of the per-params-file layout (``outputs/<params name>/cells/<hash>``,
     before cells were shared) to ``folder`` and leave a link in its place, so its old path
-    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is."""
-    if folder.exists() or legacy.is_symlink() or not legacy.is_dir():
+    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is,
+    and so does one reached through a symbolic link (``<params name>/cells`` linked to a folder
+    elsewhere: nothing outside the outputs folder is moved into it)."""
+    if folder.exists() or not legacy.is_dir() or legacy.resolve() != legacy.absolute():
         return
     lock = FileLock(legacy / ".lock", timeout=0)
     try:
