@@ -205,10 +205,21 @@ class RecordStore:
     Args:
         path: the ``.jsonl`` file (created with its folder on first append).
         key_fields: fields whose values identify a record; a key is written at most once.
+
+    Raises:
+        CorruptRecords: the file has a line that is not a JSON object, or it (or its folder)
+            is a symbolic link.
     """
 
     def __init__(self, path: Path | str, key_fields: Sequence[str]):
         self.path = Path(path)
+        # a run folder from elsewhere (an archive): an append, or the cut of a torn last
+        # line, would write through the link to whatever file it names
+        if self.path.is_symlink() or self.path.parent.is_symlink():
+            raise CorruptRecords(
+                f"{self.path}: a symbolic link; records are read and written only in the run "
+                "folder itself (delete the link, then run again)"
+            )
         self.key_fields = tuple(key_fields)
         self._rows = self._latest_per_key(self._load())
         self._by_key = {self.key_of(r): r for r in self._rows}
