@@ -40,7 +40,7 @@ from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
-from evalbench.records import write_atomic
+from evalbench.records import open_in_folder, write_atomic
 from evalbench.runs import (
     LOCK_ENV,
     RunInUse,
@@ -135,6 +135,8 @@ def run_study(
         lock_run(run_dir)
     except RunInUse as exc:
         return StudyResult(Path(params_file), "busy", run_dir, 0.0, str(exc))
+    except OSError as exc:  # its lock file cannot be opened (a link planted there: ELOOP)
+        raise unwritable(run_dir, exc) from None
     try:
         execute = _Execution(notebook, params_file, overrides, progress, warm)
         status, reason = _attempt(execute, run_dir, params)
@@ -325,7 +327,8 @@ def ensure_writable(run_dir: Path) -> None:
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / ".write-probe"
-        probe.write_bytes(b"\0" * 65536)
+        with open_in_folder(probe, "w") as fh:
+            fh.write("\0" * 65536)
         probe.unlink()
     except OSError as exc:
         raise unwritable(run_dir, exc) from None

@@ -60,7 +60,7 @@ from evalbench.models.providers import (
     payload_for,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
-from evalbench.records import parse_json, to_json
+from evalbench.records import open_in_folder, parse_json, to_json
 
 ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
@@ -187,7 +187,7 @@ class BatchLog:
 
 
 def _write_synced(path: Path, text: str, *, append: bool) -> None:
-    with open(path, "a" if append else "w", encoding="utf-8") as fh:
+    with open_in_folder(path, "a" if append else "w") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

@@ -33,7 +33,7 @@ from evalbench.models.progress import progress_bar
 from evalbench.models.usage import token_cost
 from evalbench.params import ParamsError, StudyParams, params_hash, validate_params
 from evalbench.publish import classify_failure, error_verdict, measured_verdict
-from evalbench.records import read_jsonl
+from evalbench.records import open_in_folder, read_jsonl
 from evalbench.runs import (
     UNFINISHED,
     USAGE_COLUMNS,
@@ -253,7 +253,7 @@ def _lock(folder: Path, deadline: float) -> None:
 def _logged(job: CellJob, timing: dict[str, float]) -> None:
     """:func:`_compute` with its stderr (warnings, progress bars) in ``<cell folder>/cell.log``:
     cells in parallel would interleave them on the sweep's terminal."""
-    with open(job.folder / "cell.log", "w", encoding="utf-8") as log, redirect_stderr(log):
+    with open_in_folder(job.folder / "cell.log", "w") as log, redirect_stderr(log):
         _compute(job, timing)
 
 
