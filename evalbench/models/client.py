@@ -323,14 +323,14 @@ class ModelClient:
         while True:
             attempts += 1
             try:
-                failure, response = await self._try_once(runtime, request, (key, sim, attempts),
-                                                         tokens)  # fmt: skip
+                outcome = await self._try_once(runtime, request, (key, sim, attempts), tokens)
             except NotSent:
                 if previous is None:
                     raise
                 return self._gave_up(previous, attempts - 1, key)
-            if response is not None:
-                return response
+            if isinstance(outcome, ChatResponse):
+                return outcome
+            failure = outcome
             refused = repeated_refusal(previous, failure)
             if refused or not failure.retryable or attempts > self.spec.max_retries:
                 return self._gave_up(failure, attempts, key, refused)
@@ -346,9 +346,9 @@ class ModelClient:
         request: ChatRequest,
         job: tuple[str, SimTask | None, int],
         tokens: int,
-    ) -> tuple[ProviderError, None] | tuple[None, ChatResponse]:
+    ) -> ChatResponse | ProviderError:
         """Attempt number ``attempts`` (``job``: key, sim, attempts) once the limits let it
-        leave: its failure, or its response."""
+        leave: its response, or its failure."""
         key, sim, attempts = job
         if STOP.is_set():
             raise NotSent
@@ -364,13 +364,13 @@ class ModelClient:
                 replies, usage, outcome = await self._attempt(runtime, request, sim)
             except ProviderError as err:
                 outcome = err
-                return err, None
+                return err
             finally:
                 runtime.pacer.finished()
         finally:
             runtime.limit.release(ticket, outcome)
         reply = replies[0]
-        return None, ChatResponse(
+        return ChatResponse(
             system=self.spec.name,
             text=reply.text,
             tool_calls=list(reply.tool_calls),
