@@ -200,6 +200,17 @@ def test_publish_says_why_a_folder_or_file_is_not_a_run_to_publish(tmp_path, cap
     assert "no such notebook" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("manifest", ["[1, 2]", '"a string"', "null", "7"])
+def test_publish_of_a_folder_whose_manifest_is_no_object_is_one_line(tmp_path, capsys, manifest):
+    # Before: a JSON list was an AttributeError traceback ('list' object has no attribute
+    # 'get'); null was taken for a missing manifest.
+    (tmp_path / "manifest.json").write_text(manifest)
+    assert main(["publish", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"evalbench: {tmp_path}: not a run folder (its manifest.json is not a JSON object)\n"
+    )
+
+
 def test_publish_refuses_a_run_folder_whose_params_file_changed_since(tmp_path, capsys):
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [{"name": "s"}])
     params = load_params(path)
