@@ -50,6 +50,7 @@ from evalbench.runs import (
     recorded_calls,
     release_run,
     run_dir_for,
+    set_aside_unreadable_manifest,
     update_manifest,
 )
 from evalbench.settings import get_settings
@@ -138,6 +139,7 @@ def run_study(
     except OSError as exc:  # its lock file cannot be opened (a link planted there: ELOOP)
         raise unwritable(run_dir, exc) from None
     try:
+        set_aside_unreadable_manifest(run_dir)
         execute = _Execution(notebook, params_file, overrides, progress, warm)
         status, reason = _attempt(execute, run_dir, params)
         try:

@@ -23,13 +23,14 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, NoReturn, TypeVar, cast
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -81,15 +82,36 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The run's manifest (empty when there is none yet).
 
     Raises:
-        ValueError: not JSON, or nested too deeply to read (the message names file:line).
+        ValueError: not JSON, nested too deeply to read (the message names file:line), or
+            JSON that is not an object.
     """
     path = run_dir / "manifest.json"
     if not path.exists():
         return {}
     try:
-        return cast(dict[str, Any], parse_json(path.read_text(encoding="utf-8")))
+        manifest = parse_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return manifest
+
+
+def set_aside_unreadable_manifest(run_dir: Path) -> Path | None:
+    """Rename a manifest that cannot be read (:func:`read_manifest`) to
+    ``manifest.unreadable-<UTC time>.json`` and say so on stderr, so the run about to start
+    in ``run_dir`` (holding its lock) writes a new one; ``None`` when it reads."""
+    path = run_dir / "manifest.json"
+    try:
+        read_manifest(run_dir)
+        return None
+    except ValueError as exc:
+        why = str(exc).removeprefix(str(path)).lstrip(":").strip()
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside = path.replace(run_dir / f"manifest.unreadable-{stamp}.json")
+    print(f"evalbench: {path} could not be read ({why}); moved to {aside.name}; this run "
+          "starts a new one", file=sys.stderr, flush=True)  # fmt: skip
+    return aside
 
 
 def update_manifest(run_dir: Path, **fields: Any) -> dict[str, Any]:
