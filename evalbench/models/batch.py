@@ -55,6 +55,7 @@ from evalbench.models.providers import (
     ProviderError,
     api_key,
     endpoint_url,
+    is_loopback,
     parse_completion,
     parse_more_choices,
     payload_for,
@@ -288,16 +289,19 @@ class _Session:
             self.bar.close()
 
     def _open(self) -> Any:
-        """The SDK's client, following no redirect (as :mod:`.transport`: the uploaded
-        requests would go to a host nobody named; a 3xx is an ``APIStatusError``)."""
+        """The SDK's client, as :mod:`.transport` asks: following no redirect (the uploaded
+        requests would go to a host nobody named; a 3xx is an ``APIStatusError``), and no
+        proxy to an endpoint on loopback."""
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+        url = endpoint_url(self.spec)
+        http = DefaultAsyncHttpxClient(follow_redirects=False, trust_env=not is_loopback(url))
         return AsyncOpenAI(
             api_key=api_key(self.spec) or "no-key",  # a keyless endpoint: the SDK needs one
-            base_url=endpoint_url(self.spec),
+            base_url=url,
             timeout=self.spec.timeout_s,
             max_retries=self.spec.max_retries,
-            http_client=DefaultAsyncHttpxClient(follow_redirects=False),
+            http_client=http,
         )
 
     async def close(self) -> None:

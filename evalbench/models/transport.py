@@ -20,6 +20,7 @@ from evalbench.models.providers import (
     ProviderError,
     api_key,
     endpoint_url,
+    is_loopback,
     parse_completion,
     parse_more_choices,
     payload_for,
@@ -60,9 +61,9 @@ class Transport:
     and 5xx, with ``Retry-After``), ``timeout: ...`` past ``timeout_s`` (the whole request),
     ``connection_error: <type>: <message>`` for a refused or dropped connection,
     ``malformed_response: ...`` for a body that is not a completion. ``HTTP(S)_PROXY`` and
-    ``NO_PROXY`` are honoured as the SDK honours them (not with ``direct``: a server
-    evalbench started on this machine); the key is sent (none when it is ``None``), never put
-    in an error.
+    ``NO_PROXY`` are honoured as the SDK honours them, except for an endpoint on loopback
+    (or ``direct``: a server evalbench started): those are asked directly; the key is sent
+    (none when it is ``None``), never put in an error.
     """
 
     def __init__(
@@ -80,6 +81,9 @@ class Transport:
             timeout=aiohttp.ClientTimeout(total=spec.timeout_s),
         )
         self.proxy: Any
+        # never a proxy to this machine: it would get the prompt and the key, and ask its own
+        # loopback (as Go's ProxyFromEnvironment leaves localhost out)
+        direct = direct or is_loopback(self.url)
         self.proxy, auth = _env_proxy(self.url) if not direct else (None, None)
         self.proxy_headers = None
         if auth is not None:  # to the proxy: in the request (http) or its CONNECT (https)
