@@ -137,6 +137,23 @@ def redact_address(address: str | None) -> str | None:
     return scheme + re.split(r"[?#]", host_on, maxsplit=1)[0]
 
 
+def without_credentials(text: str, address: str) -> str:
+    """``text`` (a message that may quote ``address``) with the address shown as
+    :func:`redact_address` shows it, and its credentials gone in every other form too: the
+    user and password (before the last ``@``), each part of them, and the query or fragment
+    (parts shorter than 4 characters are left: they would cut words, and name little)."""
+    shown = redact_address(address) or ""
+    text = text.replace(address, shown)
+    found = _SCHEME.match(address)
+    rest = address[len(found[0]) if found else 0 :]
+    userinfo, _, host_on = rest.rpartition("@")
+    hidden = [userinfo, *re.split(r"[?#]", host_on, maxsplit=1)[1:]]
+    parts = [p for h in hidden for p in [h, *re.split(r"[:?#&=]", h)] if len(p) >= 4]
+    for part in sorted(set(parts), key=len, reverse=True):
+        text = text.replace(part, "…")
+    return text
+
+
 def auth_hint(environ: Mapping[str, str], home: Path) -> str:
     """What to try when a cluster refuses this driver: Ray's ``ray start`` turns token
     authentication on by itself when ``~/.ray/auth_token`` exists, and a driver without

@@ -236,3 +236,26 @@ def test_a_refused_address_with_credentials_says_they_were_left_out(capsys):
         "--ray-address 'head:6379' (shown without its credentials or query): "
         "expected host:port, auto, or ray://host:port"
     )
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "ConnectionError: ray client connection timeout for ray://alice:s3cr3t@head:10001",
+        "ConnectionError: could not reach alice:s3cr3t@head:10001",  # the address sans scheme
+        "RuntimeError: authentication failed: token 's3cr3t' rejected",  # the password alone
+    ],
+)
+def test_a_refused_connection_never_shows_the_addresss_credentials(monkeypatch, error):
+    # Before: only the address exactly as given was replaced in Ray's error; the same
+    # credentials in another form were shown.
+    from evalbench.executors import reach
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    monkeypatch.setattr(reach, "_probe", lambda address, timeout: {"error": error})
+    address = "ray://alice:s3cr3t@head:10001"
+    with pytest.raises(ExecutorError) as caught:
+        reach.reach(executors.Choice("ray", address))
+    message = str(caught.value)
+    assert message.startswith("cannot connect to the Ray cluster at ray://head:10001: ")
+    assert "s3cr3t" not in message and "alice" not in message
