@@ -113,6 +113,8 @@ def check_address(address: str, where: str) -> None:
         return
     shown = redact_address(address) or ""
     left_out = " (shown without its credentials or query)" if shown != address else ""
+    if len(shown) > 80:  # a line, whatever was given
+        shown, left_out = f"{shown[:60]}…", f" ({len(address):,d} characters)"
     raise ExecutorError(f"{where} {shown!r}{left_out}: expected {ADDRESS_FORMS}")
 
 

@@ -259,3 +259,13 @@ def test_a_refused_connection_never_shows_the_addresss_credentials(monkeypatch, 
     message = str(caught.value)
     assert message.startswith("cannot connect to the Ray cluster at ray://head:10001: ")
     assert "s3cr3t" not in message and "alice" not in message
+
+
+def test_a_very_long_refused_address_is_shown_cut_to_a_line():
+    # Before: a 1,000,000-character address made a 1 MB "one-line" message.
+    with pytest.raises(ExecutorError) as caught:
+        check_address("a" * 1_000_000 + ":x", "--ray-address")
+    assert str(caught.value) == (
+        f"--ray-address '{'a' * 60}…' (1,000,002 characters): expected host:port, auto, or "
+        "ray://host:port"
+    )
