@@ -228,7 +228,8 @@ def _copy_records(source: Path, target: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for path in sorted(source.glob("*.jsonl")):  # not a writer's temp files (.*.tmp)
-        shutil.copyfile(path, staging / path.name)
+        if not path.is_symlink():  # what a link names is no record of this run (an archive's)
+            shutil.copyfile(path, staging / path.name)
     staging.replace(target)
 
 

@@ -238,3 +238,19 @@ def test_a_lab_copy_publishes_the_run_it_copies(tmp_path):
     (lab / "manifest.json").write_text(json.dumps(
         {"params_file": str(path), "overrides": ["seed=2"], "status": "executed"}))  # fmt: skip
     assert publish_target(lab) == (path, ["seed=2"])  # `evalbench run` renders run_dir
+
+
+def test_a_lab_copy_never_copies_what_a_record_link_points_to(tmp_path):
+    # A published run folder from an archive whose records/x.jsonl links to a private file.
+    # Before: the lab copy (made when its notebook is rerun in JupyterLab) copied the file
+    # it names into outputs/lab/..., a folder that is shared like any output.
+    from evalbench.runs import _copy_records
+
+    private = tmp_path / "id_ed25519"
+    private.write_text("-----BEGIN OPENSSH PRIVATE KEY-----")
+    records = tmp_path / "run" / "records"
+    records.mkdir(parents=True)
+    (records / "answers.jsonl").write_text('{"id": 1}\n')
+    (records / "x.jsonl").symlink_to(private)
+    _copy_records(records, tmp_path / "lab" / "records")
+    assert sorted(p.name for p in (tmp_path / "lab" / "records").iterdir()) == ["answers.jsonl"]
