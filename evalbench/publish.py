@@ -412,7 +412,9 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
         return
     context = multiprocessing.get_context("spawn")
     processes.lifeline()  # the workers, their kernels and all they start die with this process
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                             initializer=processes.exit_with,
+                             initargs=(os.getpid(),)) as pool:  # fmt: skip
         futures = [pool.submit(_run_or_fail, path, force) for path in stale]
         for future in as_completed(futures):
             result = future.result()

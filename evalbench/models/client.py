@@ -26,6 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from evalbench import processes
 from evalbench.models.batch import require_sync, run_batch
 from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
 from evalbench.models.concurrency import make_limit
@@ -693,7 +694,8 @@ def shard_worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue:
     its own client and event loop, streaming the responses to ``queue`` in groups (every
     :data:`SHARD_FLUSH_S`; one message per response cost the parent more CPU than the
     request itself), then its CPU and RSS."""
-    spec_json, cache_path, cache_mode, seed, backoff, env, share = settings
+    spec_json, cache_path, cache_mode, seed, backoff, env, share, parent = settings
+    processes.exit_with(parent)  # a shard asks (and pays) only while its parent is there
     os.environ.update(env)
     spec = ModelSpec.model_validate_json(spec_json)
     cache = ResponseCache(Path(cache_path)) if cache_path else None
