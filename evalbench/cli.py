@@ -33,11 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from evalbench.executors import ExecutorError
     from evalbench.models.local import LocalModelUnavailable
     from evalbench.publish import OutputsUnwritable
-    from evalbench.settings import MissingSecret
+    from evalbench.settings import MissingSecret, UnusableSecret
 
     try:
         return int(args.handler(args))
-    except (ParamsError, MissingSecret, OutputsUnwritable, ExecutorError,
+    except (ParamsError, MissingSecret, UnusableSecret, OutputsUnwritable, ExecutorError,
             LocalModelUnavailable) as exc:  # fmt: skip
         print(f"evalbench: {exc}", file=sys.stderr)
         return 2

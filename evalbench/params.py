@@ -422,9 +422,8 @@ def parse_yaml(text: str, where: str) -> Any:
     try:
         return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no tags that run code
     except _Refused as exc:
-        raise ParamsError(
-            f"{where}:{exc.mark.line + 1}:{exc.mark.column + 1}: {exc.message}"
-        ) from None
+        message = exc.message if len(exc.message) <= 200 else f"{exc.message[:150]}…"
+        raise ParamsError(f"{where}:{exc.mark.line + 1}:{exc.mark.column + 1}: {message}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"{where}:{mark.line + 1}:{mark.column + 1}" if mark else where
@@ -432,8 +431,18 @@ def parse_yaml(text: str, where: str) -> Any:
         raise ParamsError(f"{at}: YAML syntax error: {problem}") from None
 
 
-def _apply_override(data: dict[str, Any], override: str, path: Path) -> None:
-    key, sep, raw = override.partition("=")
+def _shown_override(override: str) -> str:
+    """An override as error messages quote it: its value left out when it is a URL (whose
+    credentials, query or path may carry a token) or long (a line, whatever was given)."""
+    key, sep, value = override.partition("=")
+    if sep and ("://" in value or "@" in value or len(override) > 80):
+        return f"{key[:80]}=…"
+    return override if len(override) <= 80 else f"{override[:60]}…"
+
+
+def _apply_override(data: dict[str, Any], given: str, path: Path) -> None:
+    key, sep, raw = given.partition("=")
+    override = _shown_override(given)  # every message below quotes this
     if not sep or not key.strip():
         raise ParamsError(f"{path}: override {override!r}: expected key=value")
     try:
@@ -445,7 +454,7 @@ def _apply_override(data: dict[str, Any], override: str, path: Path) -> None:
     parts = key.strip().split(".")
     if len(parts) > MAX_DEPTH:  # it would build a mapping deeper than any params file may be
         raise ParamsError(
-            f"{path}: override {override[:60]!r}...: a key nested deeper than {MAX_DEPTH} levels"
+            f"{path}: override {override[:60]!r}: a key nested deeper than {MAX_DEPTH} levels"
         )
     target: Any = data
     for depth, part in enumerate(parts[:-1]):
@@ -479,5 +488,15 @@ def _index(target: list[Any], part: str, where: str, override: str, path: Path) 
 
 
 def discover_params(folder: Path) -> list[Path]:
-    """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name."""
+    """Every ``*.yaml`` / ``*.yml`` file in ``folder``, sorted by name.
+
+    Raises:
+        ParamsError: ``folder`` is not a folder (run outside the project).
+    """
+    if not folder.is_dir():
+        raise ParamsError(
+            f"{folder}: no such folder (the project, a folder with params/ and notebooks/, is "
+            "found from the current folder upward); run from your evalbench checkout, or set "
+            "EVALBENCH_HOME to it"
+        )
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())

@@ -290,3 +290,41 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
+
+
+EXIT_POLL_S = 0.5
+"""How often a worker under :func:`exit_with` looks for its parent."""
+
+
+def exit_with(pid: int) -> None:
+    """End this process as soon as process ``pid`` (the one that started it) is gone.
+
+    A worker process (``make report``'s, a sweep's cell worker) is killed by its parent's
+    watchdog; but ``kill -9`` of the parent *and* its watchdog (``pkill -9 -f evalbench``
+    matches every watchdog, not a worker) left workers going on with their studies and
+    cells, paying for requests. A daemon thread looks every :data:`EXIT_POLL_S`; when the
+    parent is gone (or its id is another process's), it kills every process group this
+    process tied, its own group if it leads one, then this process.
+    """
+    started = _start_time(pid)
+
+    def watch() -> None:
+        while started is not None and _start_time(pid) == started and not _zombie(pid):
+            time.sleep(EXIT_POLL_S)
+        with _LOCK:
+            groups = list(_TIED)
+        for group in groups:
+            _signal_group(group, signal.SIGKILL)
+        if os.getpgrp() == os.getpid():
+            _signal_group(os.getpid(), signal.SIGKILL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="evalbench-exit-with", daemon=True).start()
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has ended and is not yet reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False

@@ -40,7 +40,7 @@ from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
-from evalbench.records import write_atomic
+from evalbench.records import open_in_folder, write_atomic
 from evalbench.runs import (
     LOCK_ENV,
     RunInUse,
@@ -50,6 +50,7 @@ from evalbench.runs import (
     recorded_calls,
     release_run,
     run_dir_for,
+    set_aside_unreadable_manifest,
     update_manifest,
 )
 from evalbench.settings import get_settings
@@ -135,7 +136,10 @@ def run_study(
         lock_run(run_dir)
     except RunInUse as exc:
         return StudyResult(Path(params_file), "busy", run_dir, 0.0, str(exc))
+    except OSError as exc:  # its lock file cannot be opened (a link planted there: ELOOP)
+        raise unwritable(run_dir, exc) from None
     try:
+        set_aside_unreadable_manifest(run_dir)
         execute = _Execution(notebook, params_file, overrides, progress, warm)
         status, reason = _attempt(execute, run_dir, params)
         try:
@@ -255,15 +259,17 @@ def measured_verdict(verdict: tuple[Status, str], manifest: dict[str, Any]) -> t
     """How a run ended, given what it measured (``run.finish`` wrote it in the manifest):
     ``no_result`` when no system scored any item (:mod:`evalbench.measured`) and the failed
     calls were within ``max_error_rate`` (above it, the run stays ``failed``); an ``ok`` or
-    ``degraded`` run with a system that scored nothing says which in its reason."""
+    ``degraded`` run with a system that scored nothing says which in its reason, and so does
+    one whose response cache failed mid-run (``cache_failed``)."""
     status, reason = verdict
     if status == "failed":
         return verdict
     rows = from_rows(manifest.get("measured"))
     why = manifest.get("no_result") or (no_result_reason(rows) if rows else "")
+    cache = str(manifest.get("cache_failed") or "")  # Run.finish: the cache failed mid-run
     if why:
-        return "no_result", "; ".join(r for r in (str(why), reason) if r)
-    return status, "; ".join(r for r in (partial_reason(rows), reason) if r)
+        return "no_result", "; ".join(r for r in (str(why), reason, cache) if r)
+    return status, "; ".join(r for r in (partial_reason(rows), reason, cache) if r)
 
 
 def _no_result_report(run_dir: Path, reason: str) -> str:
@@ -323,7 +329,8 @@ def ensure_writable(run_dir: Path) -> None:
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / ".write-probe"
-        probe.write_bytes(b"\0" * 65536)
+        with open_in_folder(probe, "w") as fh:
+            fh.write("\0" * 65536)
         probe.unlink()
     except OSError as exc:
         raise unwritable(run_dir, exc) from None
@@ -405,7 +412,9 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
         return
     context = multiprocessing.get_context("spawn")
     processes.lifeline()  # the workers, their kernels and all they start die with this process
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                             initializer=processes.exit_with,
+                             initargs=(os.getpid(),)) as pool:  # fmt: skip
         futures = [pool.submit(_run_or_fail, path, force) for path in stale]
         for future in as_completed(futures):
             result = future.result()

@@ -53,7 +53,11 @@ _CHUNK_CELLS = 1_000_000  # ... but at most this many chunk * n_models^2 cells (
 
 
 class ArenaError(ValueError):
-    """Malformed battles or judgments; the message names the row (or file and line)."""
+    """Malformed battles or judgments (the message names the row); ``why``: the bare cause."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
 
 
 # --------------------------------------------------------------------------- battles
@@ -282,8 +286,7 @@ def fit_bt(
         Ratings by model, highest first.
 
     Raises:
-        ArenaError: the maximum likelihood does not exist (some group of models never
-            loses, or never wins, against the rest) and ``prior`` is 0.
+        ArenaError: no maximum likelihood (a group of models never loses, or never wins).
     """
     cells = _cells(battles, ties, None)
     theta = _point_fit(cells, prior).theta
@@ -327,14 +330,14 @@ def _strongly_connected(wins: np.ndarray) -> tuple[int, np.ndarray]:
 
 def _require_connected(wins: np.ndarray, models: list[str]) -> None:
     n_comp, labels = _strongly_connected(wins)
-    if n_comp == 1:
-        return
-    smallest = np.argmin(np.bincount(labels))
-    group = [m for m, lab in zip(models, labels, strict=True) if lab == smallest]
-    raise ArenaError(
-        f"the Bradley–Terry MLE does not exist: the win graph splits into {n_comp} groups, "
-        f"e.g. {group} never beat (or never lose to) the others; add battles or set prior > 0"
-    )
+    if n_comp > 1:
+        smallest = np.argmin(np.bincount(labels))
+        group = [m for m, lab in zip(models, labels, strict=True) if lab == smallest]
+        why = (
+            f"the win graph splits into {n_comp} groups, e.g. {group} never beat (or never "
+            "lose to) the others, so the Bradley–Terry MLE does not exist"
+        )
+        raise ArenaError(f"{why}; add battles or set prior > 0", why=why)
 
 
 def _newton(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:

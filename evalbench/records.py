@@ -17,7 +17,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 import numpy as np
 import pandas as pd
@@ -205,10 +205,21 @@ class RecordStore:
     Args:
         path: the ``.jsonl`` file (created with its folder on first append).
         key_fields: fields whose values identify a record; a key is written at most once.
+
+    Raises:
+        CorruptRecords: the file has a line that is not a JSON object, or it (or its folder)
+            is a symbolic link.
     """
 
     def __init__(self, path: Path | str, key_fields: Sequence[str]):
         self.path = Path(path)
+        # a run folder from elsewhere (an archive): an append, or the cut of a torn last
+        # line, would write through the link to whatever file it names
+        if self.path.is_symlink() or self.path.parent.is_symlink():
+            raise CorruptRecords(
+                f"{self.path}: a symbolic link; records are read and written only in the run "
+                "folder itself (delete the link, then run again)"
+            )
         self.key_fields = tuple(key_fields)
         self._rows = self._latest_per_key(self._load())
         self._by_key = {self.key_of(r): r for r in self._rows}
@@ -257,7 +268,7 @@ class RecordStore:
             raise ValueError(f"{self.path.name}: a record with key {key} was already written")
         line = to_json(row)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as fh:
+        with open_in_folder(self.path, "a") as fh:
             fh.write(line + "\n")
             fh.flush()
         self._rows.append(row)
@@ -367,6 +378,19 @@ def _finite(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def open_in_folder(path: Path | str, mode: Literal["w", "a"]) -> TextIO:
+    """``open(path, mode, encoding="utf-8")`` for a file evalbench writes in a run or cell
+    folder, never through a symbolic link planted there (a folder from an archive): the
+    write would go to the file it names (``O_NOFOLLOW``).
+
+    Raises:
+        OSError: ``ELOOP`` for a link, or any other reason the file cannot be opened.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    flags |= os.O_APPEND if mode == "a" else os.O_TRUNC
+    return os.fdopen(os.open(path, flags, 0o644), mode, encoding="utf-8")
 
 
 def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:

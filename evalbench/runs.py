@@ -23,13 +23,14 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, NoReturn, TypeVar, cast
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -83,15 +84,36 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The run's manifest (empty when there is none yet).
 
     Raises:
-        ValueError: not JSON, or nested too deeply to read (the message names file:line).
+        ValueError: not JSON, nested too deeply to read (the message names file:line), or
+            JSON that is not an object.
     """
     path = run_dir / "manifest.json"
     if not path.exists():
         return {}
     try:
-        return cast(dict[str, Any], parse_json(path.read_text(encoding="utf-8")))
+        manifest = parse_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return manifest
+
+
+def set_aside_unreadable_manifest(run_dir: Path) -> Path | None:
+    """Rename a manifest that cannot be read (:func:`read_manifest`) to
+    ``manifest.unreadable-<UTC time>.json`` and say so on stderr, so the run about to start
+    in ``run_dir`` (holding its lock) writes a new one; ``None`` when it reads."""
+    path = run_dir / "manifest.json"
+    try:
+        read_manifest(run_dir)
+        return None
+    except ValueError as exc:
+        why = str(exc).removeprefix(str(path)).lstrip(":").strip()
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside = path.replace(run_dir / f"manifest.unreadable-{stamp}.json")
+    print(f"evalbench: {path} could not be read ({why}); moved to {aside.name}; this run "
+          "starts a new one", file=sys.stderr, flush=True)  # fmt: skip
+    return aside
 
 
 def update_manifest(run_dir: Path, **fields: Any) -> dict[str, Any]:
@@ -208,7 +230,8 @@ def _copy_records(source: Path, target: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for path in sorted(source.glob("*.jsonl")):  # not a writer's temp files (.*.tmp)
-        shutil.copyfile(path, staging / path.name)
+        if not path.is_symlink():  # what a link names is no record of this run (an archive's)
+            shutil.copyfile(path, staging / path.name)
     staging.replace(target)
 
 
@@ -572,13 +595,15 @@ class Run(Generic[P]):
                 raise ValueError("finish(result) needs a run opened by evalbench.studies.open_run")
             headlines, counts, notes, measured, findings = self.summarize(result)
         headlines, counts = headlines or {}, counts or {}
+        cache_note = self._cache_notes()
         usage = self.ledger.summary()
         totals = self.recorded_usage()
         update_manifest(
             self.dir,
             headlines=headlines,
             counts=counts,
-            notes=list(notes),
+            notes=[*notes, *cache_note],
+            cache_failed=cache_note[0] if cache_note else None,
             measured=None if measured is None else [m.as_row() for m in measured],
             no_result=None if measured is None else (no_result_reason(measured) or None),
             findings=None if findings is None else findings.as_row(),
@@ -596,6 +621,17 @@ class Run(Generic[P]):
         )
         if self.releases_on_finish:
             release_run(self.dir)  # a notebook run by hand lets `make report` in from here on
+
+    def _cache_notes(self) -> list[str]:
+        """A note when the response cache failed during the run (a full disk): the study
+        went on without it, and only a kernel's stderr said so."""
+        cache = self.__dict__.get("cache")  # never opened here: sim-only studies
+        if cache is None or not cache.broken:
+            return []
+        return [
+            f"the response cache {cache.path} failed ({cache.broken}): this run's answers are "
+            "in its records but not in the cache, so a replay of it would ask again"
+        ]
 
     def no_result(self, measured: Sequence[Measured]) -> NoReturn:
         """End a study that measured nothing and cannot go on to its analysis (no battle to

@@ -26,6 +26,11 @@ class MissingSecret(RuntimeError):
     """An environment variable that should hold a secret is unset or empty."""
 
 
+class UnusableSecret(ValueError):
+    """An environment variable holds a value that cannot be used (the message names the
+    variable and why, never the value)."""
+
+
 class Settings(BaseModel):
     """Paths and switches resolved from the environment."""
 

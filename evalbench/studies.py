@@ -147,9 +147,15 @@ def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
         overrides: ``key=value`` strings (dotted keys reach nested fields; values are YAML).
 
     Raises:
-        ParamsError: one line naming the file, the field path and what was expected.
+        ParamsError: one line naming the file, the field path and what was expected; or a
+            file name that cannot name run folders (it starts with a dot, as ``...yaml``).
     """
     path = Path(path)
+    if path.stem.startswith("."):  # "...yaml" would render into outputs/../<hash>
+        raise ParamsError(
+            f"{path}: its name without .yaml ({path.stem!r}) names its run folders under the "
+            "outputs folder; rename the file (a name that does not start with a dot)"
+        )
     data = read_params_data(path, overrides)
     kind = study_kind(data, path)
     if data.get("sweep") is not None:

@@ -200,6 +200,17 @@ def test_publish_says_why_a_folder_or_file_is_not_a_run_to_publish(tmp_path, cap
     assert "no such notebook" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("manifest", ["[1, 2]", '"a string"', "null", "7"])
+def test_publish_of_a_folder_whose_manifest_is_no_object_is_one_line(tmp_path, capsys, manifest):
+    # Before: a JSON list was an AttributeError traceback ('list' object has no attribute
+    # 'get'); null was taken for a missing manifest.
+    (tmp_path / "manifest.json").write_text(manifest)
+    assert main(["publish", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"evalbench: {tmp_path}: not a run folder (its manifest.json is not a JSON object)\n"
+    )
+
+
 def test_publish_refuses_a_run_folder_whose_params_file_changed_since(tmp_path, capsys):
     path = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1"]), [{"name": "s"}])
     params = load_params(path)
@@ -227,3 +238,19 @@ def test_a_lab_copy_publishes_the_run_it_copies(tmp_path):
     (lab / "manifest.json").write_text(json.dumps(
         {"params_file": str(path), "overrides": ["seed=2"], "status": "executed"}))  # fmt: skip
     assert publish_target(lab) == (path, ["seed=2"])  # `evalbench run` renders run_dir
+
+
+def test_a_lab_copy_never_copies_what_a_record_link_points_to(tmp_path):
+    # A published run folder from an archive whose records/x.jsonl links to a private file.
+    # Before: the lab copy (made when its notebook is rerun in JupyterLab) copied the file
+    # it names into outputs/lab/..., a folder that is shared like any output.
+    from evalbench.runs import _copy_records
+
+    private = tmp_path / "id_ed25519"
+    private.write_text("-----BEGIN OPENSSH PRIVATE KEY-----")
+    records = tmp_path / "run" / "records"
+    records.mkdir(parents=True)
+    (records / "answers.jsonl").write_text('{"id": 1}\n')
+    (records / "x.jsonl").symlink_to(private)
+    _copy_records(records, tmp_path / "lab" / "records")
+    assert sorted(p.name for p in (tmp_path / "lab" / "records").iterdir()) == ["answers.jsonl"]

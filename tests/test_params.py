@@ -252,3 +252,30 @@ def test_a_file_full_of_mistakes_is_still_one_short_line(tmp_path):
         load_params(path)
     message = str(err.value)  # was every unknown key named: 1.2 MB for 60,000 of them
     assert message == f"{path}: k0: unknown key; k1: unknown key; k2: unknown key; and 5,997 more"
+
+
+@pytest.mark.parametrize(
+    ("override", "shown"),
+    [
+        ("systems.9.base_url=http://alice:s3cr3t@h/v1?key=abc", "systems.9.base_url=…"),
+        ("systems.9.base_url=https://h/v1/tok", "systems.9.base_url=…"),  # a token in a path
+        ("systems.9.name=" + "x" * 1_000_000, "systems.9.name=…"),
+    ],
+)
+def test_an_override_error_never_quotes_a_url_or_a_huge_value(override, shown):
+    # Before: the whole override was quoted: a URL's credentials, or 1 MB on one line.
+    demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"
+    with pytest.raises(ParamsError) as caught:
+        load_params(demo, [override])
+    assert str(caught.value) == (
+        f"{demo}: override {shown!r}: systems.9: expected a list index 0..2"
+    )
+
+
+def test_a_yaml_error_in_a_huge_override_is_one_short_line():
+    # A 1,000,000-digit integer: YAML's own refusal quoted the whole scalar.
+    demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"
+    with pytest.raises(ParamsError) as caught:
+        load_params(demo, ["seed=" + "7" * 1_000_000])
+    message = str(caught.value)
+    assert message.startswith(f"{demo}: override 'seed=…':1:1: ") and len(message) < 400

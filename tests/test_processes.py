@@ -169,3 +169,50 @@ def test_a_browser_opened_for_the_user_carries_no_mark_and_outlives_evalbench(
     assert audience_pages([run_dir], "full", open_pages=True) == [f"full: {run_dir}/report.html"]
     assert seen == [None]  # no mark while the browser starts
     assert LIFELINE_ENV in os.environ  # and this process's mark is back for what follows
+
+
+WORKER = """
+import sys, time
+from evalbench import processes
+processes.exit_with(int(sys.argv[1]))  # the parent that started this worker
+processes.spawn(["sleep", "600"])  # what the worker started (tied to its own watchdog)
+time.sleep(600)  # its work: a study, a cell
+"""
+PARENT = """
+import subprocess, sys
+worker = subprocess.Popen([sys.executable, "-c", sys.argv[1], str(__import__("os").getpid())],
+                          stdin=subprocess.PIPE)
+sys.stdin.read()  # until killed
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_ends_with_its_parent_even_when_the_parents_watchdog_died_too(tmp_path):
+    # kill -9 of evalbench *and* its watchdog (as `pkill -9 -f evalbench` does: the
+    # watchdog's command line names evalbench/_watchdog.py, a report worker's and a kernel's
+    # do not). Before: `evalbench report -j 2`'s workers went on with their studies, and a
+    # sweep's cell workers with their cells, paying for requests. Here the parent has no
+    # watchdog at all; its worker uses processes.exit_with.
+    tag = tmp_path.name
+    env = {**os.environ, TAG: tag}
+    env.pop(LIFELINE_ENV, None)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, WORKER], stdin=subprocess.PIPE,
+                              env=env, start_new_session=True)  # fmt: skip
+    started: set[proctree.Proc] = set()
+    try:
+        assert proctree.wait_for(lambda: len(_sleeps(proctree.tagged(TAG, tag))) == 1, 60)
+        started = proctree.tagged(TAG, tag) - {p for p in proctree.tagged(TAG, tag)
+                                               if p.pid == parent.pid}  # fmt: skip
+        workers = [p for p in started if "exit_with" in proctree.cmdline(p)]
+        assert len(workers) == 1
+        dogs = [p for p in started if "_watchdog.py" in proctree.cmdline(p)]
+        os.kill(parent.pid, signal.SIGKILL)
+        for dog in dogs:  # the worker's own watchdog dies too (pkill -f evalbench)
+            os.kill(dog.pid, signal.SIGKILL)
+        parent.wait(30)
+        gone = lambda: not proctree.alive(started - set(dogs))  # noqa: E731
+        assert proctree.wait_for(gone, 30), [proctree.cmdline(p) for p in proctree.alive(started)]
+    finally:
+        parent.kill()
+        parent.wait(30)
+        proctree.kill(started | proctree.tagged(TAG, tag))

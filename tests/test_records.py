@@ -142,3 +142,35 @@ def test_two_writers_replacing_one_file_never_fail_or_mix(tmp_path):
         thread.join()
     assert not failures and not torn, (failures[:2], torn[:2])
     assert [p.name for p in tmp_path.iterdir()] == ["index.json"]  # no temp file left
+
+
+@pytest.mark.parametrize("target_text", [None, "ssh-ed25519 AAAA me@host"])
+def test_a_record_file_that_is_a_link_is_refused_and_its_target_left_alone(tmp_path, target_text):
+    # A run folder from elsewhere (an archive) whose records/x.jsonl links out of it. Before:
+    # a target without a final newline was read as one torn record and emptied, then
+    # appended to; a missing target was created outside the run folder.
+    target = tmp_path / "authorized_keys"
+    if target_text is not None:
+        target.write_text(target_text)
+    link = tmp_path / "run" / "records" / "x.jsonl"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    with pytest.raises(CorruptRecords) as caught:
+        RecordStore(link, ["key"]).append({"key": 1})
+    assert str(caught.value) == (
+        f"{link}: a symbolic link; records are read and written only in the run folder "
+        "itself (delete the link, then run again)"
+    )
+    assert (target.read_text() if target_text is not None else target.exists()) == (
+        target_text if target_text is not None else False
+    )
+
+
+def test_a_records_folder_that_is_a_link_is_refused(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "records").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    path = tmp_path / "run" / "records" / "x.jsonl"
+    with pytest.raises(CorruptRecords, match="a symbolic link"):
+        RecordStore(path, ["key"]).append({"key": 1})
+    assert list((tmp_path / "elsewhere").iterdir()) == []

@@ -31,7 +31,7 @@ from typing import Any, Literal, NamedTuple
 from evalbench import executors
 from evalbench.measured import TRUNCATED
 from evalbench.models.client import run_sync
-from evalbench.models.progress import STOP, progress_bar
+from evalbench.models.progress import STOP, NotSent, progress_bar
 from evalbench.models.types import ChatResponse, Usage
 from evalbench.runs import Run
 from evalbench.settings import ENV_HOME, get_settings
@@ -234,7 +234,10 @@ async def _bounded(coro: Any, limits: Any) -> Outcome:
             future.cancel()
         await asyncio.gather(task, watch, return_exceptions=True)
     if task in done:
-        return task.result()
+        try:
+            return task.result()
+        except NotSent:  # its model call was stopped before it left: the interrupt
+            raise Interrupted from None
     raise Interrupted if watch in done else TimeoutError
 
 

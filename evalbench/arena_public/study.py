@@ -30,7 +30,7 @@ from evalbench.records import StyleCoefficient
 from evalbench.runs import Run
 from evalbench.stats import DEFAULT_LEVEL, DEFAULT_ROUNDS
 from evalbench.studies import Study
-from evalbench.tiers import apply_tier
+from evalbench.tiers import apply_tier, subset_label
 
 from . import metrics, report
 from .data import (
@@ -152,13 +152,28 @@ def rate_public(run: Run[ArenaPublicParams], name: str) -> RatedDataset:
     p = run.params
     with run.timed("load"):
         battles = tiered_battles(public_battles(name), p)
-    rated = rate_battles(
-        battles, rng=run.rng(name), rounds=p.bootstrap_rounds, level=p.confidence_level,
-        anchor_rating=p.anchor_rating, elo_k=p.elo_k,
-    )  # fmt: skip
+    try:
+        rated = rate_battles(
+            battles, rng=run.rng(name), rounds=p.bootstrap_rounds, level=p.confidence_level,
+            anchor_rating=p.anchor_rating, elo_k=p.elo_k,
+        )  # fmt: skip
+    except ArenaError as exc:  # no MLE on a small subsample (every whole set has one)
+        if exc.why == str(exc):  # not that: malformed battles
+            raise
+        raise ArenaError(_unratable(name, len(battles), exc.why, p)) from None
     with run.timed("style control"):
         style = public_style_control(run, name, battles)
     return RatedDataset(battles, rated, style)
+
+
+def _unratable(name: str, n: int, why: str, p: ArenaPublicParams) -> str:
+    """Why ``name``'s battles have no ratings, and what to do (this study has no ``prior``:
+    published ratings are maximum-likelihood fits)."""
+    kept = f" ({subset_label(p.tier, p.sample)})" if is_tiered(p) else ""
+    return (
+        f"{name}: its {n:,} battles{kept} cannot be rated: {why}; rate more battles (a larger "
+        f"sample, or tier: standard or full), or leave {name} out of public"
+    )
 
 
 def public_style_control(

@@ -113,6 +113,8 @@ def check_address(address: str, where: str) -> None:
         return
     shown = redact_address(address) or ""
     left_out = " (shown without its credentials or query)" if shown != address else ""
+    if len(shown) > 80:  # a line, whatever was given
+        shown, left_out = f"{shown[:60]}…", f" ({len(address):,d} characters)"
     raise ExecutorError(f"{where} {shown!r}{left_out}: expected {ADDRESS_FORMS}")
 
 
@@ -123,16 +125,35 @@ def requested_manifest() -> dict[str, Any]:
     return {"requested": requested.name, "address": address}
 
 
-_USERINFO = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)?[^@/]*@", re.IGNORECASE)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 def redact_address(address: str | None) -> str | None:
-    """``address`` without credentials: no ``user:password@``, no query or fragment (where
-    tokens travel)."""
+    """``address`` without credentials: nothing up to its last ``@`` (a password may hold
+    ``@``, ``/``, ``?`` or ``#``), no query or fragment after it (where tokens travel)."""
     if not address:
         return None
-    bare = re.split(r"[?#]", address, maxsplit=1)[0]
-    return _USERINFO.sub(lambda m: m["scheme"] or "", bare)
+    found = _SCHEME.match(address)
+    scheme = found[0] if found else ""
+    host_on = address[len(scheme) :].rpartition("@")[2]
+    return scheme + re.split(r"[?#]", host_on, maxsplit=1)[0]
+
+
+def without_credentials(text: str, address: str) -> str:
+    """``text`` (a message that may quote ``address``) with the address shown as
+    :func:`redact_address` shows it, and its credentials gone in every other form too: the
+    user and password (before the last ``@``), each part of them, and the query or fragment
+    (parts shorter than 4 characters are left: they would cut words, and name little)."""
+    shown = redact_address(address) or ""
+    text = text.replace(address, shown)
+    found = _SCHEME.match(address)
+    rest = address[len(found[0]) if found else 0 :]
+    userinfo, _, host_on = rest.rpartition("@")
+    hidden = [userinfo, *re.split(r"[?#]", host_on, maxsplit=1)[1:]]
+    parts = [p for h in hidden for p in [h, *re.split(r"[:?#&=]", h)] if len(p) >= 4]
+    for part in sorted(set(parts), key=len, reverse=True):
+        text = text.replace(part, "…")
+    return text
 
 
 def auth_hint(environ: Mapping[str, str], home: Path) -> str:

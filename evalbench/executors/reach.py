@@ -27,6 +27,7 @@ from evalbench.executors.base import (
     auth_hint,
     check_address,
     redact_address,
+    without_credentials,
 )
 
 CONNECT_TIMEOUT_S = 30.0
@@ -87,7 +88,7 @@ def reach(requested: Choice) -> None:
             f"no answer from the Ray cluster at {where} within {timeout:g} s "
             f"({TIMEOUT_ENV} sets how long to wait)"
         )
-    reason = str(answer.get("error") or "no running cluster found").replace(target, where)
+    reason = without_credentials(str(answer.get("error") or "no running cluster found"), target)
     hint = auth_hint(os.environ, Path.home())
     raise ExecutorError(f"cannot connect to the Ray cluster at {where}: {reason}{hint}")
 

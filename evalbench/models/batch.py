@@ -54,13 +54,14 @@ from evalbench.models.providers import (
     RETRYABLE_STATUS,
     ProviderError,
     api_key,
+    endpoint_url,
+    is_loopback,
     parse_completion,
     parse_more_choices,
     payload_for,
-    resolve_base_url,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
-from evalbench.records import parse_json, to_json
+from evalbench.records import open_in_folder, parse_json, to_json
 
 ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000
@@ -187,7 +188,7 @@ class BatchLog:
 
 
 def _write_synced(path: Path, text: str, *, append: bool) -> None:
-    with open(path, "a" if append else "w", encoding="utf-8") as fh:
+    with open_in_folder(path, "a" if append else "w") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -288,13 +289,19 @@ class _Session:
             self.bar.close()
 
     def _open(self) -> Any:
-        from openai import AsyncOpenAI
+        """The SDK's client, as :mod:`.transport` asks: following no redirect (the uploaded
+        requests would go to a host nobody named; a 3xx is an ``APIStatusError``), and no
+        proxy to an endpoint on loopback."""
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+        url = endpoint_url(self.spec)
+        http = DefaultAsyncHttpxClient(follow_redirects=False, trust_env=not is_loopback(url))
         return AsyncOpenAI(
             api_key=api_key(self.spec) or "no-key",  # a keyless endpoint: the SDK needs one
-            base_url=resolve_base_url(self.spec),
+            base_url=url,
             timeout=self.spec.timeout_s,
             max_retries=self.spec.max_retries,
+            http_client=http,
         )
 
     async def close(self) -> None:

@@ -26,10 +26,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from evalbench import processes
 from evalbench.models.batch import require_sync, run_batch
 from evalbench.models.cache import CacheMiss, ResponseCache, cache_key
 from evalbench.models.concurrency import make_limit
-from evalbench.models.progress import STOP, progress_bar
+from evalbench.models.progress import STOP, NotSent, pause, progress_bar
 from evalbench.models.providers import (
     ProviderError,
     SimProvider,
@@ -95,7 +96,7 @@ class _Bucket:
                 if self.level >= amount:
                     self.level -= amount
                     return
-                await asyncio.sleep((amount - self.level) / self.rate)
+                await pause((amount - self.level) / self.rate)
 
 
 class Pacer:
@@ -314,58 +315,87 @@ class ModelClient:
         return hit.model_copy(update={"cached": True, "attempts": 0}) if hit else None
 
     async def _ask(self, request: ChatRequest, key: str, sim: SimTask | None) -> ChatResponse:
+        """One request, retried as :attr:`spec` allows; an interrupt stops its waits: before
+        the first attempt it raises :class:`NotSent`, before a retry it gives up with the
+        last failure (as when the retries are spent)."""
         runtime = self._runtime_for_loop()
         tokens = estimate_tokens(request)
         attempts, previous = 0, None
         while True:
             attempts += 1
-            ticket = await runtime.limit.acquire(tokens)
-            outcome: Any = None  # the response headers or the ProviderError, for the limit
             try:
-                await runtime.limiter.acquire(tokens)
-                await runtime.pacer.wait()
-                if ticket is not None:  # adaptive: when it really left
-                    ticket.sent = runtime.loop.time()
-                started = time.perf_counter()
-                try:
-                    replies, usage, outcome = await self._attempt(runtime, request, sim)
-                except ProviderError as err:
-                    failure = outcome = err
-                else:
-                    reply = replies[0]
-                    return ChatResponse(
-                        system=self.spec.name,
-                        text=reply.text,
-                        tool_calls=list(reply.tool_calls),
-                        finish_reason=reply.finish_reason,
-                        choices=[_choice(r) for r in replies] if (request.n or 1) > 1 else [],
-                        usage=usage,
-                        latency_s=time.perf_counter() - started,
-                        cache_key=key,
-                        attempts=attempts,
-                        simulated=self.spec.simulated,
-                    )
-                finally:
-                    runtime.pacer.finished()
-            finally:
-                runtime.limit.release(ticket, outcome)
+                outcome = await self._try_once(runtime, request, (key, sim, attempts), tokens)
+            except NotSent:
+                if previous is None:
+                    raise
+                return self._gave_up(previous, attempts - 1, key)
+            if isinstance(outcome, ChatResponse):
+                return outcome
+            failure = outcome
             refused = repeated_refusal(previous, failure)
-            if (
-                refused
-                or not failure.retryable
-                or attempts > self.spec.max_retries
-                or STOP.is_set()
-            ):
-                why = "; the same refusal twice: not retried again" if refused else ""
-                return ChatResponse(
-                    system=self.spec.name,
-                    error=f"{failure.reason} (after {attempts} attempt(s){why})",
-                    cache_key=key,
-                    attempts=attempts,
-                    simulated=self.spec.simulated,
-                )
+            if refused or not failure.retryable or attempts > self.spec.max_retries:
+                return self._gave_up(failure, attempts, key, refused)
             previous = failure
-            await asyncio.sleep(self._delay(attempts, failure.retry_after))
+            try:
+                await pause(self._delay(attempts, failure.retry_after))
+            except NotSent:
+                return self._gave_up(failure, attempts, key)
+
+    async def _try_once(
+        self,
+        runtime: _Runtime,
+        request: ChatRequest,
+        job: tuple[str, SimTask | None, int],
+        tokens: int,
+    ) -> ChatResponse | ProviderError:
+        """Attempt number ``attempts`` (``job``: key, sim, attempts) once the limits let it
+        leave: its response, or its failure."""
+        key, sim, attempts = job
+        if STOP.is_set():
+            raise NotSent
+        ticket = await runtime.limit.acquire(tokens)
+        outcome: Any = None  # the response headers or the ProviderError, for the limit
+        try:
+            await runtime.limiter.acquire(tokens)
+            await runtime.pacer.wait()
+            if ticket is not None:  # adaptive: when it really left
+                ticket.sent = runtime.loop.time()
+            started = time.perf_counter()
+            try:
+                replies, usage, outcome = await self._attempt(runtime, request, sim)
+            except ProviderError as err:
+                outcome = err
+                return err
+            finally:
+                runtime.pacer.finished()
+        finally:
+            runtime.limit.release(ticket, outcome)
+        reply = replies[0]
+        return ChatResponse(
+            system=self.spec.name,
+            text=reply.text,
+            tool_calls=list(reply.tool_calls),
+            finish_reason=reply.finish_reason,
+            choices=[_choice(r) for r in replies] if (request.n or 1) > 1 else [],
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+            cache_key=key,
+            attempts=attempts,
+            simulated=self.spec.simulated,
+        )
+
+    def _gave_up(
+        self, failure: ProviderError, attempts: int, key: str, refused: bool = False
+    ) -> ChatResponse:
+        """The error response of a request whose last attempt failed with ``failure``."""
+        why = "; the same refusal twice: not retried again" if refused else ""
+        return ChatResponse(
+            system=self.spec.name,
+            error=f"{failure.reason} (after {attempts} attempt(s){why})",
+            cache_key=key,
+            attempts=attempts,
+            simulated=self.spec.simulated,
+        )
 
     async def _attempt(
         self, runtime: _Runtime, request: ChatRequest, sim: SimTask | None
@@ -499,7 +529,11 @@ async def agenerate(
         for index, job in pending:
             if STOP.is_set():  # interrupted: start nothing new, let the others finish
                 return
-            finish(index, await client._chat(job.request, job.sim))
+            try:
+                response = await client._chat(job.request, job.sim)
+            except NotSent:  # interrupted while it waited to leave: never sent, not recorded
+                return
+            finish(index, response)
 
     client._batches += 1
     try:
@@ -660,7 +694,8 @@ def shard_worker(settings: tuple[Any, ...], shard: list[tuple[int, str]], queue:
     its own client and event loop, streaming the responses to ``queue`` in groups (every
     :data:`SHARD_FLUSH_S`; one message per response cost the parent more CPU than the
     request itself), then its CPU and RSS."""
-    spec_json, cache_path, cache_mode, seed, backoff, env, share = settings
+    spec_json, cache_path, cache_mode, seed, backoff, env, share, parent = settings
+    processes.exit_with(parent)  # a shard asks (and pays) only while its parent is there
     os.environ.update(env)
     spec = ModelSpec.model_validate_json(spec_json)
     cache = ResponseCache(Path(cache_path)) if cache_path else None

@@ -42,6 +42,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evalbench.models.progress import pause
+
 START_WINDOW = 4
 """Requests in flight when an ``auto`` run starts."""
 MAX_PAUSE_S = 600.0
@@ -458,15 +460,15 @@ class AdaptiveLimit:
         loop = asyncio.get_running_loop()
         while True:
             now = loop.time()
-            if now < self._paused_until:
-                await asyncio.sleep(self._paused_until - now)
+            if now < self._paused_until:  # an interrupt ends these waits (NotSent)
+                await pause(self._paused_until - now)
                 continue
             if self.in_flight >= int(self.window):
                 await self._wait_for_slot(loop)
                 continue
             wait = max(self.requests.wait_s(1, now), self.tokens.wait_s(tokens, now))
             if wait > 0:
-                await asyncio.sleep(wait)
+                await pause(wait)
                 continue
             return self.admit(tokens, now)
 

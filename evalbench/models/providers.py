@@ -29,8 +29,9 @@ from evalbench.models.types import (
     SimTask,
     ToolCall,
     Usage,
+    base_url_problem,
 )
-from evalbench.settings import secret
+from evalbench.settings import UnusableSecret, secret
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 OPENAI_URL = "https://api.openai.com/v1"
@@ -108,18 +109,43 @@ def repeated_refusal(previous: ProviderError | None, failure: ProviderError) -> 
 
 
 def resolve_base_url(spec: ModelSpec) -> str | None:
-    """The endpoint URL from ``base_url`` or the variable named by ``base_url_env``."""
+    """The endpoint URL from ``base_url`` or the variable named by ``base_url_env``.
+
+    Raises:
+        MissingSecret: the variable is unset.
+        UnusableSecret: it holds no usable base URL (:func:`~.types.base_url_problem`).
+    """
     if spec.base_url:
-        return spec.base_url
+        return spec.base_url  # checked when the params were read
     if spec.base_url_env:
-        return secret(spec.base_url_env, purpose=f"system {spec.name!r} (base URL)")
+        url = secret(spec.base_url_env, purpose=f"system {spec.name!r} (base URL)")
+        return _usable(url, spec.base_url_env, spec)
     return None
 
 
 def endpoint_url(spec: ModelSpec) -> str:
     """Where a remote system's requests go: ``base_url`` / ``base_url_env``, else
-    ``OPENAI_BASE_URL``, else OpenAI's API (as the SDK chooses)."""
-    return resolve_base_url(spec) or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+    ``OPENAI_BASE_URL``, else OpenAI's API (as the SDK chooses).
+
+    Raises:
+        MissingSecret, UnusableSecret: as :func:`resolve_base_url` (``OPENAI_BASE_URL`` too).
+    """
+    url = resolve_base_url(spec)
+    if url:
+        return url
+    from_env = os.environ.get("OPENAI_BASE_URL")
+    return _usable(from_env, "OPENAI_BASE_URL", spec) if from_env else OPENAI_URL
+
+
+def _usable(url: str, variable: str, spec: ModelSpec) -> str:
+    """``url`` from ``variable``, or the one-line refusal naming the variable (a base URL
+    in the environment may carry a secret: its value is never shown)."""
+    problem = base_url_problem(url)
+    if problem:
+        raise UnusableSecret(
+            f"system {spec.name!r} (base URL): the URL in {variable} is not a base URL: {problem}"
+        )
+    return url
 
 
 def is_loopback(url: str) -> bool:

@@ -114,7 +114,7 @@ async def _run_workers(
     # system reads now (in memory, over the process pipe; never written anywhere).
     env = {n: os.environ[n] for n in (spec.api_key_env, spec.base_url_env) if n and n in os.environ}
     settings = (shard_spec(spec, count).model_dump_json(), cache_path, client.cache_mode,
-                client.seed, client.backoff_base_s, env, 1.0 / count)  # fmt: skip
+                client.seed, client.backoff_base_s, env, 1.0 / count, os.getpid())  # fmt: skip
     workers = [
         context.Process(
             target=worker,

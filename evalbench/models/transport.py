@@ -16,14 +16,14 @@ from typing import Any
 
 from evalbench.models import local
 from evalbench.models.providers import (
-    OPENAI_URL,
     RETRYABLE_STATUS,
     ProviderError,
     api_key,
+    endpoint_url,
+    is_loopback,
     parse_completion,
     parse_more_choices,
     payload_for,
-    resolve_base_url,
     retry_after_seconds,
 )
 from evalbench.models.types import ChatRequest, ModelSpec, SimReply, Usage
@@ -41,7 +41,7 @@ class OpenAIProvider:
         local model, to the server evalbench starts on first use (no key, no proxy)."""
         if self.spec.local is not None:
             return Transport(self.spec, None, local.endpoint(self.spec), direct=True)
-        return Transport(self.spec, api_key(self.spec), resolve_base_url(self.spec))
+        return Transport(self.spec, api_key(self.spec), endpoint_url(self.spec))
 
     async def complete(
         self, http: Transport, request: ChatRequest
@@ -61,9 +61,9 @@ class Transport:
     and 5xx, with ``Retry-After``), ``timeout: ...`` past ``timeout_s`` (the whole request),
     ``connection_error: <type>: <message>`` for a refused or dropped connection,
     ``malformed_response: ...`` for a body that is not a completion. ``HTTP(S)_PROXY`` and
-    ``NO_PROXY`` are honoured as the SDK honours them (not with ``direct``: a server
-    evalbench started on this machine); the key is sent (none when it is ``None``), never put
-    in an error.
+    ``NO_PROXY`` are honoured as the SDK honours them, except for an endpoint on loopback
+    (or ``direct``: a server evalbench started): those are asked directly; the key is sent
+    (none when it is ``None``), never put in an error.
     """
 
     def __init__(
@@ -73,7 +73,7 @@ class Transport:
 
         self._aiohttp = aiohttp
         self.spec = spec
-        base = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        base = base_url or endpoint_url(spec)
         self.url = base.rstrip("/") + "/chat/completions"
         self.headers = _headers(key)
         self.session = aiohttp.ClientSession(
@@ -81,6 +81,9 @@ class Transport:
             timeout=aiohttp.ClientTimeout(total=spec.timeout_s),
         )
         self.proxy: Any
+        # never a proxy to this machine: it would get the prompt and the key, and ask its own
+        # loopback (as Go's ProxyFromEnvironment leaves localhost out)
+        direct = direct or is_loopback(self.url)
         self.proxy, auth = _env_proxy(self.url) if not direct else (None, None)
         self.proxy_headers = None
         if auth is not None:  # to the proxy: in the request (http) or its CONNECT (https)
@@ -100,7 +103,7 @@ class Transport:
         try:
             post = self.session.post(
                 self.url, data=data, headers=self.headers, proxy=self.proxy,
-                proxy_headers=self.proxy_headers,
+                proxy_headers=self.proxy_headers, allow_redirects=False,
             )  # fmt: skip
             async with post as response:
                 raw = await response.read()
@@ -111,6 +114,8 @@ class Transport:
         except aiohttp.ClientError as exc:
             detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
             raise ProviderError(f"connection_error: {detail}", retryable=True) from None
+        if 300 <= response.status < 400:  # never followed: see _redirect
+            raise _redirect(response.status)
         if response.status >= 400:
             raise status_error(response.status, raw, response.headers)
         try:
@@ -146,6 +151,15 @@ def _env_proxy(url: str) -> tuple[Any, Any]:
         return get_env_proxy_for_url(URL(url))
     except LookupError:  # no proxy for this URL
         return None, None
+
+
+def _redirect(status: int) -> ProviderError:
+    """A redirect answering a completion request: a failed call, not retried, and never
+    followed. A 307/308 would send the prompt again to a host nobody named (aiohttp drops
+    the key across origins, not the body), a 301-303 would turn it into a GET whose answer
+    was recorded as the model's. The Location is not shown (a token may travel in it)."""
+    return ProviderError(f"http_{status}: a redirect (not followed)", retryable=False,
+                         status=status)  # fmt: skip
 
 
 def status_error(status: int, raw: bytes, headers: Any) -> ProviderError:

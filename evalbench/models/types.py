@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
+from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import (
@@ -30,6 +31,39 @@ DEFAULT_LOCAL_ALIAS = "SmolLM2-135M-Instruct"
 CacheMode = Literal["use", "refresh", "off", "replay"]
 TOOL_CHOICES = ("auto", "none", "required")
 _FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")  # OpenAI's, plus BFCL's dotted names
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a system's base URL (``None`` when it can), never quoting it:
+    a space or control character (CR/LF would split the request line), not http(s), not
+    parseable (``http://[::1/v1``), no host, a port that is not 1-65535, a user or password
+    (a secret in params, recorded in the manifest; with a key, aiohttp refuses to send
+    both), a query or a fragment (``/chat/completions`` is appended: the request would go
+    to another path, and a token in them would be recorded)."""
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return "it has a space or a control character"
+    if not url.lower().startswith(("http://", "https://")):
+        return "it is not an http:// or https:// URL"
+    port_problem = "its port is not a number from 1 to 65535"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return port_problem if "port" in str(exc).lower() else "it cannot be parsed"
+    if not parts.hostname:
+        return "it names no host"
+    if "@" in parts.netloc:
+        return (
+            "it has a user or password before the host (the key goes in the variable "
+            "api_key_env names)"
+        )
+    if port == 0:
+        return port_problem
+    if "?" in url:
+        return "it has a query (?...)"
+    if "#" in url:
+        return "it has a fragment (#...)"
+    return None
 
 
 def _is_none(value: Any) -> bool:
@@ -261,6 +295,13 @@ class ModelSpec(BaseModel):
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 1024:
             raise ValueError(f"expected an integer from 1 to 1024 or 'auto', got {value!r}")
         return number
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        if value and (problem := base_url_problem(value)):
+            raise ValueError(f"not a base URL: {problem}")
+        return value
 
     @field_validator("tool_choice")
     @classmethod

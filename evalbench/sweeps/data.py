@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_run_folder
-from evalbench.records import iter_jsonl
+from evalbench.records import iter_jsonl, open_in_folder
 
 CALL_FIELDS = frozenset({"system", "request_key", "prompt_tokens"})
 """The fields that make a record line a model call or an agent task (as usage counts them)."""
@@ -74,7 +74,7 @@ known (paid, most likely, and asked again when the cell resumes)."""
 
 def note_sent(folder: Path, system: str, key: str) -> None:
     """Append ``(system, request key)`` to the cell's :data:`IN_FLIGHT` note."""
-    with open(folder / IN_FLIGHT, "a", encoding="utf-8") as fh:
+    with open_in_folder(folder / IN_FLIGHT, "a") as fh:
         fh.write(json.dumps({"system": system, "key": key}) + "\n")
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple, Protocol
 
-from evalbench.processes import lifeline, tie, untie, wait_group_gone
+from evalbench.processes import exit_with, lifeline, tie, untie, wait_group_gone
 
 
 class Task(NamedTuple):
@@ -78,11 +78,14 @@ class Start(NamedTuple):
     cwd: str
     path: list[str]
     setup: Callable[[], None] | None
+    parent: int
+    """The process that started the worker (not the forkserver): the worker ends with it."""
 
 
 def _serve(conn: Connection, start: Start) -> None:
     """A worker: run tasks from ``conn`` until told to stop (``None``) or the pipe closes."""
     os.setsid()  # its own process group: a timeout kills it with whatever it started
+    exit_with(start.parent)  # and so does its parent's end, even when its watchdog died too
     os.environ.clear()
     os.environ.update(start.environ)
     os.chdir(start.cwd)
@@ -199,7 +202,7 @@ class LocalExecutor:
             main.__spec__ = None  # warm kernels): multiprocessing reads it; None: no main to run
         lifeline()  # before the forkserver starts: it and every worker carry this process's mark
         parent, child = self._context.Pipe()
-        start = Start(dict(os.environ), os.getcwd(), list(sys.path), self.setup)
+        start = Start(dict(os.environ), os.getcwd(), list(sys.path), self.setup, os.getpid())
         process = self._context.Process(target=_serve, args=(child, start), daemon=False)
         process.start()
         assert process.pid is not None  # set by start()

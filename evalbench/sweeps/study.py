@@ -33,7 +33,7 @@ from evalbench.models.progress import progress_bar
 from evalbench.models.usage import token_cost
 from evalbench.params import ParamsError, StudyParams, params_hash, validate_params
 from evalbench.publish import classify_failure, error_verdict, measured_verdict
-from evalbench.records import read_jsonl
+from evalbench.records import open_in_folder, read_jsonl
 from evalbench.runs import (
     UNFINISHED,
     USAGE_COLUMNS,
@@ -253,7 +253,7 @@ def _lock(folder: Path, deadline: float) -> None:
 def _logged(job: CellJob, timing: dict[str, float]) -> None:
     """:func:`_compute` with its stderr (warnings, progress bars) in ``<cell folder>/cell.log``:
     cells in parallel would interleave them on the sweep's terminal."""
-    with open(job.folder / "cell.log", "w", encoding="utf-8") as log, redirect_stderr(log):
+    with open_in_folder(job.folder / "cell.log", "w") as log, redirect_stderr(log):
         _compute(job, timing)
 
 
@@ -486,8 +486,10 @@ def cell_jobs(run: Run[Any]) -> list[CellJob]:
 def adopt_legacy(legacy: Path, folder: Path) -> None:
     """Move a cell folder of the per-params-file layout (``outputs/<params name>/cells/<hash>``,
     before cells were shared) to ``folder`` and leave a link in its place, so its old path
-    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is."""
-    if folder.exists() or legacy.is_symlink() or not legacy.is_dir():
+    still reads it. Holding its lock; one in use, or a ``folder`` already there, stays as is,
+    and so does one reached through a symbolic link (``<params name>/cells`` linked to a folder
+    elsewhere: nothing outside the outputs folder is moved into it)."""
+    if folder.exists() or not legacy.is_dir() or legacy.resolve() != legacy.absolute():
         return
     lock = FileLock(legacy / ".lock", timeout=0)
     try:

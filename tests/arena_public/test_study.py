@@ -140,3 +140,29 @@ def test_alpaca_run_has_style_control_and_lc_win_rates_in_its_records(tmp_path, 
     styled = {r["model"]: r for r in _records(run, "style_ratings")}
     assert styled["gpt4_1106_preview"]["style_rating"] == 1000.0  # the anchor, as the raw one
     assert "SUBSAMPLE" in report.key_result(result)  # the leaderboard is not reproduced on it
+
+
+def test_a_sample_too_small_to_rate_says_so_with_advice_that_applies(tmp_path, monkeypatch):
+    # sample: 3 on Arena-Hard keeps 14 battles in which claude-3-5-sonnet never loses: no
+    # maximum-likelihood rating. Before, the run failed with "...; add battles or set
+    # prior > 0", and arena_public has no prior. Here: b beats a three times out of three.
+    import contextlib
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    battles = pd.DataFrame({"model_a": ["a"] * 3, "model_b": ["b"] * 3,
+                            "winner": ["b"] * 3, "question_id": ["1", "2", "3"]})  # fmt: skip
+    monkeypatch.setattr(study, "public_battles", lambda name: battles)
+    params = load_params(params_file(tmp_path, PUBLIC + "public: [arena_hard_pr44]\nsample: 3\n"))
+    run = SimpleNamespace(params=params, timed=lambda phase: contextlib.nullcontext(),
+                          rng=lambda *labels: np.random.default_rng(0))  # fmt: skip
+    with pytest.raises(study.ArenaError) as caught:
+        study.rate_public(run, "arena_hard_pr44")
+    assert str(caught.value) == (
+        "arena_hard_pr44: its 3 battles (sample of about 3) cannot be rated: the win graph "
+        "splits into 2 groups, e.g. ['a'] never beat (or never lose to) the others, so the "
+        "Bradley–Terry MLE does not exist; rate more battles (a larger sample, or tier: "
+        "standard or full), or leave arena_hard_pr44 out of public"
+    )

@@ -203,10 +203,69 @@ def test_a_bad_connect_timeout_is_one_line_and_exit_2(value, monkeypatch, capsys
     assert connect_timeout_s() == 30.0  # the documented default: at most 30 s
 
 
+@pytest.mark.parametrize(
+    ("address", "shown"),
+    [
+        ("ray://alice:s3c@r3t@head:10001", "ray://head:10001"),  # '@' in the password
+        ("ray://alice:s3c/r3t@head:10001", "ray://head:10001"),  # '/' in the password
+        ("ray://alice:s3c?r3t@head:10001", "ray://head:10001"),  # '?' in the password
+        ("ray://alice:s3c#r3t@head:10001", "ray://head:10001"),  # '#' in the password
+        ("ray:/alice:s3cr3t@head:10001", "head:10001"),  # one slash: no scheme seen
+        ("ray:\\\\alice:s3cr3t@head:10001", "head:10001"),
+        ("alice:s3c@r3t@head:6379", "head:6379"),
+    ],
+)
+def test_no_part_of_a_password_is_ever_shown(address, shown):
+    # Before: the first '@' (or a '/', '?', '#' before the last '@') ended the credentials:
+    # 'ray://r3t@head:10001' was shown, or the whole address with its password; an address
+    # with '?' in its password was accepted and recorded as 'ray://alice:s3c'.
+    assert redact_address(address) == shown
+    try:
+        check_address(address, "--ray-address")
+    except ExecutorError as exc:
+        message = str(exc)
+    else:
+        message = ""
+    assert not any(part in message for part in ("alice", "s3c", "r3t"))
+
+
 def test_a_refused_address_with_credentials_says_they_were_left_out(capsys):
     with pytest.raises(ExecutorError) as caught:
         check_address("alice:s3cret@head:6379?token=abc", "--ray-address")
     assert str(caught.value) == (
         "--ray-address 'head:6379' (shown without its credentials or query): "
         "expected host:port, auto, or ray://host:port"
+    )
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "ConnectionError: ray client connection timeout for ray://alice:s3cr3t@head:10001",
+        "ConnectionError: could not reach alice:s3cr3t@head:10001",  # the address sans scheme
+        "RuntimeError: authentication failed: token 's3cr3t' rejected",  # the password alone
+    ],
+)
+def test_a_refused_connection_never_shows_the_addresss_credentials(monkeypatch, error):
+    # Before: only the address exactly as given was replaced in Ray's error; the same
+    # credentials in another form were shown.
+    from evalbench.executors import reach
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    monkeypatch.setattr(reach, "_probe", lambda address, timeout: {"error": error})
+    address = "ray://alice:s3cr3t@head:10001"
+    with pytest.raises(ExecutorError) as caught:
+        reach.reach(executors.Choice("ray", address))
+    message = str(caught.value)
+    assert message.startswith("cannot connect to the Ray cluster at ray://head:10001: ")
+    assert "s3cr3t" not in message and "alice" not in message
+
+
+def test_a_very_long_refused_address_is_shown_cut_to_a_line():
+    # Before: a 1,000,000-character address made a 1 MB "one-line" message.
+    with pytest.raises(ExecutorError) as caught:
+        check_address("a" * 1_000_000 + ":x", "--ray-address")
+    assert str(caught.value) == (
+        f"--ray-address '{'a' * 60}…' (1,000,002 characters): expected host:port, auto, or "
+        "ray://host:port"
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import openai
 import pytest
@@ -76,14 +78,86 @@ def closed_port() -> int:
 
 
 def test_the_environment_proxy_is_used_with_its_credentials(loopback, monkeypatch, clean_proxy_env):
-    # The endpoint's port is closed: only the proxy (the loopback server) can answer.
+    # The endpoint's name does not resolve: only the proxy (the loopback server) can answer.
     proxy = loopback.base_url.removesuffix("/v1").replace("//", "//user:pw%21@")
     monkeypatch.setenv("HTTP_PROXY", proxy)
-    body, _ = asyncio.run(post_once(f"http://127.0.0.1:{closed_port()}/v1"))
+    body, _ = asyncio.run(post_once("http://api.example.invalid/v1"))
     assert body["choices"][0]["message"]["content"] == "echo: x"
     headers = loopback.headers[-1]
     assert headers["authorization"] == f"Bearer {KEY}"
     assert headers["proxy-authorization"] == "Basic " + base64.b64encode(b"user:pw!").decode()
+
+
+class _Proxy:
+    """A proxy that answers 502 to everything and notes each request's path."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        seen = self.seen
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                seen.append(self.path)
+                self.send_response(502)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            do_GET = do_POST
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_loopback_endpoint_is_never_asked_through_the_proxy(
+    loopback, monkeypatch, clean_proxy_env, host
+):
+    # Before: with HTTP_PROXY set (and no NO_PROXY), a request to a server on this machine
+    # went to the proxy with the prompt and the key, and the proxy asked its own loopback.
+    proxy = _Proxy()
+    try:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        port = loopback.base_url.split(":")[-1].removesuffix("/v1")
+        body, _ = asyncio.run(post_once(f"http://{host}:{port}/v1"))
+    finally:
+        proxy.stop()
+    assert body["choices"][0]["message"]["content"] == "echo: x"
+    assert proxy.seen == [] and loopback.count == 1
+
+
+def test_batch_mode_never_asks_a_loopback_endpoint_through_the_proxy(
+    loopback, monkeypatch, clean_proxy_env
+):
+    from types import SimpleNamespace
+
+    from evalbench.models.batch import _Session
+
+    proxy = _Proxy()
+    spec = spec_for(loopback.base_url, batch=True)
+    monkeypatch.setenv("EVALBENCH_TEST_KEY", KEY)
+
+    async def upload() -> object:
+        api = _Session._open(SimpleNamespace(spec=spec))
+        try:
+            return await api.files.create(file=("in.jsonl", b'{"x": 1}\n'), purpose="batch")
+        finally:
+            await api.close()
+
+    try:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        uploaded = asyncio.run(upload())
+    finally:
+        proxy.stop()
+    assert proxy.seen == [] and uploaded.id in loopback.files
 
 
 def test_no_proxy_bypasses_it_and_the_key_is_in_no_error(loopback, monkeypatch, clean_proxy_env):

@@ -385,3 +385,23 @@ def test_cells_in_the_old_per_file_folder_are_moved_and_still_readable_there(
         assert (moved / "manifest.json").is_file() and not moved.is_symlink()
         assert (legacy / run_id).is_symlink() and (legacy / run_id).resolve() == moved.resolve()
         assert json.loads((legacy / run_id / "manifest.json").read_text())["status"] == "ok"
+
+
+def test_a_legacy_cells_folder_that_is_a_link_out_of_outputs_is_never_adopted(
+    tmp_path: Path,
+) -> None:
+    # outputs/<params name>/cells is a symbolic link to a folder elsewhere holding a folder
+    # named like a cell. Before: that folder was moved into outputs/cells/<kind>/ and a link
+    # left in its place (a user's folder taken out of where it was).
+    from evalbench.sweeps.study import adopt_legacy
+
+    outputs = get_settings().outputs_dir
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "0123456789ab").mkdir(parents=True)
+    (elsewhere / "0123456789ab" / "mine.txt").write_text("not a cell")
+    (outputs / "sweep_old").mkdir(parents=True)
+    (outputs / "sweep_old" / "cells").symlink_to(elsewhere, target_is_directory=True)
+    target = outputs / "cells" / "gaia" / "0123456789ab"
+    adopt_legacy(outputs / "sweep_old" / "cells" / "0123456789ab", target)
+    assert sorted(p.name for p in (elsewhere / "0123456789ab").iterdir()) == ["mine.txt"]
+    assert not (elsewhere / "0123456789ab").is_symlink() and not target.exists()
