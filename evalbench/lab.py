@@ -161,8 +161,6 @@ def _from_run_folder(folder: Path) -> Target:
         raise NotPublishable(f"{folder}: unreadable manifest ({exc})") from None
     if not (folder / "manifest.json").exists():
         raise NotPublishable(f"{folder}: not a run folder (no manifest.json)")
-    if not isinstance(manifest, dict):
-        raise NotPublishable(f"{folder}: not a run folder (its manifest.json is not a JSON object)")
     where = f"{folder}/manifest.json"
     target = _checked(manifest.get("params_file"), manifest.get("overrides") or [], where)
     params = load_params(*target)

@@ -431,7 +431,7 @@ def parse_yaml(text: str, where: str) -> Any:
         raise ParamsError(f"{at}: YAML syntax error: {problem}") from None
 
 
-def _shown_override(override: str) -> str:
+def shown_override(override: str) -> str:
     """An override as error messages quote it: its value left out when it is a URL (whose
     credentials, query or path may carry a token) or long (a line, whatever was given)."""
     key, sep, value = override.partition("=")
@@ -442,7 +442,7 @@ def _shown_override(override: str) -> str:
 
 def _apply_override(data: dict[str, Any], given: str, path: Path) -> None:
     key, sep, raw = given.partition("=")
-    override = _shown_override(given)  # every message below quotes this
+    override = shown_override(given)  # every message below quotes this
     if not sep or not key.strip():
         raise ParamsError(f"{path}: override {override!r}: expected key=value")
     try:

@@ -207,7 +207,7 @@ def test_publish_of_a_folder_whose_manifest_is_no_object_is_one_line(tmp_path, c
     (tmp_path / "manifest.json").write_text(manifest)
     assert main(["publish", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (
-        f"evalbench: {tmp_path}: not a run folder (its manifest.json is not a JSON object)\n"
+        f"evalbench: {tmp_path}: unreadable manifest ({tmp_path}/manifest.json: not a JSON object)\n"
     )
 
 

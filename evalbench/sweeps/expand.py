@@ -29,6 +29,7 @@ from evalbench.params import (
     apply_overrides,
     override_text,
     params_hash,
+    shown_override,
     validate_params,
 )
 
@@ -306,7 +307,8 @@ def cell_params(
     except ParamsError as exc:
         what = str(exc).removeprefix(f"{path}: ")
         raise ParamsError(
-            f"{path}: sweep cell {cell.id} (config {cell.config}, {' '.join(cell.overrides)}): "
+            f"{path}: sweep cell {cell.id} (config {cell.config}, "
+            f"{' '.join(shown_override(text) for text in cell.overrides)}): "
             f"{what}"
         ) from None
 

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from evalbench.importers import RunOutcomes, outcome_frame
+from evalbench.params import ParamsError
 from evalbench.stats import wilson_interval
 from evalbench.studies import load_params, open_run
 from evalbench.sweeps import report
@@ -195,16 +196,13 @@ def test_findings_put_the_cells_that_did_not_end_ok_first_among_the_caveats(
     )
 
 
-def test_a_swept_url_is_shown_without_its_credentials(tmp_path: Path) -> None:
+def test_a_swept_url_with_credentials_is_refused_without_quoting_them(tmp_path: Path) -> None:
     secret = "http://user:hunter2@127.0.0.1:9/v1?key=SECRET#frag"
     system = {"name": "a", "provider": "openai", "model": "m", "api_key_env": "K"}
-    params = sweep_params(
-        tmp_path, {"grid": {"systems.0.base_url": [secret, "http://127.0.0.1:8/v1"]}}, [system]
-    )
-    cells = [cell for cell, _ in params.cells]
-    summaries = {0: ended_ok(0, {"a": range(16)}), 1: ended_ok(1, {"a": range(10)})}
-    result = analyse(params, cells, summaries, tmp_path)
-    found = report.findings(result)
-    for text in (found.key_result, report.key_result(result)):
-        assert "hunter2" not in text and "SECRET" not in text and "frag" not in text
-        assert "systems.0.base_url = http://127.0.0.1:9/v1" in text
+    with pytest.raises(ParamsError) as refused:
+        sweep_params(
+            tmp_path, {"grid": {"systems.0.base_url": [secret, "http://127.0.0.1:8/v1"]}}, [system]
+        )
+    line = str(refused.value)
+    assert "sweep cell 0" in line and "systems.0.base_url=…" in line and "\n" not in line
+    assert "hunter2" not in line and "SECRET" not in line and "frag" not in line
