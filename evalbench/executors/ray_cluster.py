@@ -112,9 +112,6 @@ class RayExecutor:
         self._watchers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self.lost_errors = _lost_errors(ray)
         """Ray's errors for a worker, node or object lost under a task (worth a retry)."""
-        self.forced_cancels = 0
-        """Tasks whose worker was killed to stop them (a polite cancel not heeded within
-        :data:`CANCEL_GRACE_S`)."""
 
     @property
     def address(self) -> str | None:
@@ -232,7 +229,6 @@ class RayExecutor:
         while self._in_flight and time.monotonic() < deadline:
             await asyncio.sleep(POLL_S)
         for ref in list(self._in_flight):
-            self.forced_cancels += 1
             self._ray.cancel(ref, force=True)
 
 
