@@ -16,7 +16,9 @@
   root: more in flight would buy less than that in throughput), the window grows no more and
   is held to what the server works on at once (Little's law, with its own time measured on
   requests sent alone, as TCP Vegas and Netflix's concurrency-limits estimate it) plus a
-  small queue. Against one slot it settles at 2 in flight. Latency is timed on the wire:
+  small queue. Against one slot it settles at 2 in flight, also when the engine's speed
+  swings with the machine's load (each estimate pairs measurements taken together, so a
+  slower engine is not read as a longer queue). Latency is timed on the wire:
   from when a request leaves (after any wait in evalbench) to its answer, as the
   ``timeout_s`` clock is.
 * **Rate-limit budget**: when the server sends ``x-ratelimit-limit-/remaining-/reset-
@@ -37,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import statistics
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,9 +62,18 @@ ROUND_ERROR = 0.1
 MAX_ROUND = 64
 """Answers per round at most (however much latencies vary)."""
 HISTORY = 32
-"""Rounds the latency signal looks back for one to compare the latest with."""
+"""Rounds and lone answers the latency signal looks back for one to compare the latest with."""
+BESIDE = 2
+"""While it queues, how many of the latest rounds may clear the queue (none further back)."""
 LONE_KEPT = 8
 """Answers to requests sent alone that ``no_load`` averages."""
+CAPACITY_KEPT = 7
+"""Pairs (a lone answer, the round beside it) whose median is ``capacity``."""
+CHANGE = math.log(1.5)
+"""A round's throughput this far from the one paired last sends a probe (drift or a change
+of capacity: the pair tells which)."""
+CHANGE_SPACING = 4
+"""Rounds that find a queue between two such probes, at least."""
 MIN_SPREAD = math.log(1.2)
 """Rounds are compared when their mean in-flight counts are at least 20% apart."""
 SIGNIFICANT = 3.0
@@ -236,17 +248,24 @@ class _Sums:
     latency (``y``) on log in-flight (``x``). Mutable: one per round, added to in place
     (this runs once per answer, on the event loop)."""
 
-    __slots__ = ("answers", "in_flight", "latency", "x", "xx", "xy", "y", "yy")
+    __slots__ = (
+        "answers", "full_in_flight", "full_latency", "in_flight", "latency",
+        "x", "xx", "xy", "y", "yy",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.answers = 0
         self.x = self.y = self.xx = self.xy = self.yy = 0.0
         self.in_flight = 0.0  # sum of in-flight counts
         self.latency = 0.0  # sum of latencies (s)
+        self.full_in_flight = self.full_latency = 0.0  # the same, of full-window requests
 
-    def add(self, latency: float, in_flight: float) -> None:
-        """Count one more answer."""
+    def add(self, latency: float, in_flight: float, full: bool = True) -> None:
+        """Count one more answer (``full``: its request went with the window full)."""
         x, y = math.log(in_flight), math.log(latency)
+        if full:
+            self.full_in_flight += in_flight
+            self.full_latency += latency
         self.answers += 1
         self.x += x
         self.y += y
@@ -255,6 +274,14 @@ class _Sums:
         self.yy += y * y
         self.in_flight += in_flight
         self.latency += latency
+
+    def rate(self) -> float:
+        """Answers per second (Little's law: mean in-flight over mean latency), of requests
+        sent with the window full if any (a refill after a probe, sent all at once, ranks its
+        requests 1, 2, 3... in flight though the server takes them all together)."""
+        if self.full_latency > 0:
+            return self.full_in_flight / self.full_latency
+        return self.in_flight / self.latency
 
     def merged(self, other: _Sums) -> _Sums:
         """The sums over both sets of answers (a new object)."""
@@ -280,34 +307,55 @@ class _Sums:
 class LatencySignal:
     """Whether a server queues, and how many requests it works on at once, from latencies.
 
-    Each answer is a point: the log of the requests in flight when it was sent (itself
-    included) and the log of its latency on the wire. A server that queues answers later the
-    more requests it holds: latency grows in proportion to the requests in flight, an
-    *elasticity* (the least-squares slope of log latency on log in-flight) near 1; a server
-    that does not queue answers in its own time however many are in flight, an elasticity
-    near 0. Answers are read in rounds (a window's worth, at least :data:`MIN_ROUND`, more
-    when latencies vary; requests sent alone aside). Each round's slope is fitted together
-    with the latest earlier round (the first round: with the requests sent alone) whose
-    in-flight count differs by at least 20% and which tells the two apart: a slope more
-    than :data:`SIGNIFICANT` standard errors above 1/2 (the geometric middle) is a queue,
-    as far below is none. Latencies vary by request (long answers take longer): that
+    **Queue or not.** Each answer is a point: the log of the requests in flight when it was
+    sent (itself included) and the log of its latency on the wire. A server that queues
+    answers later the more requests it holds: latency grows in proportion to the requests in
+    flight, an *elasticity* (the least-squares slope of log latency on log in-flight) near 1;
+    a server that does not queue answers in its own time however many are in flight, an
+    elasticity near 0. Answers are read in rounds (a window's worth, at least
+    :data:`MIN_ROUND`, more when latencies vary); an answer to a request sent alone is a
+    point of its own. Each round (and each lone answer) is fitted together with the latest
+    earlier one whose in-flight count differs by at least 20% and which tells the two apart:
+    a slope more than :data:`SIGNIFICANT` standard errors above 1/2 (the geometric middle) is
+    a queue, as far below is none. Latencies vary by request (long answers take longer): that
     variation (the fits' residuals, pooled over recent rounds) widens the standard error, so
-    it cannot pass for a queue, where a ratio to one minimum latency would. With no such
-    round (a steady window), the verdict stays. Fitting recent rounds keeps it local: a
-    server with C slots answers in its own time up to C in flight and later only beyond.
+    it cannot pass for a queue. With none that tells (a steady window), the verdict stays.
+    Fitting rounds beside each other keeps it local: a server with C slots answers in its own
+    time up to C in flight and later only beyond.
 
-    The server's own time (``no_load``) is the mean latency of the last requests sent
-    alone (nothing else in flight; the very first of all only until another has gone alone,
-    as it may be a cold server's). When it queues, with ``N`` requests in flight on
-    average and mean latency ``R`` over a round, it works on ``C = N · no_load / R`` at once
-    (Little's law; TCP Vegas's queue estimate ``N · (1 - no_load / R)`` is what waits); the
-    window is held to ``C`` plus a queue of ``max(1, √C)`` (Netflix's ``GradientLimit``
-    allows a queue of the square root of its limit): lowered to it, or raised to it when
-    the window was below (no AIMD growth while it queues); halved while ``no_load`` is not
-    known yet (the server answered no request sent alone). While it queues, ``no_load`` is
-    measured again by one request sent alone (:attr:`probe`): after the 1st, 4th, 16th and
-    64th such round and every 128th (and every one while it is unknown), as Netflix's limits
-    probe their ``rtt_noload`` now and then.
+    **Drift.** On a shared machine the engine's own speed swings (×2 measured for
+    llama-cpp-python under a load of 2-5 on 2 cores): at one in-flight count a slower engine
+    looks exactly like a longer queue. So comparisons are kept beside each other in time: a
+    queue, once found, is cleared only by a round at more in flight than one of the latest
+    :data:`BESIDE` rounds (rounds further back were measured at another speed), and the
+    server's concurrency is read from pairs measured together.
+
+    **How many at once.** While it queues, a request sent alone (:attr:`probe`: the window
+    drops to 1 until the others are answered) takes the server's own time ``L``; the round
+    right after it answers ``N / R`` requests per second (``N`` in flight on average, mean
+    latency ``R``, of its requests sent with the window full: Little's law). Not the round
+    before: it was measured before the others drained (9 s against one slot at the start),
+    and the engine's speed can change meanwhile. The server works on ``C = L · N / R``
+    requests at once (TCP Vegas's expected vs actual throughput); a slower engine stretches
+    ``L`` and ``R`` alike, so ``C`` does not drift. ``C`` is the median of the last
+    :data:`CAPACITY_KEPT` pairs (in log: a lone request of unusual length, or a pair the
+    engine's speed changed between, does not move it; a server that changed does within two
+    probes), the smallest while there are fewer than 3 (against one slot one pair too high
+    puts 3 in flight; one too low costs nothing), measured afresh when a queue is found again
+    after none was. The window is held
+    to ``C`` (1 at least) plus a queue of its square root (Netflix's ``Gradient2Limit``
+    allows a queue of the square root of its limit): against one slot, 2 in flight. A round
+    that finds no queue drops the lone answers before it (a server that is not saturated
+    answers in ``L``, which says nothing of its capacity).
+
+    **Probes** go after the 1st, 4th, 16th and 64th round that finds a queue and every 128th
+    (the 2nd, 8th and 32nd too while ``C`` < 2; every one while ``C`` is unknown, the window
+    halved meanwhile), as Netflix's
+    ``VegasLimit`` measures its ``rtt_noload`` again every ``probeMultiplier`` × limit
+    samples; and when a round's throughput moved by half from the round paired last (the
+    engine's speed or the server's slots changed: the next pair tells which) or the latest
+    pair lay that far from ``C``. Against one slot a probe costs the server one idle trip of
+    a request on the wire.
 
     Limits: the verdict needs answers in roughly the order their requests arrived (a FIFO
     queue, as llama.cpp's and vLLM's schedulers keep); a server that picks waiting requests
@@ -316,22 +364,32 @@ class LatencySignal:
     throughput but less than its square root (elasticity above 1/2: batching servers near
     saturation), the window stops growing there, for latency's sake.
 
-    References: Netflix/concurrency-limits (``GradientLimit``, ``VegasLimit``); Brakmo &
-    Peterson, "TCP Vegas: end to end congestion avoidance on a global Internet" (1995).
+    References: Netflix/concurrency-limits (``VegasLimit``: ``queue_use = limit ×
+    (1 − rtt_noload / rtt)`` and its periodic ``rtt_noload`` probe; ``Gradient2Limit``: a
+    queue of ``√limit``); Brakmo & Peterson, "TCP Vegas: end to end congestion avoidance on a
+    global Internet" (1995).
     """
 
     def __init__(self) -> None:
         self.queueing = False
         """The latest verdict: the server queues (then the window does not grow)."""
+        self.decided = False
+        """Whether any comparison has told (queue or none) yet."""
         self.elasticity: float | None = None
-        """The latest round's elasticity (``None``: no round to tell it apart from)."""
+        """The latest comparison's elasticity (``None``: nothing to tell it apart from)."""
         self.rounds = 0
         self.probe = False
-        """Set when ``no_load`` should be measured again (the limiter sends one request
-        alone, then clears it)."""
+        """Set when a request should go alone (the limiter sends one, then clears it)."""
         self._lone: deque[float] = deque(maxlen=LONE_KEPT)
         self._lone_seen = 0
-        self._history: deque[_Sums] = deque(maxlen=HISTORY)
+        self._first: _Sums | None = None  # the very first lone answer (a cold server's?)
+        self._unpaired: list[float] = []  # lone answers waiting for a round
+        self._pairs: deque[float] = deque(maxlen=CAPACITY_KEPT)  # log C, one per pair
+        self._far = False  # whether the latest pair lay :data:`CHANGE` from the median
+        self._rate: float | None = None  # answers per second of the latest round
+        self._paired_rate: float | None = None  # ... of the round paired last
+        self._probed = 0  # rounds that had found a queue at the latest probe
+        self._history: deque[_Sums] = deque(maxlen=HISTORY)  # rounds and lone answers
         self._round = _Sums()
         self._size = 0  # answers this round takes (set by its first answer)
         self._queued = 0  # rounds that found a queue
@@ -344,33 +402,131 @@ class LatencySignal:
         return sum(self._lone) / len(self._lone) if self._lone else None
 
     @property
+    def capacity(self) -> float | None:
+        """Requests the server works on at once (see the class; ``None``: not measured)."""
+        if not self._pairs:
+            return None
+        pairs = self._pairs  # the smallest while there are few: too many is what costs
+        return math.exp(statistics.median(pairs) if len(pairs) >= 3 else min(pairs))
+
+    @property
     def noise(self) -> float:
         """One answer's spread of log latency that in-flight counts do not explain, pooled
         over recent rounds (0 before the first)."""
         return math.sqrt(self._squares / self._freedom) if self._freedom else 0.0
 
-    def sample(self, latency: float, in_flight: int) -> float | None:
+    def sample(self, latency: float, in_flight: int, full: bool = True) -> float | None:
         """One answer: ``latency`` on the wire, ``in_flight`` when it was sent (itself
-        included). Returns the most requests in flight the latency allows when this answer
-        ends a round (``math.inf``: no limit), else ``None``."""
+        included), ``full``: whether the window was full then. Returns the most requests in
+        flight the latency allows when this answer ends a round, or when it went alone and
+        found a queue (``math.inf``: no limit), else ``None``."""
         if not latency > 0 or not math.isfinite(latency):
             return None
         if in_flight <= 1:
-            if self._lone_seen == 1:  # the very first may be a cold server's: it goes now
-                self._lone.clear()
-            self._lone_seen += 1
-            self._lone.append(latency)
-            return None
+            return self._alone(latency)
         if not self._round.answers:
             self._size = self._round_size(in_flight)
-        self._round.add(latency, in_flight)
+        self._round.add(latency, in_flight, full)
         if self._round.answers < self._size:
             return None
         now, self._round = self._round, _Sums()
         _, _, residual, freedom = now.fit()
         self._squares = POOL_DECAY * self._squares + residual * freedom
         self._freedom = POOL_DECAY * self._freedom + freedom
-        return self._verdict(now)
+        self._rate = now.rate()
+        self.rounds += 1
+        self._judge(now)
+        if not self.queueing:
+            if self.elasticity is not None:  # no queue: the server was not saturated
+                self._unpaired.clear()
+            return math.inf
+        for lone in self._unpaired:  # L · N / R: what the server works on at once
+            self._pair(lone)
+        self._unpaired.clear()
+        self._queued += 1
+        if self._scheduled() or self._changed():
+            self.probe = True
+            self._probed = self._queued
+        return self._allowed(now)
+
+    def _scheduled(self) -> bool:
+        """A probe after the 1st, 4th, 16th, 64th and every 128th round that found a queue;
+        while the server works on fewer than 2 at once, after the 2nd, 8th and 32nd too (a
+        probe costs it one idle trip, and ``C`` + ``√C`` reaches 3 in flight at ``C`` = 1.7:
+        the median needs its pairs soon)."""
+        queued, capacity = self._queued, self.capacity
+        if queued in (1, 4, 16, 64) or queued % 128 == 0:
+            return True
+        return queued in (2, 8, 32) and (capacity is None or capacity < 2)
+
+    def _changed(self) -> bool:
+        """Whether the latest round's throughput moved :data:`CHANGE` from the one paired
+        last, or the latest pair lay that far from the median (one more pair to tell drift,
+        noise and a changed server apart), and the latest probe was :data:`CHANGE_SPACING`
+        rounds ago."""
+        if self._paired_rate is None or self._rate is None:
+            return False
+        moved = abs(math.log(self._rate / self._paired_rate)) > CHANGE
+        return (moved or self._far) and self._queued - self._probed >= CHANGE_SPACING
+
+    def _alone(self, latency: float) -> float | None:
+        """An answer to a request sent alone: the server's own time (paired with the round
+        after it) and a point to compare rounds with; the window when it found a queue."""
+        if self._lone_seen == 1:  # the very first may be a cold server's: it goes now
+            self._forget_first()
+        self._lone_seen += 1
+        self._lone.append(latency)
+        point = _Sums()
+        point.add(latency, 1)
+        if self._lone_seen == 1:
+            self._first = point
+        self._unpaired.append(latency)  # paired with the round after it
+        found = not self.queueing
+        self._judge(point)
+        rounds = [r for r in self._history if r.answers > 1]
+        if not (found and self.queueing and rounds):
+            return None
+        if self.capacity is None:  # a queue, found by this answer: halve until the pair
+            return max(1.0, rounds[-1].in_flight / rounds[-1].answers / 2)
+        return self._allowed(rounds[-1])
+
+    def _forget_first(self) -> None:
+        """Drop the very first lone answer and its pair (the only lone answer so far, so the
+        only pair)."""
+        self._lone.clear()
+        self._unpaired.clear()
+        self._pairs.clear()
+        if self._first is not None and self._first in self._history:
+            self._history.remove(self._first)
+
+    def _judge(self, now: _Sums) -> None:
+        """Compare ``now`` (a round or a lone answer) with what came before: the verdict."""
+        self.elasticity = self._compare(now)
+        self._history.append(now)
+        if self.elasticity is not None:  # else nothing tells: the verdict stays
+            if self.elasticity > 0.5 and not self.queueing:  # a queue (again): measured
+                self._queued = self._probed = 0  # afresh, probes as at first
+                self._pairs.clear()
+            self.queueing = self.elasticity > 0.5
+            self.decided = True
+
+    def _allowed(self, now: _Sums) -> float:
+        """The window while it queues: ``C`` plus a queue of ``√C``; halved from ``now``'s
+        in-flight count (and a probe) while ``C`` is not measured."""
+        capacity = self.capacity
+        if capacity is None:  # nothing sent alone beside a queue yet: halve until a probe
+            self.probe = True
+            return max(1.0, now.in_flight / now.answers / 2)
+        capacity = max(1.0, capacity)  # a server that answers works on one at least
+        return capacity + math.sqrt(capacity)
+
+    def _pair(self, latency: float) -> None:
+        """``L · N / R``: what the server works on at once, one more pair of the median."""
+        assert self._rate is not None
+        estimate = math.log(latency * self._rate)
+        self._far = bool(self._pairs) and abs(estimate - statistics.median(self._pairs)) > CHANGE
+        self._pairs.append(estimate)
+        self._paired_rate = self._rate
 
     def _round_size(self, in_flight: int) -> int:
         """A window's worth of answers (the requests in flight when the round's first answer
@@ -380,34 +536,21 @@ class LatencySignal:
         noisy = self._squares / self._freedom / ROUND_ERROR**2 if self._freedom else 0.0
         return max(MIN_ROUND, in_flight, min(MAX_ROUND, math.ceil(noisy)))
 
-    def _verdict(self, now: _Sums) -> float | None:
-        self.rounds += 1
-        self.elasticity = self._compare(now)
-        self._history.append(now)
-        if self.elasticity is not None:  # else nothing tells: the verdict stays
-            self.queueing = self.elasticity > 0.5
-        if not self.queueing:
-            return math.inf
-        self._queued += 1
-        if self._queued in (1, 4, 16, 64) or self._queued % 128 == 0 or self.no_load is None:
-            self.probe = True
-        in_flight, latency = now.in_flight / now.answers, now.latency / now.answers
-        if self.no_load is None:  # no request has gone alone yet: halve until a probe tells
-            return max(1.0, in_flight / 2)
-        capacity = max(1.0, in_flight * self.no_load / latency)
-        return capacity + max(1.0, math.sqrt(capacity))
-
     def _compare(self, now: _Sums) -> float | None:
-        """The slope fitted with the latest earlier round that tells (see the class)."""
-        earlier = list(self._history)
-        if not earlier and self._lone:  # the first round: against the requests sent alone
-            lone = _Sums()
-            for t in self._lone:
-                lone.add(t, 1)
-            earlier = [lone]
+        """The slope fitted with the latest earlier round or lone answer that tells (see the
+        class). While it queues, only a round at more in flight than one of the latest
+        :data:`BESIDE` rounds can clear the queue (room above); not a round at fewer (the
+        refill after a probe, below the server's slots: it says nothing of room above),
+        nor a lone answer, whose slope to a round spans the server's free slots too (from 1
+        to 11 in flight against 8 slots: 0.1)."""
+        earlier: list[_Sums] | deque[_Sums] = self._history
+        if self.queueing:
+            if now.answers == 1:
+                return None
+            earlier = [r for r in self._history if r.answers > 1][-BESIDE:]
         for before in reversed(earlier):
             step = now.in_flight / now.answers / (before.in_flight / before.answers)
-            if abs(math.log(step)) < MIN_SPREAD:
+            if abs(math.log(step)) < MIN_SPREAD or (self.queueing and step < 1):
                 continue
             slope, sxx, residual, _ = before.merged(now).fit()
             # the residual spread, or the pooled noise if larger: a fit of a few answers
@@ -526,7 +669,11 @@ class AdaptiveLimit:
         Answers to requests sent before the first answer came back are not read (but the
         first answer itself, to a request sent alone): a server's first answer can be slow
         (llama-cpp-python's took 3 times the next ones), and every request queued behind it
-        with it.
+        with it. Until the latency signal has told anything, an answer that took over twice
+        the first answer's time sends one request alone (a queue forming, perhaps: TCP's
+        HyStart leaves slow start on such a rise), if none has gone alone yet: without it,
+        rounds that all grow at once tell nothing against each other, and the window grew to
+        15 against llama-cpp-python's one slot before they did.
         """
         if self._restore is not None and ticket.in_flight <= 1:  # the probe came back
             self.window, self._restore = self._restore, None
@@ -535,21 +682,27 @@ class AdaptiveLimit:
             read = ticket.in_flight <= 1
         else:  # not if sent before any answer came back (queued behind a cold first one)
             read = ticket.sent >= self._first_answer
-        # unread answers still grow the window in slow start, unless they took over twice
-        # the first answer's time (a queue forming: TCP's HyStart leaves slow start so)
-        early = not read and latency <= 2 * self._first_latency
-        allowed = self.latency.sample(latency, ticket.in_flight) if read else None
+        # before the latency signal tells anything, answers grow the window in slow start
+        # only within twice the server's own time (or the first answer's): a queue forming,
+        # perhaps (TCP's HyStart leaves slow start on such a rise)
+        signal = self.latency
+        own = signal.no_load or self._first_latency
+        slow = 0 < own < latency / 2 and not signal.decided
+        allowed = signal.sample(latency, ticket.in_flight, ticket.full) if read else None
         if allowed is not None and allowed != math.inf:
             self._follow(min(float(self.ceiling), max(1.0, allowed)))
-        if self.latency.probe:  # measure the server's own time: the next request goes alone
-            self.latency.probe = False
+        if read and slow and signal.no_load is None:
+            signal.probe = True  # with no lone answer, rounds that grow alike tell nothing
+        if signal.probe:  # measure the server's own time: the next request goes alone
+            signal.probe = False
             if self._restore is None:  # (one probe at a time)
                 self._restore, self.window = self.window, 1.0
         elif (
-            (read or early)
+            (read or not slow)
+            and not (slow and self.window < self.threshold)
             and self._restore is None
             and (ticket.full or self.waiting)
-            and self.latency.grows()
+            and signal.grows()
         ):
             step = 1.0 if self.window < self.threshold else 1.0 / self.window
             self.window = min(float(self.ceiling), self.window + step)
