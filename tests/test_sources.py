@@ -44,7 +44,7 @@ def test_every_registered_file_is_in_the_mirror_with_its_checksum(mirror):
 
 def test_fetch_prefers_the_mirror_and_records_the_read(mirror):
     path = sources.fetch("bfcl/question/live_parallel")
-    assert path.is_relative_to(mirror)
+    assert path.is_relative_to(mirror.resolve())  # a mirror reached through a link too
     assert (
         sources.reads()["bfcl/question/live_parallel"]
         == sources.get("bfcl/question/live_parallel").sha256
