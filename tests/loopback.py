@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-HOLD_S = 10.0
+HOLD_S = 120.0
 """The longest :attr:`LoopbackServer.hold` keeps an answer back."""
 
 

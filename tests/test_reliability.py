@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -169,16 +170,19 @@ def test_fixing_the_key_and_rerunning_heals_the_run(tmp_path, loopback):
 
 @pytest.mark.slow
 def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(tmp_path, loopback):
-    loopback.latency = 0.3
-    path = _study(tmp_path, loopback, n=12, max_concurrency=2)
+    # timing-free: the first run's answers wait until the second run has been refused (under
+    # load the first run could otherwise finish before the second had started)
+    loopback.hold = threading.Event()
+    path = _study(tmp_path, loopback, n=12, max_concurrency=2, timeout_s=600)
     first = subprocess.Popen([sys.executable, "-m", "evalbench.cli", "run", str(path)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              env={**os.environ, KEY_ENV: CANARY_KEY})  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while loopback.count < 2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 120
+        while loopback.count < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         second = _cli("run", str(path), env={**os.environ, KEY_ENV: CANARY_KEY})
+        loopback.hold.set()
         assert second.returncode == 1
         assert "busy" in second.stdout and "is in use by process" in second.stdout
         assert first.wait(120) == 0
