@@ -9,6 +9,7 @@ renders): the kernel and its imports are paid once per test process, not once pe
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,10 @@ from evalbench.settings import ENV_CACHE, ENV_OUTPUTS
 
 ROOT = Path(__file__).resolve().parents[1]
 ORACLES_ENV = "EVALBENCH_ORACLES"
+# A token of this test session, in the environment every process the tests start inherits:
+# the marks tests look for among all processes (/proc) carry it, so that two test runs on one
+# machine never see, or kill, each other's agents.
+os.environ.setdefault("EVALBENCH_TEST_TOKEN", uuid.uuid4().hex[:12])
 
 
 def _mirror() -> Path | None:

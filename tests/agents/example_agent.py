@@ -66,6 +66,16 @@ def hle_answer(task: dict) -> dict:
 
 
 FOREVER_MARK = "EVALBENCH_FOREVER_MARK"
+
+
+def forever_mark(task_id: str = "") -> str:
+    """The mark :func:`forever` leaves on its sleeper's command line: this test session's
+    (tests/conftest.py's token), then the task id; without ``task_id``, the prefix of all."""
+    import os
+
+    return f"{FOREVER_MARK}-{os.environ.get('EVALBENCH_TEST_TOKEN', '')}-{task_id}"
+
+
 ASYNC_CANCELLED: list[str] = []
 
 
@@ -80,7 +90,7 @@ def forever(task: dict) -> str:
 
     with contextlib.suppress(ValueError):  # in a thread (evalbench before its worker process)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    mark = f"{FOREVER_MARK}-{task['id']}"
+    mark = forever_mark(task["id"])
     sleeper = "import time; time.sleep(300)"  # the mark is its argv[1] (sleep would refuse it)
     subprocess.Popen([sys.executable, "-c", sleeper, mark], start_new_session=True)
     while True:

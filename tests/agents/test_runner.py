@@ -159,8 +159,8 @@ def test_a_sync_agent_that_never_returns_is_stopped_at_max_time_s(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-        leftovers = _marked(example_agent.FOREVER_MARK)
-        _kill_marked(example_agent.FOREVER_MARK)
+        leftovers = _marked(example_agent.forever_mark())
+        _kill_marked(example_agent.forever_mark())
     assert ended, "the study never ended"
     assert proc.returncode == 0, path.with_suffix(".stderr").read_text()[-2000:]
     outputs = Path(os.environ["EVALBENCH_OUTPUTS"])
@@ -179,14 +179,16 @@ def test_the_worker_of_a_sync_agent_dies_with_evalbench(tmp_path):
     path = _params(tmp_path, _dataset(tmp_path, ["a"]), systems)
     proc = _study_process(path)
     try:
-        assert _wait_for(lambda: _marked(example_agent.FOREVER_MARK), 20), "the agent never started"
+        assert _wait_for(lambda: _marked(example_agent.forever_mark()), 20), (
+            "the agent never started"
+        )
         proc.kill()  # kill -9: no cleanup code of evalbench runs
         proc.wait(10)
-        assert _wait_for(lambda: not _marked(example_agent.FOREVER_MARK), 5)
+        assert _wait_for(lambda: not _marked(example_agent.forever_mark()), 5)
     finally:
         proc.kill()
         proc.wait()
-        _kill_marked(example_agent.FOREVER_MARK)
+        _kill_marked(example_agent.forever_mark())
 
 
 @pytest.mark.parametrize("namespaces", [True, False], ids=["pid-namespace", "session"])
@@ -197,7 +199,7 @@ def test_a_cancelled_worker_leaves_no_process(namespaces, monkeypatch):
         pytest.skip("needs root and util-linux unshare")
     monkeypatch.setattr(backends, "_pid_namespaces", lambda: namespaces)
     task = {"id": f"cancel-{namespaces}"}
-    mark = f"{example_agent.FOREVER_MARK}-{task['id']}"
+    mark = example_agent.forever_mark(task["id"])
 
     async def cancel_once_started() -> None:
         call = asyncio.ensure_future(backends.call_in_worker(f"{ENTRY}:forever", task))
@@ -222,7 +224,7 @@ def test_an_interrupt_stops_agent_tasks_in_flight_at_once(tmp_path):
     run = open_run(_params(tmp_path, _dataset(tmp_path, ["a"]), systems))
     spec = run.params.systems[0]
     items = [TaskInput(AgentTask(id="stop0", question="q", limits=spec.limits), {})]
-    mark = f"{example_agent.FOREVER_MARK}-stop0"
+    mark = example_agent.forever_mark("stop0")
 
     def interrupt_once_started() -> None:
         if _wait_for(lambda: _marked(mark), 20):
@@ -301,9 +303,13 @@ if mode == "huge":
     sys.stdout.write("x" * 30_000_000); sys.exit(0)
 if mode == "orphan":
     sleeper = "import time; time.sleep(300)"  # the mark is its argv[1] (sleep would refuse it)
-    subprocess.Popen([sys.executable, "-c", sleeper, "EVALBENCH_ORPHAN_MARK"], start_new_session=True)
+    subprocess.Popen([sys.executable, "-c", sleeper, "ORPHAN_MARK"], start_new_session=True)
 print(json.dumps({"answer": "ok", "steps": [{"kind": "tool", "tool": "think"}]}))
 """
+
+
+ORPHAN_MARK = f"EVALBENCH_ORPHAN_MARK-{os.environ['EVALBENCH_TEST_TOKEN']}"
+"""On the command line of the orphan the agent script leaves (this test session's own)."""
 
 
 def _marked_processes(mark: str) -> list[int]:
@@ -321,7 +327,7 @@ def _marked_processes(mark: str) -> list[int]:
 @pytest.mark.slow
 def test_command_agents_fail_cleanly_and_leave_no_process(tmp_path):
     script = tmp_path / "agent.py"
-    script.write_text(AGENT_SCRIPT)
+    script.write_text(AGENT_SCRIPT.replace("ORPHAN_MARK", ORPHAN_MARK))
     folder = gaia_dataset(tmp_path, ["ok"] * 6)
     rows = [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
     for row, mode in zip(rows, ["crash", "garbage", "hang", "huge", "orphan", "fine"], strict=True):
@@ -337,7 +343,7 @@ def test_command_agents_fail_cleanly_and_leave_no_process(tmp_path):
     assert by["t3"]["error"] == "output_too_large: more than 10,000,000 bytes on stdout"
     assert by["t4"]["state"] == "answered" and by["t5"]["answer"] == "ok"
     # the background process died too (a bounded wait: SIGKILL lands asynchronously)
-    assert _wait_for(lambda: _marked_processes("EVALBENCH_ORPHAN_MARK") == [], 30)
+    assert _wait_for(lambda: _marked_processes(ORPHAN_MARK) == [], 30)
     assert len(result.records) == 6  # the study finished
 
 

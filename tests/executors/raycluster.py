@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from evalbench import processes
+
 RAY_ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # loopback only (see the module docstring)
     "RAY_USAGE_STATS_ENABLED": "0",
@@ -57,8 +59,9 @@ class LocalCluster:
                 f"--num-cpus={self.num_cpus}", "--include-dashboard=false",
                 "--disable-usage-stats", f"--temp-dir={self.temp}"]  # fmt: skip
         with open(self.temp / "start.log", "wb") as log:
-            self.proc = subprocess.Popen(argv, env=self.env, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+            # tied to this process (evalbench.processes): when pytest is killed, even with -9,
+            # the cluster and every process carrying its mark (Ray's workers) die with it
+            self.proc = processes.spawn(argv, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.address = self._wait_for_address()
         return self
 
@@ -108,6 +111,7 @@ class LocalCluster:
         _signal(stubborn, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
+        processes.untie(self.proc.pid)
         shutil.rmtree(self.temp, ignore_errors=True)
         return sorted(pid for pid, _ in stubborn)
 

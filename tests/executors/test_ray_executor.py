@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from agents.example_agent import forever_mark
 from executors.raycluster import RAY_ENV
 from loopback import Reply
 from studyfiles import CANARY_KEY, KEY_ENV
@@ -119,12 +120,14 @@ def _without_timing(rows: list[dict]) -> list[str]:
                   for r in rows)  # fmt: skip
 
 
+RAY_ORPHAN = f"EVALBENCH_RAY_ORPHAN-{os.environ['EVALBENCH_TEST_TOKEN']}"
+"""On the command line of the orphan the command agent leaves (this test session's own)."""
 COMMAND_AGENT = """
 import json, subprocess, sys, time
 task = json.load(sys.stdin)
 if task["question"].startswith("hang"):
     sleeper = "import time; time.sleep(300)"  # argv[1] is the mark
-    subprocess.Popen([sys.executable, "-c", sleeper, "EVALBENCH_RAY_ORPHAN"], start_new_session=True)
+    subprocess.Popen([sys.executable, "-c", sleeper, "RAY_ORPHAN"], start_new_session=True)
     time.sleep(300)
 print(json.dumps({"answer": "ok", "steps": [{"kind": "tool", "tool": "think"}]}))
 """
@@ -135,7 +138,7 @@ def test_command_and_python_agents_run_remotely_under_their_limits(on_ray, tmp_p
     left running there (a command's orphan in a session of its own, a sync agent's worker
     that ignores SIGTERM)."""
     script = tmp_path / "agent.py"
-    script.write_text(COMMAND_AGENT)
+    script.write_text(COMMAND_AGENT.replace("RAY_ORPHAN", RAY_ORPHAN))
     systems = [
         {"name": "cli", "provider": "command", "argv": [sys.executable, str(script)],
          "limits": {"max_time_s": 1.5}, "max_concurrency": 2},
@@ -151,8 +154,8 @@ def test_command_and_python_agents_run_remotely_under_their_limits(on_ray, tmp_p
     assert [by[("forever", t)]["state"] for t in ("t0", "t1")] == ["timeout", "timeout"]
     assert all(by[("forever", t)]["wall_s"] >= 1.5 for t in ("t0", "t1"))  # max_time_s, killed
     assert by[("csv", "t1")]["answer"] == "now"  # the README agent: the question's last word
-    assert _wait_for(lambda: not _marked("EVALBENCH_RAY_ORPHAN"), 30)
-    assert _wait_for(lambda: not _marked("EVALBENCH_FOREVER_MARK"), 30)
+    assert _wait_for(lambda: not _marked(RAY_ORPHAN), 30)
+    assert _wait_for(lambda: not _marked(forever_mark()), 30)
     assert _manifest(run)["executor"]["systems"]["cli"]["tasks"] == 2
 
 
@@ -376,7 +379,7 @@ def test_an_interrupt_stops_the_tasks_on_the_cluster_at_once(on_ray, tmp_path):
     run = open_run(_params(tmp_path, ["a?"], systems))
     spec = run.params.systems[0]
     items = [TaskInput(AgentTask(id="stop-ray", question="q", limits=spec.limits), {})]
-    mark = "EVALBENCH_FOREVER_MARK-stop-ray"
+    mark = forever_mark("stop-ray")
 
     def interrupt_once_started() -> None:
         if _wait_for(lambda: _marked(mark), 60):
@@ -401,7 +404,7 @@ def test_an_interrupt_cancels_a_command_agent_on_the_cluster(on_ray, tmp_path):
     from evalbench.models.client import STOP
 
     script = tmp_path / "agent.py"
-    script.write_text(COMMAND_AGENT)
+    script.write_text(COMMAND_AGENT.replace("RAY_ORPHAN", RAY_ORPHAN))
     systems = [{"name": "cli", "provider": "command", "argv": [sys.executable, str(script)],
                 "limits": {"max_time_s": 600}}]  # fmt: skip
     run = open_run(_params(tmp_path, ["hang"], systems))
@@ -410,7 +413,7 @@ def test_an_interrupt_cancels_a_command_agent_on_the_cluster(on_ray, tmp_path):
     stopped_at: list[float] = []
 
     def interrupt_once_started() -> None:
-        if _wait_for(lambda: _marked("EVALBENCH_RAY_ORPHAN"), 60):
+        if _wait_for(lambda: _marked(RAY_ORPHAN), 60):
             stopped_at.append(time.monotonic())
             STOP.set()
 
@@ -425,7 +428,7 @@ def test_an_interrupt_cancels_a_command_agent_on_the_cluster(on_ray, tmp_path):
     # under load the cancel may not reach the agent in time), not by max_time_s; the bound
     # is wide so that load cannot fail it
     assert ended - stopped_at[0] < CANCEL_GRACE_S + 120
-    assert _wait_for(lambda: not _marked("EVALBENCH_RAY_ORPHAN"), 5)
+    assert _wait_for(lambda: not _marked(RAY_ORPHAN), 5)
 
 
 def test_an_address_where_no_cluster_answers_is_given_up_on_at_the_connect_timeout(
