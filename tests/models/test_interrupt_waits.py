@@ -32,6 +32,17 @@ def _run_in_thread(client: ModelClient, jobs: list[Job]) -> tuple[threading.Thre
     return thread, out
 
 
+def _interrupt_after_the_first_request(loopback, stop_flag, thread: threading.Thread) -> None:
+    """Set STOP once the server has the first request; the client must end within BOUND_S."""
+    for _ in range(int(BOUND_S / 0.01)):
+        if loopback.count == 1:
+            break
+        threading.Event().wait(0.01)
+    stop_flag.set()
+    thread.join(BOUND_S)
+    assert not thread.is_alive()
+
+
 @pytest.fixture
 def stop_flag():
     STOP.clear()
@@ -46,13 +57,7 @@ def test_an_interrupt_stops_a_rate_limit_wait_and_sends_nothing_more(loopback, s
     spec = ModelSpec(name="r", provider="openai", model="m", base_url=loopback.base_url,
                      api_key_env=None, max_concurrency=1, requests_per_minute=0.001)  # fmt: skip
     thread, out = _run_in_thread(ModelClient(spec), _jobs(3))
-    for _ in range(int(BOUND_S / 0.01)):  # the first answer, then the wait for the second
-        if loopback.count == 1:
-            break
-        threading.Event().wait(0.01)
-    stop_flag.set()
-    thread.join(BOUND_S)
-    assert not thread.is_alive()
+    _interrupt_after_the_first_request(loopback, stop_flag, thread)  # then it waits
     (responses,) = out
     assert [r.ok for r in responses] == [True]  # the one sent; the others never left
     assert loopback.count == 1
@@ -65,13 +70,7 @@ def test_an_interrupt_stops_a_retry_wait_and_the_retry_is_never_sent(loopback, s
     spec = ModelSpec(name="r", provider="openai", model="m", base_url=loopback.base_url,
                      api_key_env=None, max_concurrency=1, max_retries=3)  # fmt: skip
     thread, out = _run_in_thread(ModelClient(spec), _jobs(1))
-    for _ in range(int(BOUND_S / 0.01)):
-        if loopback.count == 1:
-            break
-        threading.Event().wait(0.01)
-    stop_flag.set()
-    thread.join(BOUND_S)
-    assert not thread.is_alive()
+    _interrupt_after_the_first_request(loopback, stop_flag, thread)
     (responses,) = out
     (response,) = responses
     assert response.error == "http_429: Error code: 429 - injected 429 (after 1 attempt(s))"
