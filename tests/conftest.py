@@ -67,6 +67,14 @@ def mirror() -> Path:
 
 
 @pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A first run behind a firewall: no mirror, downloads off, an empty cache."""
+    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
+    monkeypatch.setenv(ENV_CACHE, str(tmp_path / "empty-cache"))
+
+
+@pytest.fixture
 def oracles(mirror: Path) -> Path:
     """Outputs of official implementations (``../shared/data/oracles`` next to the mirror)."""
     path = Path(os.environ.get(ORACLES_ENV) or mirror.parent / "oracles")

@@ -44,12 +44,10 @@ PARAMS = [p for p in discover_params(ROOT / "params") if p not in LOCAL]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.stem)
-def test_every_study_renders_with_its_promised_records(path, monkeypatch, tmp_path):
+def test_every_study_renders_with_its_promised_records(path, request):
     offline = "offline" in load_params(path).title.lower()
     if offline:  # what its title promises: no mirror, nothing cached, no download
-        monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
-        monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
-        monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path / "empty-cache"))
+        request.getfixturevalue("offline")
     result = run_study(path, warm=True)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     if result.status == "skipped" and "LocalModelUnavailable" in result.reason:

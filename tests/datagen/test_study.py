@@ -317,15 +317,11 @@ def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
     assert again.summary.conclusion.table.equals(result.summary.conclusion.table)  # reproducible
 
 
-def test_the_real_aime_study_is_skipped_without_the_reference_data(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("offline")
+def test_the_real_aime_study_is_skipped_without_the_reference_data() -> None:
     from evalbench.sources import DataUnavailable
     from evalbench.studies import load_params
 
-    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
-    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
-    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
     root = Path(__file__).resolve().parents[2]
     params = load_params(root / "params" / "datagen_aime.yaml")
     assert params.reference.sources == ["matharena", "qwen25math"]
@@ -333,14 +329,10 @@ def test_the_real_aime_study_is_skipped_without_the_reference_data(
         study.load_study_reference(params)
 
 
-def test_the_demo_study_reads_only_evalbench_s_demo_problems_offline(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("offline")
+def test_the_demo_study_reads_only_evalbench_s_demo_problems_offline() -> None:
     from evalbench.studies import load_params
 
-    monkeypatch.delenv("EVALBENCH_DATA_MIRROR", raising=False)
-    monkeypatch.setenv("EVALBENCH_OFFLINE", "1")
-    monkeypatch.setenv("EVALBENCH_CACHE", str(tmp_path))  # an empty cache
     root = Path(__file__).resolve().parents[2]
     params = load_params(root / "params" / "datagen_demo.yaml")
     reference = study.load_study_reference(params)
