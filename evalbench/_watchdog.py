@@ -4,8 +4,9 @@
 Its stdin is the lifeline: a pipe whose only writer is the evalbench process. Over it come
 lines ``+PID START`` (kill process group PID, and process PID, when evalbench goes; START is
 the process's start time in /proc, so a process id reused since is never taken for it) and
-``-PID`` (forget it: evalbench stopped it). End of file means the evalbench process has ended,
-however (``kill -9`` included); then the watchdog kills, with SIGKILL:
+``-PID`` (forget it: evalbench stopped it), ``rHEX`` and ``fHEX`` (remove, or forget, the
+path whose UTF-8 bytes are HEX: a temporary file or folder). End of file means the evalbench
+process has ended, however (``kill -9`` included); then the watchdog kills, with SIGKILL:
 
 - every process group it was told of (and the process of that id, in case it had not yet
   made its own group), and
@@ -14,13 +15,17 @@ however (``kill -9`` included); then the watchdog kills, with SIGKILL:
   and children started a moment before evalbench could tell the watchdog), with its group
   when it leads one,
 
-and scans again until a scan finds none of them alive (at most :data:`SWEEP_S`), then exits.
-It runs in a session of its own and ignores SIGINT and SIGHUP, so the kill of evalbench's
-process group or terminal does not take it along.
+and scans again until a scan finds none of them alive (at most :data:`SWEEP_S`); then it
+removes the paths it was told of (a folder with all it holds; a symbolic link itself, never
+what it points to) and exits.
+It runs in a session of its own and ignores SIGINT, SIGHUP and SIGTERM, so the kill of
+evalbench's process group or terminal, or a SIGTERM to every process of a tree, does not take
+it along before it has done its work (it ends right after; SIGKILL still ends it at once).
 """
 
 import contextlib
 import os
+import shutil
 import signal
 import sys
 import time
@@ -30,15 +35,16 @@ SWEEP_S = 10.0  # how long the watchdog keeps killing what is left (a fork bomb:
 PAUSE_S = 0.02  # between scans: SIGKILL lands asynchronously
 
 
-def _read_lifeline() -> dict[int, int]:
-    """The process groups to kill (each with its leader's start time), read from stdin until
-    its end."""
+def _read_lifeline() -> tuple[dict[int, int], set[bytes]]:
+    """The process groups to kill (each with its leader's start time) and the paths to
+    remove, read from stdin until its end."""
     groups: dict[int, int] = {}
+    paths: set[bytes] = set()
     pending = b""
     while True:
         chunk = os.read(0, 65536)
         if not chunk:
-            return groups
+            return groups, paths
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
             if line[:1] == b"+":
@@ -46,6 +52,19 @@ def _read_lifeline() -> dict[int, int]:
                 groups[int(pid)] = int(start)
             elif line[:1] == b"-":
                 groups.pop(int(line[1:]), None)
+            elif line[:1] == b"r":
+                paths.add(bytes.fromhex(line[1:].decode()))
+            elif line[:1] == b"f":
+                paths.discard(bytes.fromhex(line[1:].decode()))
+
+
+def _remove(path: bytes) -> None:
+    """Remove a file, a symbolic link (not what it points to) or a folder and all it holds."""
+    with contextlib.suppress(OSError):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
 
 
 def _stat(pid: int | str) -> tuple[str, int, int] | None:
@@ -112,13 +131,17 @@ def _scan(token: bytes, registered: dict[int, int]) -> int:
 
 def main() -> None:
     """Wait for the end of the lifeline, then kill what evalbench left (see the docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # a signal to evalbench's group, its terminal, or to every process of a tree (SIGTERM: a
+    # Ray cluster stopped with its workers) must not take the watchdog before it has cleaned
+    for ignored in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(ignored, signal.SIG_IGN)
     token = sys.argv[1].encode()
-    groups = _read_lifeline()
+    groups, paths = _read_lifeline()
     deadline = time.monotonic() + SWEEP_S
     while _scan(token, groups) and time.monotonic() < deadline:
         time.sleep(PAUSE_S)
+    for path in paths:
+        _remove(path)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,14 @@ kernel that died (a crash, an interrupt) is replaced on next use.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
+from evalbench import processes
 from evalbench.processes import lifeline
 
 WARM_IMPORTS = (
@@ -46,15 +48,34 @@ def warm_kernel(cwd: Path) -> tuple[Any, float]:
     if km is not None and km.is_alive() and _STATE.get("cwd") == cwd:
         return km, 0.0
     shutdown()
-    from jupyter_client.manager import KernelManager
-
     started = time.perf_counter()
     lifeline()  # the kernel (and all it starts) dies with this process
-    km = KernelManager(kernel_name="python3")
+    km = manager_class()(kernel_name="python3")
     km.start_kernel(cwd=str(cwd), extra_arguments=KERNEL_ARGS)
     _STATE.update(km=km, cwd=cwd)
     _run(km, WARM_IMPORTS)
     return km, time.perf_counter() - started
+
+
+@functools.cache
+def manager_class() -> type:
+    """jupyter_client's ``KernelManager`` whose connection file this process's watchdog
+    removes if this process ends before the kernel manager does (``kill -9``); papermill
+    takes it as ``kernel_manager_class``."""
+    from jupyter_client.manager import KernelManager
+
+    class TidyKernelManager(KernelManager):
+        def write_connection_file(self, **kwargs: Any) -> None:
+            super().write_connection_file(**kwargs)
+            processes.remove_at_end(self.connection_file)
+
+        def cleanup_connection_file(self) -> None:
+            written = self.connection_file if self._connection_file_written else None
+            super().cleanup_connection_file()
+            if written:
+                processes.discard(written)  # removed already: the watchdog forgets it
+
+    return TidyKernelManager
 
 
 def prepare(km: Any) -> None:

@@ -14,6 +14,12 @@ ends, however it ends; then the watchdog kills, with SIGKILL,
   tree), so every child started afterwards and everything it starts inherit it, daemons that
   left their group included, and children started a moment before they could be tied.
 
+Temporary files go the same way: :func:`scratch_dir` makes a temporary folder, and
+:func:`remove_at_end` registers a path a library made (a kernel's connection file, a
+forkserver's socket folder); the watchdog removes them once it has killed what was left, so
+a run killed with ``kill -9`` leaves nothing in the temporary folder either.
+:func:`discard` removes a scratch folder earlier and forgets it.
+
 A parent-death signal (``PR_SET_PDEATHSIG``) is not used: it fires when the parent *thread*
 ends (a child started from a worker thread would die early), a forkserver child's parent is
 the forkserver, and it does not reach a child's own process group.
@@ -35,9 +41,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -58,6 +66,8 @@ _WATCH: dict[str, Any] = {}
 lifeline's write end), ``token``, ``proc``."""
 _TIED: dict[int, int] = {}
 """Tied process ids and their start times (sent again to a replaced watchdog)."""
+_PATHS: set[str] = set()
+"""Paths the watchdog removes when this process ends (sent again to a replaced watchdog)."""
 
 
 def group_running(group: int) -> bool:
@@ -148,6 +158,55 @@ def tied(pid: int) -> Iterator[None]:
         yield
     finally:
         untie(pid)
+
+
+def scratch_dir(prefix: str, folder: Path | None = None) -> Path:
+    """A new private temporary folder (``tempfile.mkdtemp``, in ``folder`` or the system's
+    temporary folder), removed with everything in it when this process ends, however it
+    ends (:func:`remove_at_end`); :func:`discard` it when done."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=folder))
+    remove_at_end(path)
+    return path
+
+
+@contextlib.contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """:func:`scratch_dir` for the block, discarded after it (an exception included)."""
+    path = scratch_dir(prefix)
+    try:
+        yield path
+    finally:
+        discard(path)
+
+
+def remove_at_end(path: Path | str) -> None:
+    """Have this process's watchdog remove ``path`` (a file, or a folder with all it holds;
+    a symbolic link is removed, never followed) when this process ends, ``kill -9``
+    included; starts the watchdog if need be."""
+    if not _SUPPORTED:
+        return
+    text = os.path.abspath(path)
+    with _LOCK:
+        lifeline()
+        if text not in _PATHS:
+            _PATHS.add(text)
+            _tell(f"r{text.encode().hex()}\n")
+
+
+def discard(path: Path | str) -> None:
+    """Remove a path of :func:`scratch_dir` or :func:`remove_at_end` now, if it is still
+    there (errors ignored: it is temporary), and forget it: the watchdog will not touch that
+    path again."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    text = os.path.abspath(path)
+    with _LOCK:
+        if text in _PATHS:
+            _PATHS.discard(text)
+            _tell(f"f{text.encode().hex()}\n")
 
 
 def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen[Any]:
@@ -251,14 +310,16 @@ def _start_watchdog() -> None:
     _WATCH.update(pid=os.getpid(), fd=write_end, token=token, proc=proc)
     for pid, start in _TIED.items():  # a replaced watchdog: tell the new one
         os.write(write_end, f"+{pid} {start}\n".encode())
+    for path in _PATHS:
+        os.write(write_end, f"r{path.encode().hex()}\n".encode())
 
 
 def _tell(line: str) -> None:
     """Send one line to the watchdog; a watchdog that died is replaced (and told again)."""
     if _WATCH.get("pid") != os.getpid():
         _start_watchdog()
-        if line.startswith("+"):
-            return  # _start_watchdog sent every tied process, this one included
+        if line.startswith(("+", "r")):
+            return  # _start_watchdog sent every tied process and path, this one included
     try:
         os.write(_WATCH["fd"], line.encode())
     except BrokenPipeError:
@@ -281,11 +342,13 @@ def _forget() -> None:
 
 def _after_fork() -> None:
     """In a forked child: a lock of its own (another thread may have held the parent's),
-    no watchdog, nothing tied (its parent's mark stays in its environment: it dies with it)."""
+    no watchdog, nothing tied, no path to remove (its parent's: its parent's watchdog removes
+    them; its mark stays in the child's environment: the child dies with it)."""
     global _LOCK
     _LOCK = threading.RLock()
     _forget()
     _TIED.clear()
+    _PATHS.clear()
 
 
 if hasattr(os, "register_at_fork"):

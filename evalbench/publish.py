@@ -476,6 +476,7 @@ class _Execution:
             extra["km"] = km
         else:  # the kernel's own log (TCP notice, shutdown chatter) is not the study's output
             extra["extra_arguments"] = kernels.KERNEL_ARGS
+            extra["kernel_manager_class"] = kernels.manager_class()
         try:
             pm.execute_notebook(
                 str(self.notebook), str(output),

@@ -12,9 +12,11 @@ Real processes, kernels and servers: slow by nature.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -46,7 +48,7 @@ def stuck() -> Iterator[LoopbackServer]:
 def _cli_run(params: Path, tag: str, *args: str) -> subprocess.Popen[bytes]:
     """``evalbench run PARAMS`` (or ``evalbench *args PARAMS``) in a process of its own,
     tagged (its output in a file: a pipe would be held open by whatever it left behind)."""
-    env = {**os.environ, TAG: tag, KEY_ENV: CANARY_KEY}
+    env = {**os.environ, TAG: tag, KEY_ENV: CANARY_KEY, "TMPDIR": str(_temp(params.parent))}
     env.pop(LIFELINE_ENV, None)  # this test process's own mark: not the run's business
     argv = [sys.executable, "-m", "evalbench.cli", *(args or ["run"]), str(params)]
     with open(params.with_suffix(".log"), "wb") as log:
@@ -54,10 +56,34 @@ def _cli_run(params: Path, tag: str, *args: str) -> subprocess.Popen[bytes]:
                                 start_new_session=True)  # fmt: skip
 
 
+def _temp(folder: Path) -> Path:
+    """The run's temporary folder (its ``TMPDIR``): one per test folder, made once, under
+    /tmp with a short name (a forkserver's socket path must fit in 108 bytes), removed at the
+    end of the session (:func:`_remove_temps`)."""
+    if folder not in _TEMPS:
+        _TEMPS[folder] = Path(tempfile.mkdtemp(prefix="ebkill-", dir="/tmp"))
+    return _TEMPS[folder]
+
+
+_TEMPS: dict[Path, Path] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _remove_temps() -> Iterator[None]:
+    yield
+    for temp in _TEMPS.values():
+        shutil.rmtree(temp, ignore_errors=True)
+
+
 def _kill_and_check(
-    cli: subprocess.Popen[bytes], tag: str, ready: Callable[[set[proctree.Proc]], bool]
+    cli: subprocess.Popen[bytes],
+    tag: str,
+    ready: Callable[[set[proctree.Proc]], bool],
+    temp: Path,
 ) -> None:
-    """Wait until ``ready(tree)``, kill -9 the run, and assert that nothing it started lives."""
+    """Wait until ``ready(tree)``, kill -9 the run, and assert that nothing it started lives
+    and that nothing it wrote in ``temp`` (its ``TMPDIR``) is left there: kernels' connection
+    files, agents' working dirs, a forkserver's socket folder."""
     started: set[proctree.Proc] = set()
     try:
         tree = lambda: proctree.descendants(cli.pid)  # noqa: E731
@@ -71,6 +97,8 @@ def _kill_and_check(
         gone = lambda: not proctree.alive(started) and not proctree.tagged(TAG, tag)  # noqa: E731
         survivors = lambda: [proctree.cmdline(p)[:120] for p in proctree.alive(started)]  # noqa: E731
         assert proctree.wait_for(gone, GONE_S, 0.1), survivors()
+        left = lambda: sorted(p.name for p in temp.iterdir())  # noqa: E731
+        assert proctree.wait_for(lambda: not left(), GONE_S, 0.1), left()
     finally:
         cli.kill()
         cli.wait(30)
@@ -97,6 +125,7 @@ def test_a_killed_sweep_leaves_no_cell_worker_asking_the_model(tmp_path, stuck):
     _kill_and_check(
         cli, tmp_path.name,
         lambda tree: stuck.count >= 1 and _with(tree, "multiprocessing.forkserver") >= 2,
+        _temp(tmp_path),
     )  # fmt: skip
     assert stuck.count == 1  # the request in flight at the kill; none after it
 
@@ -122,7 +151,7 @@ def test_a_killed_agent_run_leaves_no_command_agent_or_its_daemons(tmp_path):
                                       "dataset": str(dataset), "systems": systems}))  # fmt: skip
     cli = _cli_run(params, tmp_path.name)
     # ready: both tasks' agents running, each with its daemon
-    _kill_and_check(cli, tmp_path.name, lambda tree: _with(tree, "DAEMON") >= 2)
+    _kill_and_check(cli, tmp_path.name, lambda tree: _with(tree, "DAEMON") >= 2, _temp(tmp_path))
 
 
 DRIVER = """
@@ -147,7 +176,7 @@ generate(ModelClient(spec), jobs, progress=False)
 def test_a_killed_evalbench_leaves_no_sandbox_and_no_model_shard(tmp_path, stuck):
     workdir = tmp_path / "work"
     workdir.mkdir()
-    env = {**os.environ, TAG: tmp_path.name, KEY_ENV: CANARY_KEY}
+    env = {**os.environ, TAG: tmp_path.name, KEY_ENV: CANARY_KEY, "TMPDIR": str(_temp(tmp_path))}
     env.pop(LIFELINE_ENV, None)
     argv = [sys.executable, "-c", DRIVER, str(workdir), stuck.base_url, KEY_ENV]
     driver = subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True)
@@ -156,6 +185,7 @@ def test_a_killed_evalbench_leaves_no_sandbox_and_no_model_shard(tmp_path, stuck
     _kill_and_check(
         driver, tmp_path.name,
         lambda tree: _with(tree, "_sandbox_init.py") >= 1 and stuck.count >= 2,
+        _temp(tmp_path),
     )  # fmt: skip
     assert stuck.count == 2  # nothing asked after the kill
 
@@ -172,5 +202,6 @@ def test_a_killed_report_leaves_no_pool_worker_and_no_kernel(tmp_path, stuck):
     _kill_and_check(
         cli, tmp_path.name,
         lambda tree: stuck.count >= 2 and _with(tree, "ipykernel_launcher") >= 2,
+        _temp(tmp_path),
     )  # fmt: skip
     assert stuck.count == 2

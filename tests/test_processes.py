@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import proctree
 import pytest
@@ -216,3 +217,77 @@ def test_a_worker_ends_with_its_parent_even_when_the_parents_watchdog_died_too(t
         parent.kill()
         parent.wait(30)
         proctree.kill(started | proctree.tagged(TAG, tag))
+
+
+# ------------------------------------------------------------- temporary files die with it too
+
+SCRATCH = """
+import multiprocessing.util, sys
+from pathlib import Path
+from evalbench import processes
+made = processes.scratch_dir("evalbench-test-")      # our own: a task's working dir
+(made / "answer.txt").write_text("x")
+(made / "sub").mkdir()
+pymp = Path(multiprocessing.util.get_temp_dir())      # a library's (the forkserver's socket)
+processes.remove_at_end(pymp)
+let_go = processes.scratch_dir("evalbench-test-")    # removed here, then made again by hand:
+processes.discard(let_go)                            # no longer ours, it stays
+let_go.mkdir()
+print(made, pymp, let_go, flush=True)
+sys.stdin.read()  # until told to end (stdin closed), or killed
+"""
+
+
+@pytest.mark.parametrize("end", ["kill", "exit", "terminate_all"])
+def test_temporary_files_a_process_made_go_with_it_however_it_ends(tmp_path, end):
+    """A scratch dir of evalbench's own, and a library's temporary folder registered with
+    :func:`processes.remove_at_end`, are removed by the watchdog when the process ends, also
+    with kill -9 (no cleanup code of it runs) and when SIGTERM reaches its watchdog too (a
+    Ray cluster stopped with every process of it); a dir given back
+    (:func:`processes.discard`) is not touched again."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env.pop(LIFELINE_ENV, None)
+    proc = subprocess.Popen([sys.executable, "-c", SCRATCH], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        made, pymp, let_go = map(Path, proc.stdout.readline().split())  # type: ignore[union-attr]
+        assert made.parent == tmp_path and (made / "answer.txt").is_file() and pymp.is_dir()
+        if end == "kill":
+            os.kill(proc.pid, signal.SIGKILL)  # no cleanup code of it runs
+        if end == "terminate_all":
+            (dog,) = proctree.descendants(proc.pid)  # its watchdog, once it ignores SIGTERM
+            assert proctree.wait_for(lambda: _ignores(dog.pid, signal.SIGTERM), 30)
+            os.kill(dog.pid, signal.SIGTERM)
+            os.kill(proc.pid, signal.SIGTERM)
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(30)
+        assert proctree.wait_for(lambda: not made.exists() and not pymp.exists(), 30)
+        assert let_go.is_dir()
+    finally:
+        proc.kill()
+        proc.wait(30)
+
+
+def _ignores(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` ignores signal ``signum`` (its SigIgn mask in /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = int(
+        next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn")), 16
+    )
+    return bool(mask >> (signum - 1) & 1)
+
+
+def test_the_watchdog_removes_registered_paths_but_never_follows_a_link(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("kept")
+    link = tmp_path / "link"
+    link.symlink_to(outside)
+    gone = tmp_path / "scratch"
+    (gone / "deep").mkdir(parents=True)
+    single = tmp_path / "kernel.json"
+    single.write_text("{}")
+    told = "".join(f"r{str(p).encode().hex()}\n" for p in (gone, single, link))
+    _watchdog_told(told + f"r{str(tmp_path / 'never_made').encode().hex()}\n")
+    assert not gone.exists() and not single.exists()
+    assert (outside / "keep.txt").read_text() == "kept"  # the link itself may go, never its target

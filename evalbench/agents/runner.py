@@ -20,15 +20,13 @@ import asyncio
 import hashlib
 import os
 import pickle
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from evalbench import executors
+from evalbench import executors, processes
 from evalbench.measured import TRUNCATED
 from evalbench.models.client import run_sync
 from evalbench.models.progress import STOP, NotSent, progress_bar
@@ -212,7 +210,7 @@ async def run_one(
     except Exception as exc:  # the agent's own failure: an error record, nothing else lost
         outcome = Outcome("error", error=f"{type(exc).__name__}: {exc}")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        processes.discard(workdir)
     wall = outcome.wall_s if outcome.wall_s is not None else time.perf_counter() - started
     return _record(spec, item, _within_limits(outcome, recorder, limits), recorder, wall)
 
@@ -425,7 +423,7 @@ def run_remote(job: RemoteJob) -> RemoteResult:
         backend = _load_backend(job.backend)
     except Exception as exc:  # the worker lacks what the agent needs: the caller stops
         return RemoteResult(None, [], f"{type(exc).__name__}: {exc}")
-    inputs = Path(tempfile.mkdtemp(prefix="evalbench-inputs-"))
+    inputs = processes.scratch_dir("evalbench-inputs-")  # goes with this worker, however
     try:
         files = {}
         for index, (name, content) in enumerate(job.attachments.items()):
@@ -437,7 +435,7 @@ def run_remote(job: RemoteJob) -> RemoteResult:
             _run_closing(job.spec, item, backend, Recorder(steps, job.spec.name, item))
         )
     finally:
-        shutil.rmtree(inputs, ignore_errors=True)
+        processes.discard(inputs)
     rows = [s.model_dump(mode="json") for s in steps]
     return RemoteResult(None if record is None else record.model_dump(mode="json"), rows)
 

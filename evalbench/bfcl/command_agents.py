@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import signal
-import tempfile
 from typing import Any
 
 from evalbench import processes
@@ -143,7 +142,7 @@ async def converse_command(argv: list[str], talk: Conversation, limits: AgentLim
     if shutil.which(argv[0]) is None:  # in a namespace, exec fails inside unshare instead
         talk.fail(f"cannot start {argv[0]!r}: not an executable program")
         return
-    with tempfile.TemporaryDirectory(prefix="bfcl-command-agent-") as workdir:
+    with processes.scratch("bfcl-command-agent-") as workdir:
         processes.lifeline()
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -22,9 +22,7 @@ cancels the tasks in flight.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 import uuid
 from collections import deque
@@ -32,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalbench import processes
 from evalbench.executors.base import RayHints, RemoteSetupError
 from evalbench.executors.ray_cluster import RETRIES, RayExecutor, _first_line, _remote_error
 from evalbench.runs import RunInUse, lock_run, release_run
@@ -250,7 +249,7 @@ def compute_remotely(
     root = settings.get(ENV_HOME)
     if root and root not in sys.path:
         sys.path.insert(0, root)
-    base = Path(tempfile.mkdtemp(prefix="evalbench-cell-"))
+    base = processes.scratch_dir("evalbench-cell-")  # goes with this worker, however it ends
     folder = None if _folder(job) is None else base / Path(job.folder).name
     try:
         if folder is not None:
@@ -263,4 +262,4 @@ def compute_remotely(
             value, error = None, f"{type(exc).__name__}: {_first_line(exc)}"
         return value, error, time.perf_counter() - started, _read_folder(folder)
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        processes.discard(base)

@@ -24,6 +24,7 @@ import asyncio
 import json
 import math
 import multiprocessing
+import multiprocessing.util
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -128,6 +129,8 @@ async def _run_workers(
         for n in range(count)
     ]
     processes.lifeline()  # before the forkserver starts: the workers carry this process's mark
+    # the forkserver's socket folder goes with this process, also when it is killed
+    processes.remove_at_end(multiprocessing.util.get_temp_dir())
     try:
         for process in workers:
             process.start()

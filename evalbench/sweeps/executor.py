@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple, Protocol
 
-from evalbench.processes import exit_with, lifeline, tie, untie, wait_group_gone
+from evalbench.processes import exit_with, lifeline, remove_at_end, tie, untie, wait_group_gone
 
 
 class Task(NamedTuple):
@@ -201,6 +202,8 @@ class LocalExecutor:
         if not hasattr(main, "__spec__"):  # a kernel's namespace after %reset (make report's
             main.__spec__ = None  # warm kernels): multiprocessing reads it; None: no main to run
         lifeline()  # before the forkserver starts: it and every worker carry this process's mark
+        # the forkserver's socket folder goes with this process, also when it is killed
+        remove_at_end(multiprocessing.util.get_temp_dir())
         parent, child = self._context.Pipe()
         start = Start(dict(os.environ), os.getcwd(), list(sys.path), self.setup, os.getpid())
         process = self._context.Process(target=_serve, args=(child, start), daemon=False)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench import processes
 from evalbench.records import parse_json
 
 from .documents import DocumentIndex
@@ -179,7 +179,8 @@ def safe_name(name: str) -> str:
 def prepare_workdir(
     attachments: Mapping[str, Path], root: Path | None = None
 ) -> tuple[Path, dict[str, Path]]:
-    """A fresh temporary dir holding copies of the attachments.
+    """A fresh temporary dir holding copies of the attachments, removed when this process
+    ends however it ends (:func:`evalbench.processes.scratch_dir`; discard it when done).
 
     Args:
         attachments: attachment name -> the original file (never modified).
@@ -195,7 +196,7 @@ def prepare_workdir(
     for name, source in attachments.items():
         if not Path(source).is_file():
             raise FileNotFoundError(f"attachment {name!r}: {source} is not a file")
-    workdir = Path(tempfile.mkdtemp(prefix="evalbench-task-", dir=root))
+    workdir = processes.scratch_dir("evalbench-task-", root)  # goes with this process
     copies = {}
     for name, source in attachments.items():
         copies[name] = workdir / names[name]

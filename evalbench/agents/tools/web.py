@@ -34,7 +34,6 @@ import contextlib
 import contextvars
 import ipaddress
 import shutil
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -501,11 +500,11 @@ def render(url: str, scope: WebScope, click: str | None = None, wait_ms: int = 3
     timeout_ms = scope.timeout_s * 1000
     processes.lifeline()  # Playwright's driver and Chromium carry the mark: they die with us
     with (
-        tempfile.TemporaryDirectory(prefix="evalbench-chromium-") as profile,
+        processes.scratch("evalbench-chromium-") as profile,
         sync_playwright() as pw,
     ):
         context = pw.chromium.launch_persistent_context(
-            profile, executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+            str(profile), executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
         )
         try:
             return _read_rendered(context, url, scope, click, wait_ms, timeout_ms, PlaywrightError)
