@@ -69,6 +69,7 @@ def test_the_usage_section_says_what_this_session_did(tmp_path, monkeypatch):
     assert "This session: requests" not in again and "my-agent (3)" not in again
 
 
+@pytest.mark.slow
 def test_an_agent_only_session_names_its_tasks_not_a_read_back(tmp_path, monkeypatch):
     shown = _shown(monkeypatch)
     display.usage(_gaia_run(tmp_path, [AGENT], name="agent_only"))

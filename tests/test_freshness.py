@@ -86,6 +86,7 @@ def test_a_warm_kernel_renders_what_a_fresh_one_renders(tmp_path, monkeypatch):
     assert read_jsonl(fresh.run_dir / "records" / "gaia.jsonl") == warm_a
 
 
+@pytest.mark.slow
 def test_the_report_command_does_not_import_the_label_or_history_commands():
     # an unchanged `make report` is a few file reads; building the parser used to import
     # evalbench.labels and evalbench.history (scipy.stats and pandas: ~1 s of the ≤ 2 s)

@@ -232,11 +232,13 @@ def test_no_module_breaks_a_layer_rule() -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_no_import_loop_between_two_modules() -> None:
     loops = import_loops(import_graph())
     assert not loops, "\n".join(" <-> ".join(loop) for loop in loops)
 
 
+@pytest.mark.slow
 def test_no_run_or_params_is_typed_any() -> None:
     found = [f for path in _modules() for f in any_typed(path)]
     assert not found, "\n".join(found)

@@ -489,6 +489,7 @@ def test_a_sharded_replay_raises_its_cache_miss_before_any_worker_starts(loopbac
     assert loopback.count == 0 and not getattr(client, "shard_stats", None)
 
 
+@pytest.mark.slow
 def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback):
     # A full collection walked the whole heap with the loop stopped (~75 ms in a worker
     # process) while every response in flight waited; a batch now freezes what it found.

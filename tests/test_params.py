@@ -262,6 +262,7 @@ def test_a_file_full_of_mistakes_is_still_one_short_line(tmp_path):
         ("systems.9.name=" + "x" * 1_000_000, "systems.9.name=…"),
     ],
 )
+@pytest.mark.slow
 def test_an_override_error_never_quotes_a_url_or_a_huge_value(override, shown):
     # Before: the whole override was quoted: a URL's credentials, or 1 MB on one line.
     demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"

@@ -48,6 +48,7 @@ def report(tmp_path_factory) -> str:
     )
 
 
+@pytest.mark.slow
 def test_markdown_renders_code_text_as_written_not_escaped_twice(report):
     text = _text(report)
     assert "evalbench history <params>" in text and "a < b & c." in text
@@ -57,6 +58,7 @@ def test_markdown_renders_code_text_as_written_not_escaped_twice(report):
     assert '<h2 id="Next">' in report
 
 
+@pytest.mark.slow
 def test_no_script_handler_or_javascript_link_reaches_the_report(report):
     assert "<script" not in report and "<img" not in report and "alert(4)" not in report
     tags = re.findall(r"<[^>]*>", report)
@@ -91,6 +93,7 @@ def test_a_skipped_study_is_one_short_line_and_the_report_ends_with_one_hint():
     assert skip_hints(results[:0]) == []
 
 
+@pytest.mark.slow
 def test_a_wide_table_scrolls_visibly_in_the_report(tmp_path):
     import pandas as pd
 

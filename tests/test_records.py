@@ -117,6 +117,7 @@ def test_records_are_strict_json_and_a_float_field_reads_null_back_as_nan(tmp_pa
     assert math.isnan(back.online_elo)  # "NaN where battles have no order", as before
 
 
+@pytest.mark.slow
 def test_two_writers_replacing_one_file_never_fail_or_mix(tmp_path):
     # e.g. two `evalbench run` of different studies rebuilding outputs/index.html at once
     import threading

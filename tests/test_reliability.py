@@ -334,6 +334,7 @@ HOSTILE = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_hostile_params_file_is_one_line_exit_2_and_fast(tmp_path, case, capsys):
     content, message = HOSTILE[case]

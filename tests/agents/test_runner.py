@@ -83,6 +83,7 @@ def _records(run, name: str) -> list[dict]:
 # --- python entrypoints --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sync_async_and_raising_python_agents(tmp_path):
     dataset = _dataset(tmp_path, ["word", "42", "x"], with_csv=True)
     systems = [
@@ -250,6 +251,7 @@ def _wait_for(condition, seconds: float) -> bool:
     return bool(condition())
 
 
+@pytest.mark.slow
 def test_a_sync_agent_reply_comes_back_exactly_as_returned(tmp_path):
     """The worker's reply is recorded as the function's own would be in-process (the
     oracle: :func:`outcome_of` on the reply itself); a sys.exit or a dead worker is an

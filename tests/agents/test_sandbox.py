@@ -305,6 +305,7 @@ def test_the_capture_keeps_head_and_tail_and_counts_the_rest():
     assert stream.text() == "abcde\n… [6 bytes of output omitted] …\nlmnop"
 
 
+@pytest.mark.slow
 def test_pandas_imports_within_the_default_limits(workdir):
     code = "import pandas as pd\nprint(pd.DataFrame({'a': [1, 2]}).a.sum())"
     assert run_python(code, workdir).stdout == "3\n"

@@ -58,6 +58,7 @@ def test_a_drop_that_is_small_or_not_real_does_not_fire(outputs):
     assert len(_check([AlertRule(drop_more_than=0.04)], base, now).findings) >= 1
 
 
+@pytest.mark.slow
 def test_a_reseeded_same_system_does_not_fire(outputs):
     # the same system (70% right) drawn afresh: only chance differs between the two runs
     base = write_run(outputs, "base", {"a": seeded(0.7, 200, seed=1)})

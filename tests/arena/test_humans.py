@@ -91,6 +91,7 @@ def test_judge_against_the_human_majority_by_hand():
     assert got["per_vote"].with_ties == 0.5
 
 
+@pytest.mark.slow
 def test_the_whole_path_from_a_run_to_human_battles(tmp_path):
     first = arena.run(open_run(_params(tmp_path / "one")))
     assert first.human is None and "No human votes" in report.human_intro(first)

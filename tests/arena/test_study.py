@@ -188,6 +188,7 @@ def test_the_package_exports_what_its_docstring_lists():
     assert all(re.search(rf"\b{name}\b", doc) and hasattr(arena, name) for name in arena.__all__)
 
 
+@pytest.mark.slow
 def test_run_returns_what_the_notebook_shows_and_writes_records(tmp_path):
     import json
 

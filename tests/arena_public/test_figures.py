@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from evalbench.arena_public import figures
 
 
+@pytest.mark.slow
 def test_ratings_draws_the_four_panels_of_a_rated_dataset() -> None:
     fig = figures.ratings(result(), "arena_hard_pr44")
     assert isinstance(fig, Figure)
@@ -30,6 +31,7 @@ def test_a_dataset_not_rated_is_named() -> None:
         figures.alpaca(result())
 
 
+@pytest.mark.slow
 def test_drawn_draws_the_rated_datasets_and_nothing_else() -> None:
     fig = figures.drawn(figures.ratings, result(), "arena_hard_pr44")
     assert fig is not None and fig.get_suptitle() == "Arena-Hard PR #44: LLM-judge battles"

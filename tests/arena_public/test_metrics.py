@@ -14,6 +14,7 @@ from evalbench.published import alpaca_eval
 from evalbench.published.alpaca_eval import ALPACA_MODELS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ALPACA_MODELS)
 def test_alpaca_lengths_and_prefer_longer(alpaca_leaderboard, model):
     annotations = alpaca_eval.load_alpaca_eval_annotations(model)
@@ -65,6 +66,7 @@ def test_star_bootstrap_closed_form_equals_bt_on_soft_battles():
     assert np.isnan(boot.replicates).any(axis=1).sum() == pytest.approx(300 * 0.2**5, abs=3)
 
 
+@pytest.mark.slow
 def test_alpaca_eval_study_matches_the_leaderboard(alpaca_leaderboard):
     study = arena_public.alpaca_eval_study(ALPACA_MODELS, rng=np.random.default_rng(0), rounds=200)
     table = study.table.set_index("model")

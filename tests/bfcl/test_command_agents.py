@@ -64,6 +64,7 @@ def test_a_command_agent_past_the_step_limit_is_force_quit():
     assert check_multi_turn(ITEM, talk.result).error_type == FORCE_TERMINATED
 
 
+@pytest.mark.slow
 def test_a_hanging_command_agent_is_killed_with_everything_it_started(tmp_path):
     pids = tmp_path / "pids"
     talk = _talk("hang", str(pids), max_time_s=1.0)  # the agent would hang for ever: stopped
@@ -93,6 +94,7 @@ def _marked(mark: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_a_descendant_that_called_setsid_is_killed_too():
     """The agent runs in a PID namespace of its own (as GAIA's command agents do): killing
     it kills a daemon that left its process group."""

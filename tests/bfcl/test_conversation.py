@@ -142,6 +142,7 @@ def test_loopback_tools_conversation_scripted_and_resumed(tmp_path, loopback, mo
     assert len(live.steps) == 5 + 1 + 2 + 2  # five model steps, five calls
 
 
+@pytest.mark.slow
 def test_simulated_agents_converse_in_both_modes_and_record_steps(tmp_path):
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")
@@ -167,6 +168,7 @@ def test_simulated_agents_converse_in_both_modes_and_record_steps(tmp_path):
             assert len(lines) == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["tools", "prompt"])
 def test_following_the_ground_truth_passes_every_sampled_item(mode):
     """The simulated agent without a mistake replays the ground truth turn by turn through

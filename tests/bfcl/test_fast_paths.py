@@ -93,6 +93,7 @@ def test_generated_near_misses_agree_with_ast():
     assert read_fast > 200  # both paths are exercised (331 of 4,000 read fast when written)
 
 
+@pytest.mark.slow
 def test_every_public_prompt_output_is_read_exactly_as_ast_reads_it(public_items):
     fast = 0
     for model, style in bfcl.PUBLIC_SYSTEMS.items():

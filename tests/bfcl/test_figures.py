@@ -37,6 +37,7 @@ def test_accuracy_heatmap_columns_are_systems_in_order_and_the_title_states_the_
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_every_bfcl_figure_keeps_its_legend_off_the_data(result):
     with_formats = _with_formats(result)
     for fig in (figures.format_accuracy(with_formats), figures.format_spread(with_formats),

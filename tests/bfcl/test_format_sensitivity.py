@@ -50,6 +50,7 @@ def _digest(rows: list) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_the_cases_and_their_prompts_are_the_official_ones(all_cases, official):
     assert len(all_cases) == 200 * 26 and len(CONFIGS) == 4 * 2 * 3 + 2
     assert list(official["prompts"]) == list(CONFIGS)  # the official order
@@ -115,6 +116,7 @@ def test_a_missing_tag_or_tree_is_a_decode_failure():
     )
 
 
+@pytest.mark.slow
 def test_correct_answers_pass_in_every_format(all_cases):
     sample = all_cases[:: 26 * 10 + 1]  # 20 items, every format in turn
     answers = [render(correct_calls(case.item), case.config) for case in sample]
@@ -153,6 +155,7 @@ def test_accuracy_per_format_and_the_spread_by_hand():
     assert again.equals(spread)  # seeded
 
 
+@pytest.mark.slow
 def test_a_format_blind_system_is_judged_by_shuffling_not_by_a_bootstrap_interval():
     """26 formats of coin-flip systems on 16 items: the true spread is 0, the observed one is
     item noise. A percentile bootstrap interval of max - min over items always misses 0 and
@@ -201,6 +204,7 @@ def test_a_format_that_alone_works_is_beyond_what_shuffling_gives():
 # --------------------------------------------------------------------------- a study
 
 
+@pytest.mark.slow
 def test_a_study_asks_prompting_systems_every_format(tmp_path):
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")

@@ -114,6 +114,7 @@ def test_results_without_an_answer_fail_with_the_official_error(result, error_ty
 # --------------------------------------------------------------------------- items and prompts
 
 
+@pytest.mark.slow
 @needs_official
 @needs_memory_backends
 def test_items_prompts_and_chains_equal_the_official_loader(mirror):

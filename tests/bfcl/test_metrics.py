@@ -26,6 +26,7 @@ from evalbench.bfcl.metrics import (
 from evalbench.bfcl.schema import CALL_FAILED, CATEGORY_SIZES, ResultLine
 
 
+@pytest.mark.slow
 def test_aggregates_reproduce_the_published_leaderboard_row(public_items, mirror):
     verdicts = bfcl.score_results(
         public_items, python_results("glyphh-ada-1.1"), system="glyphh", style="fc"

@@ -38,6 +38,7 @@ from evalbench.records import ResponseRecord
 # --------------------------------------------------------------------------- oracle
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(bfcl.PUBLIC_SYSTEMS))
 def test_every_public_verdict_agrees_with_the_official_checker(model, public_items, oracles):
     path = oracles / "bfcl" / model / "official_verdicts.jsonl"

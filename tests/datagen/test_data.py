@@ -44,6 +44,7 @@ def test_answer_mismatch_is_reported() -> None:
     assert bad[["id_x", "answer_x", "id_y", "answer_y"]].values.tolist() == [["a:1", 5, "b:1", 6]]
 
 
+@pytest.mark.slow
 def test_hugging_face_columns_map_from_an_in_memory_dataset() -> None:
     datasets = pytest.importorskip("datasets")
     aime_1983_2025 = datasets.Dataset.from_dict(

@@ -38,6 +38,7 @@ def test_normalisation_ignores_markup_figures_and_spacing() -> None:
     assert duplicates.normalize_problem_text("x = 12, y = 7", mask_numbers=True) == "x = 0 y = 0"
 
 
+@pytest.mark.slow
 def test_verbatim_and_lightly_edited_copies_are_flagged(mirror: Path) -> None:
     ref = data.unique_reference(data.load_reference())
     verbatim = ref.assign(id="copy-" + ref["id"])

@@ -37,6 +37,7 @@ def test_sim_output_is_deterministic_for_a_seed() -> None:
     assert [g.text for g in first] != [g.text for g in run(4)]
 
 
+@pytest.mark.slow
 def test_sim_validity_rates_answers_and_hidden_quality() -> None:
     n, malformed, copies = 1400, 0.2, 0.1
     rng = np.random.default_rng(11)

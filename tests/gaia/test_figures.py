@@ -10,6 +10,7 @@ from matplotlib.transforms import Bbox
 from evalbench.gaia import figures
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["accuracy", "drops", "tool_mix"])
 def test_each_figure_is_a_new_figure(agent_result, name):
     fig = getattr(figures, name)(agent_result)
@@ -39,6 +40,7 @@ def _covered(fig: Figure) -> list[str]:
     return hidden
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["accuracy", "drops", "tool_mix"])
 def test_no_legend_covers_a_bar_or_an_interval(agent_result, name):
     # the tool-mix legend sat on the bars; "best" places the others by this run's data, so

@@ -173,6 +173,7 @@ def _demo_file(tmp_path, **extra):
     return _write_params(tmp_path, "hle_demo_test", **{**params, "bootstrap_rounds": 50, **extra})
 
 
+@pytest.mark.slow
 def test_a_whole_offline_run_writes_valid_records_and_official_files(tmp_path):
     run = open_run(_demo_file(tmp_path))
     result = study.run(run)

@@ -115,6 +115,7 @@ def demo(tmp_path_factory):
     return run, result, again
 
 
+@pytest.mark.slow
 def test_the_demo_writes_valid_records_that_give_the_tables(demo):
     run, result, _ = demo
     for name, record_type in study.STUDY.records.items():
@@ -136,6 +137,7 @@ def test_the_demo_writes_valid_records_that_give_the_tables(demo):
         "mean overall dataset", "within ±10 of humans", "bias vs humans (points)"}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_rerun_resumes_and_asks_only_the_failed_calls(demo):
     _, result, again = demo
     failed = int(result.usage["errors"].sum())

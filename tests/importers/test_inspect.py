@@ -64,6 +64,7 @@ def test_a_real_eval_log_reads_into_outcomes_in_both_formats(inspect_ai, tmp_pat
         assert run.meta["run_id"] and run.meta["started_at"]
 
 
+@pytest.mark.slow
 def test_two_inspect_runs_compare_item_by_item(inspect_ai, tmp_path):
     a = read_outcomes(run_eval(tmp_path / "a", RIGHT_A), slices=["subject"])
     b = read_outcomes(run_eval(tmp_path / "b", RIGHT_B), slices=["subject"])
@@ -130,6 +131,7 @@ def test_to_float_follows_inspects_value_to_float():
     assert to_float("banana") != to_float("banana")  # NaN (inspect: 0 with a warning)
 
 
+@pytest.mark.slow
 def test_agreement_between_two_scorers_of_an_imported_log(inspect_ai, tmp_path):
     path = run_eval(tmp_path / "k", ["0", "2 is it", "4", "no 6", "8", "10", "0", "14"])
     samples = read_inspect_samples(path)
@@ -158,6 +160,7 @@ def test_a_file_that_is_not_a_log_is_one_line(inspect_ai, tmp_path):
         read_outcomes(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [float("inf"), "-Infinity"])
 def test_an_infinite_score_names_the_log_sample_and_scorer(hand_log, tmp_path, bad):
     """inspect's value_to_float turns both into ±inf; a mean with it is meaningless."""

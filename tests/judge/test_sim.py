@@ -32,6 +32,7 @@ def test_sim_rubric_valid_text_parses_to_the_simulated_scores() -> None:
     assert result.extras["confidence"] == (0 + 100) / 2
 
 
+@pytest.mark.slow
 def test_sim_rubric_mean_is_near_true_plus_leniency() -> None:
     rng = np.random.default_rng(7)
     n, noise, leniency, truth = 3000, 1.5, 1.0, {"accuracy": 5, "completeness": 4, "clarity": 6}
@@ -69,6 +70,7 @@ def test_sim_rubric_length_bias_shifts_by_log_ratio() -> None:
     assert np.mean(scores) == pytest.approx(3 + 0.5 * math.log(math.e), abs=tolerance)  # 3.5
 
 
+@pytest.mark.slow
 def test_sim_rubric_malformed_rate() -> None:
     rng = np.random.default_rng(5)
     n, rate = 4000, 0.2

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from evalbench.judge_golden import figures
 
 
+@pytest.mark.slow
 def test_agreement_draws_one_row_per_judge_and_dimension_on_a_new_figure(result) -> None:
     before = set(plt.get_fignums())
     fig = figures.agreement(result)
@@ -26,6 +27,7 @@ def test_agreement_draws_one_row_per_judge_and_dimension_on_a_new_figure(result)
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_length_bias_draws_the_line_through_the_mean_point(result) -> None:
     fig = figures.length_bias(result)
     line = fig.axes[0].get_lines()[0]
@@ -54,6 +56,7 @@ def test_drawn_draws_only_what_the_run_computed(result) -> None:
         figures.confusion(without)
 
 
+@pytest.mark.slow
 def test_no_legend_covers_data_and_every_colour_map_is_colour_blind_safe(result) -> None:
     # the ±1 agreement figure's legend sat over the bottom rows' intervals (lower left)
     drawings = (figures.agreement, figures.length_bias, figures.panel, figures.pairs_bias,
@@ -65,6 +68,7 @@ def test_no_legend_covers_data_and_every_colour_map_is_colour_blind_safe(result)
         plt.close(fig)
 
 
+@pytest.mark.slow
 def test_panel_has_the_forest_and_the_judge_matrix(result) -> None:
     fig = figures.panel(result)
     forest, matrix = fig.axes[:2]

@@ -98,6 +98,7 @@ def test_annotations_must_name_golden_items_and_not_double_up(tmp_path):
         study.load_study_annotations(params, study.load_study_golden(params))
 
 
+@pytest.mark.slow
 def test_the_demo_headline_numbers_do_not_move_with_the_annotators(tmp_path):
     with_humans = G.run(open_run(_params_file(tmp_path / "a", limit=16)))
     without = G.run(open_run(_params_file(tmp_path / "b", limit=16, annotations=None)))
@@ -109,6 +110,7 @@ def test_the_demo_headline_numbers_do_not_move_with_the_annotators(tmp_path):
     assert report.humans_tables(without) == []
 
 
+@pytest.mark.slow
 def test_the_annotator_section_of_the_demo(tmp_path):
     result = G.run(open_run(_params_file(tmp_path, limit=16)))
     h = result.humans
@@ -154,6 +156,7 @@ def _label_app_golden(tmp_path: Path) -> Path:
     return export_labels(tasks, tmp_path / "golden_labels.jsonl").path
 
 
+@pytest.mark.slow
 def test_a_golden_set_exported_from_the_label_app_is_read_with_its_annotators(tmp_path):
     path = _label_app_golden(tmp_path)
     result = G.run(open_run(_params_file(tmp_path, golden=str(path), annotations=None)))
@@ -174,6 +177,7 @@ def test_a_golden_set_exported_from_the_label_app_is_read_with_its_annotators(tm
         )
 
 
+@pytest.mark.slow
 def test_tiers_keep_whole_questions_and_nest(tmp_path):
     golden = {t: study.load_study_golden(open_run(_params_file(tmp_path / t, tier=t)).params)
               for t in ("quick", "standard", "full")}  # fmt: skip
@@ -218,6 +222,7 @@ def test_annotator_names_are_escaped_in_the_report(tmp_path):
     assert "SIMULATED" not in intro  # labels from people are not called simulated
 
 
+@pytest.mark.slow
 def test_a_fractional_reference_has_no_confusion_and_says_why(tmp_path):
     golden = D.load_golden("demo").head(4)
     rows = [

@@ -74,6 +74,7 @@ def test_golden_study_end_to_end_resumes_without_new_calls(tmp_path: Path) -> No
     assert again.ledger.frame().empty or again.ledger.frame()["requests"].sum() == 0
 
 
+@pytest.mark.slow
 def test_run_writes_records_of_the_declared_types_and_matches_its_parts(tmp_path: Path) -> None:
     from evalbench.studies import open_run
 

@@ -130,6 +130,7 @@ def test_every_page_and_api_answer_carries_the_security_headers(tmp_path):
      ({"scores": {**GOOD["scores"], "style": 3}}, "unknown dimension"),
      ({**GOOD, "comment": "x" * 5001}, "max 5000")],
 )  # fmt: skip
+@pytest.mark.slow
 def test_an_invalid_label_is_refused_with_the_field_and_nothing_is_written(tmp_path, body, message):
     tasks = _tasks(tmp_path)
     with running(tasks) as server:
@@ -143,6 +144,7 @@ def test_an_invalid_label_is_refused_with_the_field_and_nothing_is_written(tmp_p
     assert not tasks.labels_dir.exists() or read_labels(tasks.labels_dir) == []
 
 
+@pytest.mark.slow
 def test_two_annotators_posting_at_once_from_threads_keep_every_label(tmp_path):
     """40 submits per annotator from 4 threads each, all at once: every one is on disk."""
     tasks = _tasks(tmp_path)

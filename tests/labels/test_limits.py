@@ -141,6 +141,7 @@ def test_a_body_that_trickles_in_past_the_deadline_gets_408(tmp_path):
      (b'{"position": 0, "elapsed_s": Infinity}', "body is not JSON: Infinity"),
      (b'{"position": 0, "scores": {"accuracy": NaN}}', "body is not JSON: NaN")],
 )  # fmt: skip
+@pytest.mark.slow
 def test_deep_or_malformed_json_is_a_400_with_the_reason(tmp_path, raw, message):
     tasks = _tasks(tmp_path)
     with running(tasks) as server:
@@ -224,6 +225,7 @@ def test_bodies_in_flight_are_capped_and_a_dropped_upload_frees_its_place(tmp_pa
     assert len(read_labels(tasks.labels_dir)) == 2
 
 
+@pytest.mark.slow
 def test_a_label_with_thousands_of_unknown_dimensions_gets_a_short_answer(tmp_path):
     """60,000 made-up dimensions (770 KB, under the cap): the refusal names a few and the
     count, instead of echoing every name back (it was a 589 KB answer)."""

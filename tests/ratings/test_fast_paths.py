@@ -131,6 +131,7 @@ def _chi2_pvalue(draws: np.ndarray, n: int, p: np.ndarray) -> float:
     return float(stats.chisquare(observed, expected, ddof=0).pvalue)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("margin", [0.5, 1.0, 3.0, 100.0])
 def test_poisson_split_draws_are_exactly_multinomial(margin):
     # n = 12 in cells 5:4:3: margin 0.5 and 1 redraw many rows (Poisson total over n) and

@@ -164,6 +164,7 @@ def test_missing_counts_reg_and_anchor_errors():
     ("dense_cells", "outer_cells"),
     [(rs._DENSE_CELLS, rs._OUTER_CELLS), (rs._DENSE_CELLS, 0), (0, 0)],
 )  # batched (Hessians as one product, or by einsum), and one round at a time
+@pytest.mark.slow
 def test_bootstrap_rounds_equal_single_fits_on_the_same_draws(
     monkeypatch, dense_cells, outer_cells
 ):

@@ -67,11 +67,13 @@ def test_the_binomial_argument_by_hand() -> None:
     assert 9 * stats.binom.cdf(48 - 1, 60, 0.93) < 0.01
 
 
+@pytest.mark.slow
 def test_intervals_hold_the_true_per_round_gains(intervals: np.ndarray) -> None:
     covered = _covered(intervals, TRUTH)
     assert covered.mean() >= 0.90, covered.mean(axis=0)
     assert (covered.mean(axis=0) >= 0.80).all(), covered.mean(axis=0)
 
 
+@pytest.mark.slow
 def test_a_biased_statistic_would_fail(intervals: np.ndarray) -> None:
     assert _covered(intervals, TRUTH + 0.6).mean() < 0.5

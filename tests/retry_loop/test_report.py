@@ -70,6 +70,7 @@ def test_tables_have_their_rows(result: RetryLoopResult) -> None:
     assert [len(t) for t, _ in report.self_preference_table(result)] == [2]
 
 
+@pytest.mark.slow
 def test_figures_draw(result: RetryLoopResult) -> None:
     for figure in (figures.gains, figures.shares, figures.costs, figures.effect,
                    figures.self_preference):  # fmt: skip

@@ -58,6 +58,7 @@ def _one_per_round(rows: list[dict[str, Any]]) -> bool:
     return max(keys.values()) == 1
 
 
+@pytest.mark.slow
 def test_the_loop_end_to_end(tmp_path: Path) -> None:
     run = open_run(_params_file(tmp_path))
     result = RL.run(run)
@@ -109,6 +110,7 @@ class _CrashAfter:
         return self.run.ask(spec, jobs, **{**kw, "postfix": postfix})  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_killed_loop_resumes_with_one_record_per_item_and_round(tmp_path: Path) -> None:
     path = _params_file(tmp_path, second_judge=None)
     with pytest.raises(RuntimeError, match="simulated crash"):

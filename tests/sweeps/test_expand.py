@@ -341,6 +341,7 @@ def test_a_huge_seed_list_or_grid_is_counted_and_refused_before_any_per_value_ch
         assert expected in str(info.value) and f"at most {MAX_CELLS:,d}" in str(info.value)
 
 
+@pytest.mark.slow
 def test_more_swept_keys_than_a_sweep_may_vary_are_refused_at_once(tmp_path: Path) -> None:
     # 3,000 one-value keys made one cell, and checking each key against the others took over
     # 300 s; a sweep varies at most 100 keys (with 1,000 cells, only 9 of them can have two
