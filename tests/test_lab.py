@@ -117,8 +117,10 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cell: str) -> Path
 
 @pytest.mark.slow
 def test_publish_renders_the_run_a_notebook_made_as_evalbench_run_would(
-    tmp_path, monkeypatch, warm_cli, capsys, caplog
+    tmp_path, monkeypatch, capsys, caplog
 ):
+    # a fresh kernel, as `evalbench publish` starts one: the warm kernel of this process
+    # would be started again for this project's folder, and once more for the next test's
     home = _project(tmp_path, monkeypatch,
                     'params_file = "params/mine.yaml"\noverrides = ["seed=7"]\n')  # fmt: skip
     gaia_params(home / "params", gaia_dataset(tmp_path, list("1234")), [{"name": "s"}],

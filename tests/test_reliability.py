@@ -55,11 +55,6 @@ def _responses(run_dir: Path) -> list[dict]:
     return read_jsonl(run_dir / "records" / "responses.jsonl")
 
 
-def _cli(*args: str, timeout: float = 180, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalbench.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, **kw)  # fmt: skip
-
-
 # --- 1. status tells the truth ------------------------------------------------------------
 
 FAULTS = {
@@ -169,7 +164,9 @@ def test_fixing_the_key_and_rerunning_heals_the_run(tmp_path, loopback):
 
 
 @pytest.mark.slow
-def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(tmp_path, loopback):
+def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(
+    tmp_path, loopback, capsys
+):
     # timing-free: the first run's answers wait until the second run has been refused (under
     # load the first run could otherwise finish before the second had started)
     loopback.hold = threading.Event()
@@ -181,10 +178,11 @@ def test_a_second_run_of_the_same_study_refuses_and_nothing_is_paid_twice(tmp_pa
         deadline = time.monotonic() + 120
         while loopback.count < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = _cli("run", str(path), env={**os.environ, KEY_ENV: CANARY_KEY})
+        second = main(["run", str(path)])  # here: it is refused before any kernel starts
         loopback.hold.set()
-        assert second.returncode == 1
-        assert "busy" in second.stdout and "is in use by process" in second.stdout
+        assert second == 1
+        out = capsys.readouterr().out
+        assert "busy" in out and "is in use by process" in out
         assert first.wait(120) == 0
     finally:
         first.kill()
@@ -348,13 +346,13 @@ def test_a_hostile_params_file_is_one_line_exit_2_and_fast(tmp_path, case, capsy
 
 
 @pytest.mark.slow
-def test_make_report_carries_on_after_a_bad_params_file_and_rebuilds_the_index(tmp_path):
+def test_make_report_carries_on_after_a_bad_params_file_and_rebuilds_the_index(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(b"study: gaia\ntitle: caf\xe9\n")
     good = gaia_params(tmp_path, gaia_dataset(tmp_path, ["1", "2"]), [{"name": "s"}])
-    proc = _cli("report", str(bad), str(good))
-    assert proc.returncode == 1
-    assert "not UTF-8" in proc.stdout and "ok " in proc.stdout
+    assert main(["report", str(bad), str(good)]) == 1  # one study left: this process renders it
+    out = capsys.readouterr().out
+    assert "not UTF-8" in out and "ok " in out
     assert (get_settings().outputs_dir / "index.html").exists()
 
 

@@ -28,6 +28,7 @@ RAY_ENV = {
 }
 START_TIMEOUT_S = 120.0
 STOP_GRACE_S = 2.0
+WATCHDOG_WAIT_S = 15.0  # a watchdog's sweep is bounded at 10 s (evalbench._watchdog.SWEEP_S)
 
 
 class RayUnavailable(RuntimeError):
@@ -99,21 +100,41 @@ class LocalCluster:
 
     def stop(self) -> list[int]:
         """SIGTERM to every process of the cluster (Ray's servers stop cleanly on it), then
-        SIGKILL to those still alive after :data:`STOP_GRACE_S`; returns the latter."""
+        SIGKILL to those still alive after :data:`STOP_GRACE_S`; returns the latter.
+
+        Workers' evalbench watchdogs are left to end on their own once their worker is gone
+        (they remove its temporary folders first), killed only if still there after
+        :data:`WATCHDOG_WAIT_S`."""
         if self.proc is None:
             return []
-        doomed = self.processes()
+        doomed, dogs = _watchdogs_apart(self.processes())
         _signal(doomed, signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_S
         while _alive(doomed) and time.monotonic() < deadline:
             time.sleep(0.1)
-        stubborn = _alive(doomed | self.processes())
+        rest, more_dogs = _watchdogs_apart(self.processes())
+        stubborn = _alive(doomed | rest)
+        _signal(stubborn, signal.SIGKILL)
+        dogs |= more_dogs
+        deadline = time.monotonic() + WATCHDOG_WAIT_S
+        while _alive(dogs) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        stubborn |= _alive(dogs)
         _signal(stubborn, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
         processes.untie(self.proc.pid)
         shutil.rmtree(self.temp, ignore_errors=True)
         return sorted(pid for pid, _ in stubborn)
+
+
+def _watchdogs_apart(
+    found: set[tuple[int, str]],
+) -> tuple[set[tuple[int, str]], set[tuple[int, str]]]:
+    """``found`` split into (other processes, evalbench watchdogs)."""
+    table = _process_table()
+    dogs = {p for p in found if b"_watchdog.py" in table.get(p[0], (0, "", b""))[2]}
+    return found - dogs, dogs
 
 
 def _alive(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
