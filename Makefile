@@ -42,7 +42,7 @@ report: $(STAMP)       ## render every study in params/ and outputs/index.html
 test: $(STAMP)         ## the full test suite
 	$(PYTEST) $(PYTEST_ARGS)
 
-test-fast: $(STAMP)    ## the suite without the slow (studies rendered, processes, > ~0.3 s CPU) and browser tests
+test-fast: $(STAMP)    ## the suite without the slow (studies rendered, processes, > ~0.2 s CPU) and browser tests
 	$(PYTEST) -m "not slow and not browser" $(PYTEST_ARGS)
 
 lab: $(STAMP)          ## JupyterLab on the notebooks (LAB_ARGS: more jupyter lab options)

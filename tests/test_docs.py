@@ -90,6 +90,7 @@ def _commands(page: Path) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
 def test_every_evalbench_command_shown_parses_and_its_params_validate(page):
     for argv in _commands(page):

@@ -147,6 +147,7 @@ def test_transient_faults_are_retried(loopback, fault):
     assert loopback.count == 2
 
 
+@pytest.mark.slow
 def test_timeout_then_permanent_failure_is_an_error_record(loopback):
     loopback.enqueue(*[Fault("slow", seconds=0.5)] * 3)  # past timeout_s; the next test waits
     r = ask(client_for(loopback, timeout_s=0.2, max_retries=2))

@@ -23,12 +23,14 @@ def test_there_are_studies_and_notebooks():
     assert NOTEBOOKS, "notebooks/ holds no notebook"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name)
 def test_every_params_file_validates_and_names_an_existing_notebook(path):
     params = load_params(path)
     assert (ROOT / "notebooks" / notebook_for(params)).is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_notebook_takes_exactly_params_file_and_overrides(path):
     found = pm.inspect_notebook(str(path))
@@ -211,6 +213,7 @@ def test_inf_and_nan_are_numbers_that_params_refuse(tmp_path):
     ],
     ids=["mapping_key", "list_key", "deep_lists", "deep_mappings", "bad_int_tag"],
 )
+@pytest.mark.slow
 def test_hostile_yaml_shapes_are_one_line(text, message):
     with pytest.raises(ParamsError) as err:
         parse_yaml(text, "t.yaml")
@@ -273,6 +276,7 @@ def test_an_override_error_never_quotes_a_url_or_a_huge_value(override, shown):
     )
 
 
+@pytest.mark.slow
 def test_a_yaml_error_in_a_huge_override_is_one_short_line():
     # A 1,000,000-digit integer: YAML's own refusal quoted the whole scalar.
     demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"

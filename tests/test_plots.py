@@ -59,6 +59,7 @@ def test_heatmap_refuses_a_colour_map_red_green_readers_cannot_tell_apart(cmap):
         plots.heatmap(pd.DataFrame([[0.1, 0.9]]), cmap=cmap)
 
 
+@pytest.mark.slow
 def test_heatmap_annotations_stay_inside_their_cells():
     # 3 systems × 15 categories of "0.90 [0.70, 0.97]" (17 characters) on a 13-inch figure:
     # at the default size each label was ~1.3 cells wide and ran into both neighbours

@@ -34,6 +34,7 @@ def _bars(systems: int) -> plt.Axes:
                                high="high", hue="system", title="Accuracy")  # fmt: skip
 
 
+@pytest.mark.slow
 def test_2000_systems_draw_fast_with_a_note_instead_of_a_legend():
     started = time.process_time()  # this process's CPU: what other processes' load cannot change
     ax = _bars(2000)

@@ -280,6 +280,7 @@ class _ListStore(list):
         super().append(record)
 
 
+@pytest.mark.slow
 def test_an_async_agent_is_cancelled_at_max_time_s(tmp_path):
     example_agent.ASYNC_CANCELLED.clear()
     systems = [{"name": "af", "provider": "python", "entrypoint": f"{ENTRY}:async_forever",

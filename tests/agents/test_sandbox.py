@@ -122,6 +122,7 @@ def test_a_sleeper_is_stopped_at_the_wall_limit(workdir):
     assert processes_of(workdir) == []
 
 
+@pytest.mark.slow
 def test_allocation_bombs_hit_the_memory_limit(workdir):
     before = own_max_rss_mb()
     huge = run_python("x = bytearray(10**10)", workdir, FAST)
@@ -157,6 +158,7 @@ print("made", made)
 @pytest.mark.skipif(
     os.geteuid() == 0 and not namespaces_available(), reason="root ignores RLIMIT_NPROC"
 )
+@pytest.mark.slow
 def test_the_process_limit_holds_and_a_fork_bomb_is_contained(workdir):
     # processes=16 counts the cell's own process: 16 - 1 = 15 children, then EAGAIN.
     counted = run_python(FORK_COUNTER, workdir, FAST)

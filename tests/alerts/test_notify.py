@@ -167,6 +167,7 @@ BAD_URLS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("url", "why"), BAD_URLS.values(), ids=BAD_URLS.keys())
 def test_an_unusable_webhook_url_fails_alone_and_is_never_shown(runs, hook, monkeypatch,
                                                                  capsys, url, why):  # fmt: skip
@@ -242,6 +243,7 @@ def test_a_trickling_receiver_is_cut_at_the_total_deadline(runs, trickler, monke
     assert delivery["error"] == "no whole answer within timeout_s (0.5 s for the request)"
 
 
+@pytest.mark.slow
 def test_a_target_that_failed_is_not_tried_again_for_the_next_notification(runs, trickler,
                                                                            monkeypatch):  # fmt: skip
     _, now = runs
@@ -280,6 +282,7 @@ def test_slack_text_escapes_what_it_quotes_and_keeps_its_own_links(hook):
     assert hook.bodies[0]["evalbench"]["title"] == f"{evil} title"  # the facts stay as they are
 
 
+@pytest.mark.slow
 def test_a_target_that_fails_a_retry_is_not_tried_for_the_other_runs(runs, trickler,
                                                                      monkeypatch):  # fmt: skip
     from evalbench.alerts.check import redeliver

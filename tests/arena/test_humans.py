@@ -130,6 +130,7 @@ def test_the_whole_path_from_a_run_to_human_battles(tmp_path):
     assert "No ratings from the human votes alone" in report.human_ratings_table(result)
 
 
+@pytest.mark.slow
 def test_simulated_votes_are_labelled_and_rated_near_the_truth(tmp_path):
     params = open_run(_params(tmp_path / "p")).params
     prompts = arena.load_prompts("demo")

@@ -94,6 +94,7 @@ def test_alpaca_eval_win_rate_by_hand():
     assert result.discrete_win_rate == pytest.approx((0 + 1 + 0.5 + 0 + 0.5) / 5 * 100)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ALPACA_MODELS)
 def test_alpaca_eval_win_rate_equals_leaderboard_exactly(alpaca_leaderboard, model):
     annotations = alpaca_eval.load_alpaca_eval_annotations(model)

@@ -126,6 +126,7 @@ def test_an_agent_that_exits_is_an_error_record_with_its_stderr():
     assert talk.error == "exit_status 3 before answering turn 0: giving up"
 
 
+@pytest.mark.slow
 def test_a_command_agent_in_a_study_converses_records_and_resumes(tmp_path):
     if not os.environ.get("EVALBENCH_DATA_MIRROR"):
         pytest.skip("needs the public-data mirror: set EVALBENCH_DATA_MIRROR (.ci/run does)")

@@ -41,6 +41,7 @@ def oracle(oracles: Path) -> dict[str, dict]:
     return {row["id"]: row for row in rows}
 
 
+@pytest.mark.slow
 def test_every_memory_verdict_equals_the_official_checker(oracle):
     items = bfcl.load("memory")
     lines = bfcl.fetch_results("glyphh-ada-1.1", "memory")

@@ -108,6 +108,7 @@ def _study_file(tmp_path: Path, **fields) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_live_study_generates_checks_writes_official_files_and_resumes(tmp_path):
     path = _study_file(tmp_path)
     run = open_run(path)
@@ -221,6 +222,7 @@ def test_result_set_folders_subsets_and_their_errors(tmp_path):
 # --------------------------------------------------------------------------- published scores
 
 
+@pytest.mark.slow
 def test_glyphh_matches_every_published_number(public_items, mirror, tmp_path):
     params = study_params(
         tmp_path,

@@ -91,6 +91,7 @@ def small_public(tmp_path_factory):
         return bfcl.run(open_run(path))
 
 
+@pytest.mark.slow
 def test_a_run_scores_the_other_categories_of_the_sets_that_have_them(small_public):
     result = small_public
     assert len(result.items) == 5 * 8
@@ -106,6 +107,7 @@ def test_a_run_scores_the_other_categories_of_the_sets_that_have_them(small_publ
     assert {"memory_kv", "multi_turn_long_context"} <= set(extra["test_category"])
 
 
+@pytest.mark.slow
 def test_the_new_report_sections_and_figures(small_public):
     result = small_public
     assert "g: " in report.multi_turn_sentence(result)

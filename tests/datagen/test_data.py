@@ -72,6 +72,7 @@ def test_hugging_face_columns_map_from_an_in_memory_dataset() -> None:
     assert df["id"].tolist() == ["math-ai/aime25:0", "math-ai/aime25:2025-I-13"]
 
 
+@pytest.mark.slow
 def test_load_hf_reference_takes_the_only_split(monkeypatch: pytest.MonkeyPatch) -> None:
     datasets = pytest.importorskip("datasets")
     table = datasets.Dataset.from_dict(
@@ -173,6 +174,7 @@ def test_the_demo_problems_are_thirty_with_unique_answers_each_recomputed() -> N
     assert len(data.unique_reference(ref)) == 30  # no year: every row is its own problem
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_no_pinned_file")
 def test_light_copies_of_demo_problems_are_flagged_and_fresh_sim_problems_are_not() -> None:
     ref = data.load_reference(["demo"])

@@ -128,6 +128,7 @@ def test_the_study_reads_several_reviewers_from_a_labels_folder(tmp_path: Path):
     assert table.loc["status", "exact"] == pytest.approx(1 / 3)  # only ann-ben agree
 
 
+@pytest.mark.slow
 def test_the_whole_study_with_reviewers_reports_them(tmp_path: Path):
     first = open_run(_params(tmp_path / "a", n_problems=6, verifications=None))
     study.generate_problems(first, made_up_reference())

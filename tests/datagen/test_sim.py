@@ -89,6 +89,7 @@ def test_sim_answers_are_correct_for_each_template() -> None:
     assert p.answer == prob.numerator + prob.denominator
 
 
+@pytest.mark.slow
 def test_sim_copies_are_caught_and_fresh_problems_are_not(mirror: Path) -> None:
     ref = data.unique_reference(data.load_reference())
     rng = np.random.default_rng(7)

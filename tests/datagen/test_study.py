@@ -157,6 +157,7 @@ def test_slots_that_never_validate_are_left_unfilled(tmp_path: Path) -> None:
     assert manifest["headlines"] == {"result": text} and manifest["no_result"] == text
 
 
+@pytest.mark.slow
 def test_an_interrupted_generation_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
     path = params_file(tmp_path, n_problems=30)
     with pytest.raises(RuntimeError, match="simulated crash"):
@@ -280,6 +281,7 @@ def test_simulated_verifications_need_a_simulated_generator(tmp_path: Path) -> N
         study.study_verifications(run, problems)
 
 
+@pytest.mark.slow
 def test_the_whole_study_on_a_small_run(tmp_path: Path) -> None:
     run = open_run(params_file(tmp_path, n_problems=21, generator__sim={"copy_rate": 0.3}))
     result = study.run_study(run, made_up_reference())

@@ -84,6 +84,7 @@ def test_auto_without_ray_runs_here(monkeypatch):
     assert executors.current() is None
 
 
+@pytest.mark.slow
 def test_a_local_run_says_so_in_its_manifest(tmp_path, monkeypatch):
     monkeypatch.setenv(ENV_RAY_ADDRESS, "alice:pw@10.0.0.5:6379")  # ignored: the run is local
     data = {"study": "gaia", "title": "t", "dataset": str(gaia_dataset(tmp_path, ["a", "b"])),

@@ -295,6 +295,7 @@ def test_a_run_stores_a_semantic_verdict_on_every_record_and_resumes(tmp_path):
     again.finish()
 
 
+@pytest.mark.slow
 def test_a_judge_whose_calls_all_fail_leaves_every_answer_unscored(tmp_path):
     run = open_run(_study(tmp_path, _judge(error_rate=1.0), max_error_rate=1.0))
     result = gaia.run(run)

@@ -109,6 +109,7 @@ def _study_file(tmp_path, **extra):
     return path
 
 
+@pytest.mark.slow
 def test_a_whole_run_writes_valid_records_counts_and_headlines(tmp_path):
     run = open_run(_study_file(tmp_path))
     result = gaia.run(run)

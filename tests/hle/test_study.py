@@ -219,6 +219,7 @@ def _official_files_give_the_official_numbers(result):
         assert official.percent == row_["calib_official_pct"]
 
 
+@pytest.mark.slow
 def test_the_quick_tier_keeps_every_category_and_the_official_error_is_undefined(tmp_path):
     run = open_run(_demo_file(tmp_path, tier="quick"))
     result = study.run(run)
@@ -242,6 +243,7 @@ def test_exclude_images_on_a_local_file_is_counted(tmp_path):
     assert "2 questions (2 exactMatch, 0 multipleChoice) in 1 category" in sentence
 
 
+@pytest.mark.slow
 def test_an_agent_system_answers_and_is_judged_like_a_chat_model(tmp_path, loopback, monkeypatch):
     # the agent gets the official response format with the question; its final answer is
     # the response the judge reads; a real judge on the loopback server grades it

@@ -29,6 +29,7 @@ def _close_figures():
     plt.close("all")
 
 
+@pytest.mark.slow
 def test_one_heatmap_per_scored_source_with_the_same_rows():
     fig = figures.heatmaps(result_of(ROWS, systems=["sys", "never"]))
     first, second = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]

@@ -66,6 +66,7 @@ def test_the_heatmap_has_every_difficulty_and_blank_cells():
     assert math.isnan(matrix.loc["Physics", "medium"])
 
 
+@pytest.mark.slow
 def test_agreement_with_the_human_baseline_by_hand():
     table = metrics.agreement_table(metrics.long_scores(_records()), tolerance=10, rng=RNG,
                                     rounds=200).set_index("dimension")  # fmt: skip

@@ -70,6 +70,7 @@ def _loop(loopback, name: str) -> dict:
             "api_key_env": KEY_ENV, "max_retries": 0, "max_concurrency": 1}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_real_judge_grades_the_sets_answer_and_agents_answers(tmp_path, loopback, monkeypatch):
     monkeypatch.setenv(KEY_ENV, CANARY_KEY)
     scores = dict(zip(data.DIMENSIONS, [90, 80, 70, 60, 50, 40], strict=True))

@@ -89,6 +89,7 @@ def anchored(tmp_path_factory: pytest.TempPathFactory) -> JudgeGoldenResult:
     return study.run(open_run(path))
 
 
+@pytest.mark.slow
 def test_a_run_with_anchors_recovers_the_sim_judges_known_change(
     anchored: JudgeGoldenResult,
 ) -> None:
@@ -137,6 +138,7 @@ def test_a_run_with_anchors_writes_and_resumes_its_records(tmp_path: Path) -> No
     assert study.run_anchored(plain, golden) is None
 
 
+@pytest.mark.slow
 def test_report_and_figure_of_anchors(anchored: JudgeGoldenResult) -> None:
     sentence = report.anchors_sentence(anchored)
     assert "1 anchor in its prompt" in sentence and "a (simulated)" in sentence

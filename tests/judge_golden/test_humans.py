@@ -208,6 +208,7 @@ def test_the_leave_one_out_table_by_hand():
     assert got.loc["mean", "n"] == 6
 
 
+@pytest.mark.slow
 def test_annotator_names_are_escaped_in_the_report(tmp_path):
     golden = D.load_golden("demo").head(2)
     rows = [
@@ -252,6 +253,7 @@ def _two_annotators_run(tmp_path: Path, rows: list[dict]):
     return run, G.run(run)
 
 
+@pytest.mark.slow
 def test_annotator_agreement_is_in_the_records_at_full_precision_by_hand(tmp_path):
     """Two annotators, three items. accuracy: a = 1, 2, 3 and b = 1, 2, 4; completeness the
     same for both; clarity 5 from everyone (no variation: alpha and kappa are undefined).

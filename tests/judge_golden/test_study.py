@@ -113,6 +113,7 @@ def test_run_writes_records_of_the_declared_types_and_matches_its_parts(tmp_path
     }
 
 
+@pytest.mark.slow
 def test_run_without_retest_or_pairwise_judge(tmp_path: Path) -> None:
     from evalbench.studies import open_run
 
@@ -142,6 +143,7 @@ def test_judgment_record_accepts_rubric_columns_only() -> None:
         records.GoldenJudgmentRecord.model_validate({**row, "score_tone": 3.0})
 
 
+@pytest.mark.slow
 def test_a_golden_set_where_only_some_items_have_a_reference_runs(tmp_path: Path) -> None:
     """Issue 23, defect 13's reproducer: two golden rows, one with "reference": "R1", one
     without. The rubric judges and the pairwise check both ran into JudgeCase /

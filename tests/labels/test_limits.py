@@ -61,6 +61,7 @@ def _connect(base: str) -> tuple[socket.socket, int]:
     return socket.create_connection(("127.0.0.1", port), timeout=5), port
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_declared_oversize_body_is_refused_before_it_is_sent(tmp_path, mode):
     """Content-Length 400 MB and not one byte of body: the answer comes at once."""
@@ -111,6 +112,7 @@ def test_a_chunked_body_is_cut_at_the_limit_and_never_held_in_memory(tmp_path):
     assert peak < 8 * MAX_BODY, f"peak {peak / 2**20:.1f} MB traced during the upload"
 
 
+@pytest.mark.slow
 def test_a_body_that_trickles_in_past_the_deadline_gets_408(tmp_path):
     """Slowloris: a byte every 50 ms of a declared 100-byte body; the deadline is 0.5 s."""
     tasks = _tasks(tmp_path)

@@ -77,6 +77,7 @@ def _events(run) -> list[dict]:
     return read_jsonl(run.dir / "batches" / "batches.jsonl")
 
 
+@pytest.mark.slow
 def test_a_gaia_study_runs_end_to_end_in_batch_mode_at_the_batch_price(tmp_path, loopback):
     path = _study(tmp_path, loopback)
     run = _run(path)
@@ -100,6 +101,7 @@ def test_a_gaia_study_runs_end_to_end_in_batch_mode_at_the_batch_price(tmp_path,
     assert again.dir == run.dir and loopback.batch_creates == 1
 
 
+@pytest.mark.slow
 def test_answers_go_to_the_response_cache_so_another_run_pays_nothing(tmp_path, loopback):
     _run(_study(tmp_path, loopback, name="first"))
     other = _run(_study(tmp_path, loopback, name="second"))  # another folder, same requests
@@ -147,6 +149,7 @@ def test_killed_while_polling_the_rerun_polls_the_same_batch(tmp_path, loopback)
     assert sorted(keys) == [f"t{i}#0" for i in range(6)]  # exactly one record per item
 
 
+@pytest.mark.slow
 def test_a_crash_between_submitting_and_saving_the_id_adopts_the_batch(
     tmp_path, loopback, monkeypatch
 ):
@@ -167,6 +170,7 @@ def test_a_crash_between_submitting_and_saving_the_id_adopts_the_batch(
     assert [e["batch_id"] for e in submitted] == ["batch_1"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outcome", ["expired", "cancelled"])
 def test_an_unfinished_batch_keeps_its_output_and_resubmits_only_the_rest(
     tmp_path, loopback, outcome
@@ -184,6 +188,7 @@ def test_an_unfinished_batch_keeps_its_output_and_resubmits_only_the_rest(
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_per_line_errors_a_permanent_one_is_recorded_a_transient_one_retried(tmp_path, loopback):
     loopback.batch_plans.append(BatchPlan(line_errors={0: (400, "bad request"),
                                                        1: (500, "server hiccup")}))  # fmt: skip
@@ -219,6 +224,7 @@ def test_a_request_without_result_after_every_round_is_a_transient_error(tmp_pat
                       "(after 3 batches)"}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_no_wait_submits_and_stops_then_a_rerun_collects(tmp_path, loopback, monkeypatch):
     path = _study(tmp_path, loopback)
     monkeypatch.setenv(batch_mode.NO_WAIT_ENV, "1")
@@ -466,6 +472,7 @@ def test_an_upload_the_provider_never_took_is_sent_again_after_a_lookup(tmp_path
     assert slow.uploads == 1 and slow.batch_creates == 1 and len(_records(run)) == 6
 
 
+@pytest.mark.slow
 def test_no_wait_after_a_failed_create_says_unconfirmed_and_the_rerun_adopts_it(
     tmp_path, slow, monkeypatch
 ):

@@ -128,6 +128,7 @@ async def _blocked(limit: AdaptiveLimit) -> bool:
     return blocked
 
 
+@pytest.mark.slow
 def test_a_ceiling_is_never_exceeded_and_is_reached(loopback):
     loopback.latency = 0.05
     responses = generate(_client(loopback, concurrency_ceiling=6), _jobs(80), progress=False)

@@ -31,6 +31,7 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> RetryLoopResult:
     return RL.run(open_run(path))
 
 
+@pytest.mark.slow
 def test_headlines_and_key_result_carry_the_numbers(result: RetryLoopResult) -> None:
     heads = report.headlines(result)
     last = result.gains[result.gains["arm"] == "suggestion"].iloc[-1]
@@ -43,6 +44,7 @@ def test_headlines_and_key_result_carry_the_numbers(result: RetryLoopResult) -> 
     assert text in key and "(simulated)" in key
 
 
+@pytest.mark.slow
 def test_sentences_escape_names_and_say_what_is_simulated(result: RetryLoopResult) -> None:
     intro = report.intro(result)
     assert "gen &lt;b&gt;x&lt;/b&gt; (simulated)" in intro and "<b>x</b>" not in intro
@@ -59,6 +61,7 @@ def test_sentences_escape_names_and_say_what_is_simulated(result: RetryLoopResul
     )
 
 
+@pytest.mark.slow
 def test_tables_have_their_rows(result: RetryLoopResult) -> None:
     status, _ = report.status_table(result)
     assert status["answers"].sum() == len(result.rounds)
