@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -160,13 +161,47 @@ def tied(pid: int) -> Iterator[None]:
         untie(pid)
 
 
+SCRATCH_NAME = re.compile(r"^(?:evalbench|bfcl)-[a-z-]+?-(?P<pid>\d+)-(?P<start>\d+)-")
+"""A :func:`scratch_dir` folder's name: its prefix, then its owner's process id and start."""
+
+
 def scratch_dir(prefix: str, folder: Path | None = None) -> Path:
     """A new private temporary folder (``tempfile.mkdtemp``, in ``folder`` or the system's
     temporary folder), removed with everything in it when this process ends, however it
-    ends (:func:`remove_at_end`); :func:`discard` it when done."""
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir=folder))
+    ends (:func:`remove_at_end`); :func:`discard` it when done.
+
+    Its name carries this process's id and start time. Where even the watchdog was killed
+    (a Ray worker's children are killed with it), the next folder made in the same place
+    removes the folders whose owner is gone (:func:`remove_orphans`, once per process).
+    """
+    where = Path(folder or tempfile.gettempdir())
+    if _SUPPORTED and str(where) not in _SWEPT:
+        _SWEPT.add(str(where))
+        remove_orphans(where)
+    owner = f"{os.getpid()}-{_start_time(os.getpid())}-" if _SUPPORTED else ""
+    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{owner}", dir=where))
     remove_at_end(path)
     return path
+
+
+_SWEPT: set[str] = set()
+"""Folders this process has looked for orphaned scratch folders in."""
+
+
+def remove_orphans(folder: Path) -> list[str]:
+    """Remove the :func:`scratch_dir` folders in ``folder`` whose owner has ended (its id is
+    gone, or now another process's); returns their names. Only folders named as
+    :func:`scratch_dir` names them, never a link."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            found = SCRATCH_NAME.match(entry.name)
+            if found is None or not entry.is_dir(follow_symlinks=False):
+                continue
+            if _start_time(int(found["pid"])) != int(found["start"]):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.name)
+    return removed
 
 
 @contextlib.contextmanager

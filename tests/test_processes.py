@@ -291,3 +291,37 @@ def test_the_watchdog_removes_registered_paths_but_never_follows_a_link(tmp_path
     _watchdog_told(told + f"r{str(tmp_path / 'never_made').encode().hex()}\n")
     assert not gone.exists() and not single.exists()
     assert (outside / "keep.txt").read_text() == "kept"  # the link itself may go, never its target
+
+
+def test_scratch_folders_whose_owner_ended_are_removed_by_the_next_one_made_there(tmp_path):
+    """The backstop for a watchdog killed too (a Ray worker's children are killed with it):
+    folders named for an ended process, or for an id now another process's, are removed
+    when the next scratch folder is made there; a live owner's, a link and other names stay."""
+    me = os.getpid()
+    start = processes._start_time(me)
+    sleeper = subprocess.Popen(["sleep", "600"])
+    try:
+        other = processes._start_time(sleeper.pid)
+        names = {
+            "ended": f"evalbench-task-{sleeper.pid}-{other}-x",  # its owner is killed below
+            "reused": f"evalbench-inputs-{me}-{start + 1}-x",  # my id, another start: reused
+            "agent": f"bfcl-command-agent-{sleeper.pid}-{other}-y",
+            "live": f"evalbench-cell-{me}-{start}-x",  # this process: alive
+            "foreign": "evalbench-task-abc",  # not named by scratch_dir
+        }
+        for name in names.values():
+            (tmp_path / name / "deep").mkdir(parents=True)
+        target = tmp_path / "target"
+        target.mkdir()
+        (tmp_path / f"evalbench-task-{sleeper.pid}-{other}-link").symlink_to(target)
+    finally:
+        sleeper.kill()
+        sleeper.wait(30)
+    made = processes.scratch_dir("evalbench-task-", tmp_path)
+    left = {p.name for p in tmp_path.iterdir()}
+    assert made.name.startswith(f"evalbench-task-{me}-{start}-") and made.name in left
+    assert names["ended"] not in left and names["reused"] not in left
+    assert names["agent"] not in left
+    assert {names["live"], names["foreign"], "target"} <= left
+    assert f"evalbench-task-{sleeper.pid}-{other}-link" in left  # a link is never followed
+    processes.discard(made)
