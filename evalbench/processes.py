@@ -171,12 +171,15 @@ def scratch_dir(prefix: str, folder: Path | None = None) -> Path:
     ends (:func:`remove_at_end`); :func:`discard` it when done.
 
     Its name carries this process's id and start time. Where even the watchdog was killed
-    (a Ray worker's children are killed with it), the next folder made in the same place
-    removes the folders whose owner is gone (:func:`remove_orphans`, once per process).
+    (a Ray worker kills its child processes when it exits:
+    ``RAY_kill_child_processes_on_worker_exit``), the next folder made in the same place
+    removes the folders whose owner is gone (:func:`remove_orphans`; at most once a
+    minute per folder and process).
     """
     where = Path(folder or tempfile.gettempdir())
-    if _SUPPORTED and str(where) not in _SWEPT:
-        _SWEPT.add(str(where))
+    now = time.monotonic()
+    if _SUPPORTED and now - _SWEPT.get(str(where), -ORPHANS_EVERY_S) >= ORPHANS_EVERY_S:
+        _SWEPT[str(where)] = now
         remove_orphans(where)
     owner = f"{os.getpid()}-{_start_time(os.getpid())}-" if _SUPPORTED else ""
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{owner}", dir=where))
@@ -184,8 +187,10 @@ def scratch_dir(prefix: str, folder: Path | None = None) -> Path:
     return path
 
 
-_SWEPT: set[str] = set()
-"""Folders this process has looked for orphaned scratch folders in."""
+ORPHANS_EVERY_S = 60.0
+"""How often (at most) a process looks for orphaned scratch folders in one folder."""
+_SWEPT: dict[str, float] = {}
+"""When this process last looked for orphaned scratch folders, by folder."""
 
 
 def remove_orphans(folder: Path) -> list[str]:
