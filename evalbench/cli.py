@@ -406,10 +406,19 @@ def check_secrets(params: StudyParams) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalbench.publish import build_index, run_many, skip_hints, summary_lines, timing_lines
+    from evalbench.alerts.cli import undelivered
+    from evalbench.publish import (
+        PUBLISHED,
+        build_index,
+        run_many,
+        skip_hints,
+        summary_lines,
+        timing_lines,
+    )
 
     _use_executor(args)
     files = args.params or discover_params(get_settings().project_root / "params")
+    retry_code = _retry_alerts(files)  # earlier undelivered notifications, as `run` does
     started = time.perf_counter()
     results, interrupted = [], False
     try:
@@ -442,10 +451,32 @@ def _cmd_report(args: argparse.Namespace) -> int:
         for line in audience_pages([r.run_dir for r in results], args.audience, args.open):
             print(line)
     code = 130 if interrupted else exit_status([r.status for r in results])
+    published = [r.run_dir if r.status in PUBLISHED else None for r in results]
+    code = code or retry_code or max(map(undelivered, published), default=0)
     if args.fail_on_alert and not code:
         from evalbench.alerts.cli import fail_on_alert
 
         code = fail_on_alert([r.run_dir for r in results])
+    return code
+
+
+def _retry_alerts(files: list[Path]) -> int:
+    """Before ``make report``: deliver what earlier alert checks of these studies could not
+    (each study's lines printed); 1 when one still failed, else 0. A params file that
+    cannot be read is left to the report, which says why."""
+    from evalbench.alerts.cli import retry_lines
+    from evalbench.studies import load_params
+
+    code = 0
+    for path in files:
+        try:
+            params = load_params(path)
+        except (ParamsError, OSError):
+            continue
+        lines, failed = retry_lines(path, params)
+        for line in lines:
+            print(line, flush=True)
+        code = code or failed
     return code
 
 
