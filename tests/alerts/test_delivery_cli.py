@@ -81,63 +81,35 @@ def _is_current(monkeypatch, run_dir: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("command", ["run", "report"])  # evalbench run; make report
 def test_an_undelivered_notification_fails_the_run_and_the_next_run_retries_it(
-    tmp_path, runs, hook, monkeypatch, capsys
+    tmp_path, runs, hook, monkeypatch, capsys, command
 ):
     _, now = runs
     params = _params(tmp_path, {"file": "alerts.jsonl"}, {"webhook_env": "RETRY_HOOK"})
     monkeypatch.setenv("RETRY_HOOK", "http://127.0.0.1:SECRET/hooks/x")  # port: not a number
     _publishes(monkeypatch, now)
-    assert main(["run", str(params)]) == 1
+    assert main([command, str(params)]) == 1
     out, err = capsys.readouterr()
     assert out.count("NOTIFICATION FAILED") == 1 and "SECRET" not in out + err
     alerts_file = get_settings().outputs_dir / "alerts.jsonl"
     assert len(alerts_file.read_text().splitlines()) == 1  # the file target still delivered
 
     _is_current(monkeypatch, now)  # the next run: nothing to render, the delivery retried
-    assert main(["run", str(params)]) == 1  # still not deliverable
+    assert main([command, str(params)]) == 1  # still not deliverable
     out, err = capsys.readouterr()
     assert "NOTIFICATION FAILED webhook_env RETRY_HOOK (accuracy drop_more_than 0.05) of " \
            "watched/now: the URL in RETRY_HOOK is not a webhook URL" in out  # fmt: skip
     assert "SECRET" not in out + err and hook.requests == 0
 
     monkeypatch.setenv("RETRY_HOOK", hook.url)  # fixed
-    assert main(["run", str(params)]) == 0
+    assert main([command, str(params)]) == 0
     assert "alerts of watched/now: 1 undelivered notification(s) now delivered" in (
         capsys.readouterr().out
     )
     assert [b["evalbench"]["rule"] for b in hook.bodies] == [RULE]
     assert len(alerts_file.read_text().splitlines()) == 1  # not sent again
-    assert main(["run", str(params)]) == 0 and len(hook.bodies) == 1  # nothing left
-
-
-@pytest.mark.slow
-def test_make_report_fails_on_an_undelivered_notification_and_the_next_report_retries_it(
-    tmp_path, runs, hook, monkeypatch, capsys
-):
-    # as `evalbench run` does: exit 1 while a notification is undelivered, retried first
-    _, now = runs
-    params = _params(tmp_path, {"webhook_env": "RETRY_HOOK"})
-    monkeypatch.setenv("RETRY_HOOK", "http://127.0.0.1:SECRET/hooks/x")  # port: not a number
-    _publishes(monkeypatch, now)
-    assert main(["report", str(params)]) == 1
-    out, err = capsys.readouterr()
-    assert "NOTIFICATION FAILED" in out and "SECRET" not in out + err
-
-    _is_current(monkeypatch, now)  # the next report: nothing to render, the delivery retried
-    assert main(["report", str(params)]) == 1  # still not deliverable
-    out, err = capsys.readouterr()
-    assert "NOTIFICATION FAILED webhook_env RETRY_HOOK (accuracy drop_more_than 0.05) of " \
-           "watched/now: the URL in RETRY_HOOK is not a webhook URL" in out  # fmt: skip
-    assert "SECRET" not in out + err and hook.requests == 0
-
-    monkeypatch.setenv("RETRY_HOOK", hook.url)  # fixed
-    assert main(["report", str(params)]) == 0
-    assert "alerts of watched/now: 1 undelivered notification(s) now delivered" in (
-        capsys.readouterr().out
-    )
-    assert [b["evalbench"]["rule"] for b in hook.bodies] == [RULE]
-    assert main(["report", str(params)]) == 0 and len(hook.bodies) == 1  # nothing left
+    assert main([command, str(params)]) == 0 and len(hook.bodies) == 1  # nothing left
 
 
 def test_a_run_another_process_holds_is_left_to_it(tmp_path, runs, hook, monkeypatch):
