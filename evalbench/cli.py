@@ -452,7 +452,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             print(line)
     code = 130 if interrupted else exit_status([r.status for r in results])
     published = [r.run_dir if r.status in PUBLISHED else None for r in results]
-    code = code or retry_code or max(map(undelivered, published), default=0)
+    code = code or retry_code or max(map(undelivered, filter(None, published)), default=0)
     if args.fail_on_alert and not code:
         from evalbench.alerts.cli import fail_on_alert
 
@@ -465,10 +465,14 @@ def _retry_alerts(files: list[Path]) -> int:
     (each study's lines printed); 1 when one still failed, else 0. A params file that
     cannot be read is left to the report, which says why."""
     from evalbench.alerts.cli import retry_lines
+    from evalbench.alerts.pending import has_undelivered
+    from evalbench.runs import study_dir_for
     from evalbench.studies import load_params
 
     code = 0
     for path in files:
+        if not has_undelivered(study_dir_for(path)):
+            continue  # nothing to deliver (its manifests say so): its params are not read
         try:
             params = load_params(path)
         except (ParamsError, OSError):

@@ -233,6 +233,17 @@ def remove_at_end(path: Path | str) -> None:
             _tell(f"r{text.encode().hex()}\n")
 
 
+def before_forkserver() -> None:
+    """Call before starting a worker from multiprocessing's forkserver: the forkserver and
+    every worker carry this process's mark (:func:`lifeline`), and the forkserver's socket
+    folder (multiprocessing's temporary folder of this process) goes with this process,
+    also when it is killed."""
+    import multiprocessing.util
+
+    lifeline()
+    remove_at_end(multiprocessing.util.get_temp_dir())
+
+
 def discard(path: Path | str) -> None:
     """Remove a path of :func:`scratch_dir` or :func:`remove_at_end` now, if it is still
     there (errors ignored: it is temporary), and forget it: the watchdog will not touch that

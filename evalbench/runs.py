@@ -71,8 +71,12 @@ KEY_PACKAGES = (
 
 def run_dir_for(params_file: Path | str, params: StudyParams, outputs: Path | None = None) -> Path:
     """``<outputs>/<params file stem>/<params hash>``."""
-    outputs = outputs or get_settings().outputs_dir
-    return outputs / Path(params_file).stem / params_hash(params)
+    return study_dir_for(params_file, outputs) / params_hash(params)
+
+
+def study_dir_for(params_file: Path | str, outputs: Path | None = None) -> Path:
+    """``<outputs>/<params file stem>``: the folder of every run of the params file."""
+    return (outputs or get_settings().outputs_dir) / Path(params_file).stem
 
 
 def now_iso() -> str:

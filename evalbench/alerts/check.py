@@ -22,6 +22,7 @@ from evalbench.importers import OutcomeError
 from evalbench.runs import RunInUse, lock_run, now_iso, read_manifest, release_run, update_manifest
 
 from .notify import Delivery, deliver_one, finding_line, notifications, stop_on_signals
+from .pending import undelivered_run
 from .rules import Finding, evaluate, read_numbers
 from .spec import AlertsSpec
 
@@ -172,16 +173,8 @@ def redeliver(study_dir: Path, spec: AlertsSpec, title: str = "") -> list[Redeli
     """
     runs = sorted(path.parent for path in study_dir.glob("*/manifest.json"))
     failed: set[str] = set()  # a target that fails for one run is not tried for the next
-    return [_redeliver(run_dir, spec, title, failed) for run_dir in runs if _undelivered(run_dir)]
-
-
-def _undelivered(run_dir: Path) -> bool:
-    try:
-        record = read_manifest(run_dir).get("alerts")
-    except (OSError, ValueError):  # unreadable: its own run says so
-        return False
-    entries = record.get("deliveries") if isinstance(record, dict) else None
-    return any(isinstance(e, dict) and e.get("retry") for e in entries or [])
+    pending = [run_dir for run_dir in runs if undelivered_run(run_dir)]
+    return [_redeliver(run_dir, spec, title, failed) for run_dir in pending]
 
 
 def _redeliver(run_dir: Path, spec: AlertsSpec, title: str, failed: set[str]) -> Redelivery:

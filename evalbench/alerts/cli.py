@@ -98,13 +98,13 @@ def retry_lines(params_file: Path, params: StudyParams) -> tuple[list[str], int]
     Raises:
         KeyboardInterrupt: Ctrl-C or SIGTERM during a delivery (the rest stay marked).
     """
-    from evalbench.runs import run_dir_for
+    from evalbench.runs import study_dir_for
 
     from .check import redeliver
 
     if params.alerts is None or not params.alerts.notify:
         return [], 0
-    study_dir = run_dir_for(params_file, params).parent
+    study_dir = study_dir_for(params_file)
     if not study_dir.is_dir():
         return [], 0
     lines = []

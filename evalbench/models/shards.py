@@ -24,7 +24,6 @@ import asyncio
 import json
 import math
 import multiprocessing
-import multiprocessing.util
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -128,9 +127,7 @@ async def _run_workers(
         )
         for n in range(count)
     ]
-    processes.lifeline()  # before the forkserver starts: the workers carry this process's mark
-    # the forkserver's socket folder goes with this process, also when it is killed
-    processes.remove_at_end(multiprocessing.util.get_temp_dir())
+    processes.before_forkserver()  # the workers carry this process's mark
     try:
         for process in workers:
             process.start()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import multiprocessing.util
 import os
 import signal
 import sys
@@ -25,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple, Protocol
 
-from evalbench.processes import exit_with, lifeline, remove_at_end, tie, untie, wait_group_gone
+from evalbench.processes import before_forkserver, exit_with, tie, untie, wait_group_gone
 
 
 class Task(NamedTuple):
@@ -201,9 +200,7 @@ class LocalExecutor:
         main = sys.modules["__main__"]
         if not hasattr(main, "__spec__"):  # a kernel's namespace after %reset (make report's
             main.__spec__ = None  # warm kernels): multiprocessing reads it; None: no main to run
-        lifeline()  # before the forkserver starts: it and every worker carry this process's mark
-        # the forkserver's socket folder goes with this process, also when it is killed
-        remove_at_end(multiprocessing.util.get_temp_dir())
+        before_forkserver()  # it and every worker carry this process's mark
         parent, child = self._context.Pipe()
         start = Start(dict(os.environ), os.getcwd(), list(sys.path), self.setup, os.getpid())
         process = self._context.Process(target=_serve, args=(child, start), daemon=False)
