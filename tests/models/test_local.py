@@ -280,14 +280,22 @@ def test_the_manifest_records_what_the_model_is_served_from(tmp_path):
 # --- not installed ----------------------------------------------------------------------------
 
 
-def _without(monkeypatch, *modules: str) -> None:
+def _without(monkeypatch, *modules: str, present: tuple[str, ...] = ()) -> None:
+    """``modules`` cannot be found; ``present`` can (whether installed here or not)."""
     real = local.importlib.util.find_spec
-    monkeypatch.setattr(local.importlib.util, "find_spec",
-                        lambda name, *a: None if name in modules else real(name, *a))  # fmt: skip
+
+    def find_spec(name, *args):
+        if name in modules:
+            return None
+        return object() if name in present else real(name, *args)
+
+    monkeypatch.setattr(local.importlib.util, "find_spec", find_spec)
 
 
 def test_no_engine_is_one_line_with_the_install_command(monkeypatch):
-    _without(monkeypatch, "llama_cpp", "sse_starlette")
+    # the other server modules found, with the local extra installed or not (the README's
+    # `make test` installs no extra: a fresh clone listed them all)
+    _without(monkeypatch, "llama_cpp", "sse_starlette", present=local._LLAMA_SERVER_MODULES)
     with pytest.raises(LocalModelUnavailable) as err:
         local.check(ModelSpec(name="m", provider="local"))
     assert str(err.value) == (
