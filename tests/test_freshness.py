@@ -84,6 +84,14 @@ def test_a_warm_kernel_renders_what_a_fresh_one_renders(tmp_path, monkeypatch):
     assert list(manifest_b["data_files"]) == [str(tmp_path / "data_b" / "metadata.jsonl")]
     fresh = run_study(a, force=True)  # a fresh kernel (not warm)
     assert read_jsonl(fresh.run_dir / "records" / "gaia.jsonl") == warm_a
+    # after studies that asked a model, the warm kernel's imports are still out of the
+    # garbage collector's passes (a batch's unfreeze gave them back: each %reset then
+    # walked the whole heap twice, 0.2 s of CPU per study)
+    from evalbench import kernels
+
+    km = kernels._STATE["km"]  # the one run_many used
+    kernels.prepare(km)
+    kernels._run(km, "import gc; assert gc.get_freeze_count() > 100_000, gc.get_freeze_count()")
 
 
 @pytest.mark.slow

@@ -29,8 +29,9 @@
 from __future__ import annotations
 
 import ast
+import functools
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from pathlib import Path
 
 import pytest
@@ -70,20 +71,35 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _tree(path: Path) -> ast.Module:
+    """``path`` parsed, once per content: three tests walk every module (~300 files)."""
+    return _parse(path, path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parse(path: Path, text: str) -> ast.Module:
+    return ast.parse(text, filename=str(path))
+
+
+@functools.cache
+def _known() -> frozenset[str]:
+    return frozenset(module_name(p) for p in _modules())
+
+
 def _import_nodes(path: Path) -> Iterator[ast.Import | ast.ImportFrom]:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
 
 
-def imports_of(path: Path, known: set[str] | None = None) -> set[str]:
+def imports_of(path: Path, known: Set[str] | None = None) -> set[str]:
     """Every ``evalbench`` module ``path`` imports, anywhere in the file (relative resolved).
 
     ``from pkg import name`` counts as importing ``pkg.name`` when that is a module (in
     ``known``), else ``pkg``: ``from . import report`` imports the report module, not the
     package whose ``__init__`` imports the study.
     """
-    known = known if known is not None else {module_name(p) for p in _modules()}
+    known = known if known is not None else _known()
     own = module_name(path)
     package = own if path.name == "__init__.py" else own.rpartition(".")[0]
     found = set()
@@ -209,7 +225,7 @@ def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
 def any_typed(path: Path) -> list[str]:
     """``run`` / ``params`` parameters annotated ``Any`` in ``path`` (``name:line``)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
             for arg in args:

@@ -490,8 +490,23 @@ def test_a_sharded_replay_raises_its_cache_miss_before_any_worker_starts(loopbac
     assert loopback.count == 0 and not getattr(client, "shard_stats", None)
 
 
+@pytest.fixture
+def unfrozen(monkeypatch):
+    """A process whose heap is not frozen for good (this test process's is, from its
+    collection on: tests/conftest.py); frozen again afterwards."""
+    import gc
+
+    from evalbench.models import client
+
+    monkeypatch.setattr(client, "_FOR_GOOD", [False])
+    gc.unfreeze()
+    yield
+    monkeypatch.undo()
+    client.freeze_for_good()
+
+
 @pytest.mark.slow
-def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback):
+def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback, unfrozen):
     # A full collection walked the whole heap with the loop stopped (~75 ms in a worker
     # process) while every response in flight waited; a batch now freezes what it found.
     import gc
@@ -511,6 +526,27 @@ def test_a_batch_keeps_the_heap_it_found_out_of_the_collectors_passes(loopback):
             pass
         assert gc.get_freeze_count() > 1000
     assert gc.get_freeze_count() == 0
+
+
+def test_a_batch_leaves_a_heap_frozen_for_good_frozen(loopback, unfrozen):
+    # A warm kernel freezes its imports for good, and again after each study's reset; the
+    # first batch of a study unfroze them all (a %reset walked ~210,000 objects twice)
+    import gc
+
+    from evalbench.models.client import freeze_for_good, frozen_heap
+
+    freeze_for_good()
+    before = gc.get_freeze_count()
+    assert before > 1000
+    counts: list[int] = []
+    jobs = [Job("a", ChatRequest(messages=[{"role": "user", "content": "a"}]))]
+    on_result = lambda job, r: counts.append(gc.get_freeze_count())  # noqa: E731
+    generate(client_for(loopback), jobs, on_result=on_result, progress=False)
+    with frozen_heap():
+        pass
+    # (frozen objects that die on their last reference leave the count; none is given back)
+    assert len(counts) == 1 and counts[0] > 0.9 * before
+    assert gc.get_freeze_count() > 0.9 * before
 
 
 def _pacer_starts(interval: float, count: int, then: float | None = None) -> np.ndarray:

@@ -555,6 +555,7 @@ async def agenerate(
 
 
 _FROZEN = [0]  # batches running in this process with the heap frozen
+_FOR_GOOD = [False]  # freeze_for_good() was called in this process
 _FROZEN_LOCK = threading.Lock()
 
 
@@ -568,17 +569,35 @@ def frozen_heap() -> Any:
     response in flight waits: each one cost a worker about a tenth of a second's requests
     (``make bench``). Objects made during the batch are collected as usual; the frozen ones
     only wait for the end of the batch, when :func:`gc.unfreeze` gives them back.
+
+    In a process that froze its heap for good (:func:`freeze_for_good`) a batch does
+    neither: an unfreeze would give back that heap too.
     """
     with _FROZEN_LOCK:
         _FROZEN[0] += 1
-        gc.freeze()
+        if not _FOR_GOOD[0]:
+            gc.freeze()
     try:
         yield
     finally:
         with _FROZEN_LOCK:
             _FROZEN[0] -= 1
-            if not _FROZEN[0]:
+            if not _FROZEN[0] and not _FOR_GOOD[0]:
                 gc.unfreeze()
+
+
+def freeze_for_good() -> None:
+    """Keep every object that exists now out of the garbage collector's passes for the rest
+    of this process (:func:`gc.freeze`; a later call adds what exists then).
+
+    For a long-lived process once its imports are done (a warm kernel, a test process): its
+    ~10^6 objects of pandas, matplotlib and scipy are then never walked again, where every
+    full collection (one per ``%reset``, another in IPython's output-cache flush) walked them
+    all. Batches then leave the freeze in place (:func:`frozen_heap`).
+    """
+    with _FROZEN_LOCK:
+        gc.freeze()
+        _FOR_GOOD[0] = True
 
 
 def _advance(

@@ -1,6 +1,6 @@
 """A real local Ray cluster for the tests and ``tests/bench_ray.py``: a head node on
 127.0.0.1 only (``ray start --head --block`` in a session of its own, its own temp folder,
-no dashboard, no usage stats, no token), stopped with everything it started.
+no dashboard, no log monitor, no usage stats, no token), stopped with everything it started.
 
 Ray binds its servers to the machine's outward address unless told it is a single-machine
 install (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` makes it use the loopback address, here on
@@ -58,6 +58,7 @@ class LocalCluster:
             raise RayUnavailable("Ray is not installed (pip install -e '.[ray]')")
         argv = [ray, "start", "--head", "--block", "--node-ip-address=127.0.0.1", "--port=0",
                 f"--num-cpus={self.num_cpus}", "--include-dashboard=false",
+                "--include-log-monitor=false",  # drivers take no worker logs (log_to_driver)
                 "--disable-usage-stats", f"--temp-dir={self.temp}"]  # fmt: skip
         with open(self.temp / "start.log", "wb") as log:
             # tied to this process (evalbench.processes): when pytest is killed, even with -9,
