@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # pytest-xdist processes for `make test` / `make test-fast` (0: one process; `--dist loadgroup`
 # keeps the tests of one xdist_group in one process). 3 on this project's 2-core machines: a
 # third of the suite's time is waiting (processes and kernels starting, servers, timeouts),
-# which a third process fills: full suite 177/193 s with 3 vs 202/203 s with 2 (+20 s CPU).
+# which a third process fills: full suite 261 s with 3 vs 297 s with 2 (2026-11-29).
 # Bytecode is written (__pycache__, ignored by git) even under PYTHONDONTWRITEBYTECODE: without
 # it pytest rewrites every test file and each kernel compiles evalbench again, at every start.
 TEST_JOBS ?= 3
