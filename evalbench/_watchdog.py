@@ -58,8 +58,9 @@ def _read_lifeline() -> tuple[dict[int, int], set[bytes]]:
                 paths.discard(bytes.fromhex(line[1:].decode()))
 
 
-def _remove(path: bytes) -> None:
-    """Remove a file, a symbolic link (not what it points to) or a folder and all it holds."""
+def remove(path: bytes | str) -> None:
+    """Remove a file, a symbolic link (not what it points to) or a folder and all it holds;
+    errors ignored (also :func:`evalbench.processes.discard`'s)."""
     with contextlib.suppress(OSError):
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -141,7 +142,7 @@ def main() -> None:
     while _scan(token, groups) and time.monotonic() < deadline:
         time.sleep(PAUSE_S)
     for path in paths:
-        _remove(path)
+        remove(path)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from evalbench import processes
-from evalbench.processes import lifeline
 
 WARM_IMPORTS = (
     "import numpy, pandas, scipy.stats, matplotlib, matplotlib.pyplot, seaborn\n"
@@ -50,7 +49,7 @@ def warm_kernel(cwd: Path) -> tuple[Any, float]:
         return km, 0.0
     shutdown()
     started = time.perf_counter()
-    lifeline()  # the kernel (and all it starts) dies with this process
+    processes.lifeline()  # the kernel (and all it starts) dies with this process
     km = manager_class()(kernel_name="python3")
     km.start_kernel(cwd=str(cwd), extra_arguments=KERNEL_ARGS)
     _STATE.update(km=km, cwd=cwd)

@@ -42,7 +42,6 @@ import contextlib
 import os
 import re
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -52,6 +51,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from evalbench._watchdog import remove
 
 GONE_WAIT_S = 1.0
 """How long :func:`wait_group_gone` waits at most."""
@@ -204,7 +205,7 @@ def remove_orphans(folder: Path) -> list[str]:
             if found is None or not entry.is_dir(follow_symlinks=False):
                 continue
             if _start_time(int(found["pid"])) != int(found["start"]):
-                shutil.rmtree(entry.path, ignore_errors=True)
+                remove(entry.path)
                 removed.append(entry.name)
     return removed
 
@@ -248,12 +249,8 @@ def discard(path: Path | str) -> None:
     """Remove a path of :func:`scratch_dir` or :func:`remove_at_end` now, if it is still
     there (errors ignored: it is temporary), and forget it: the watchdog will not touch that
     path again."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
     text = os.path.abspath(path)
+    remove(text)
     with _LOCK:
         if text in _PATHS:
             _PATHS.discard(text)
