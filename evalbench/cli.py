@@ -308,9 +308,17 @@ def _use_executor(args: argparse.Namespace) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalbench.alerts.cli import retry_lines, undelivered
-    from evalbench.publish import PUBLISHED, build_index, run_study, skip_hints, summary_lines
+    from evalbench.publish import (
+        PUBLISHED,
+        build_index,
+        run_study,
+        skip_hints,
+        summary_lines,
+        summary_page,
+    )
     from evalbench.studies import load_params
 
+    refuse_secret_overrides(args.overrides)
     _use_executor(args)
     params = load_params(args.params, args.overrides)
     check_secrets(params)
@@ -334,7 +342,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     shown = result.run_dir if result.status == "current" else published
     if shown is not None:
         print(f"report: {shown / 'report.html'}")
-        print(f"summary: {shown / 'summary.html'}")
+        summary = summary_page(shown)  # written if a run stopped before it had one
+        if summary is not None:
+            print(f"summary: {summary}")
     code = exit_status([result.status]) or retry_code or undelivered(published)
     if args.fail_on_alert:
         from evalbench.alerts.cli import fail_on_alert
@@ -354,6 +364,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     except NotPublishable as exc:
         print(f"evalbench: {exc}", file=sys.stderr)
         return 2
+    refuse_secret_overrides(target.overrides)  # before the command is printed
     shown = [str(target.params_file), *(f"-p {shlex.quote(_shown(o))}" for o in target.overrides)]
     print(f"publishing: evalbench run {' '.join(shown)}", flush=True)
     run = argparse.Namespace(params=target.params_file, overrides=target.overrides,
@@ -373,8 +384,31 @@ def _shown(override: str) -> str:
 def _cmd_watch(args: argparse.Namespace) -> int:
     from evalbench.alerts.cli import cmd_watch
 
+    refuse_secret_overrides(args.overrides)
     _use_executor(args)
     return cmd_watch(args, check_secrets, exit_status)
+
+
+def refuse_secret_overrides(overrides: Sequence[str]) -> None:
+    """Before anything runs: no ``-p`` override may hold a secret that would be kept with
+    the run (:func:`evalbench.alerts.spec.override_problem`: a literal webhook URL), read
+    as ``-p`` reads it (a YAML value; escapes such as ``"web\\x68ook"`` resolved).
+
+    Raises:
+        ParamsError: one line naming the override, never its value.
+    """
+    from evalbench.alerts.spec import override_problem
+    from evalbench.params import parse_yaml
+
+    for override in overrides:
+        key, _, raw = str(override).partition("=")
+        try:
+            value = parse_yaml(raw, "-p")
+        except ParamsError:  # not YAML: a plain string (load_params says what else is wrong)
+            value = raw
+        why = override_problem(key, value)
+        if why:
+            raise ParamsError(why)
 
 
 def exit_status(statuses: Sequence[str]) -> int:

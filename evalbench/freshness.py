@@ -1,8 +1,8 @@
 """Is a published run still up to date? An unchanged rerun of ``make report`` skips it.
 
 A run is up to date when its last attempt was published ``ok`` with no failed call to a real
-system (a rerun would ask those again; a simulated failure repeats identically) and none of
-its inputs changed since:
+system (a rerun would ask those again; a simulated failure repeats identically), its alert
+check (with an ``alerts:`` block) ran, and none of its inputs changed since:
 
 - the code: every file of the ``evalbench`` package (modules, templates, demo data, the
   source registry), by content (so a dirty checkout counts), and what the study's notebook
@@ -156,6 +156,9 @@ def is_current(manifest: dict[str, Any], notebook: Path, params_file: Path,
     published = manifest.get("published") or {}
     if not stored or manifest.get("status") != "ok" or published.get("status") != "ok":
         return False
+    alerts = manifest.get("alerts")
+    if isinstance(alerts, dict) and alerts.get("due"):
+        return False  # it ended before its alert check (:func:`evalbench.alerts.check.due_record`)
     simulated = set(manifest.get("simulated_names") or [])
     usage = manifest.get("usage") or []
     if any(row.get("errors") and row.get("system") not in simulated for row in usage):

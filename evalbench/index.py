@@ -50,6 +50,7 @@ def collect_runs(outputs: Path) -> list[dict[str, Any]]:
     for path in sorted(outputs.glob("*/*/manifest.json")):
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
+        manifest["study"] = manifest.get("study") or path.parent.parent.name  # killed early
         rows.append(manifest)
     return sorted(rows, key=lambda m: (str(m.get("study", "")), str(m.get("started_at", ""))))
 
@@ -116,9 +117,10 @@ def _index_row(
     wall = shown.get("wall_time_s")
     wall_text = f"{wall:.1f} s" if isinstance(wall, (int, float)) else "—"
     ended = str(shown.get("ended_at") or "")[:16].replace("T", " ")
+    run_dir = Path(m["_dir"])  # names the study and the run when the manifest does not yet
+    study, run_id = str(m.get("study") or run_dir.parent.name), m.get("run_id") or run_dir.name
     return (
-        f"<tr><td>{e(str(m.get('title', m.get('study', '?'))))}<div class='id'>"
-        f"{e(str(m.get('study', '')))}/{e(str(m.get('run_id', '')))}"
+        f"<tr><td>{e(str(m.get('title') or study))}<div class='id'>{e(study)}/{e(str(run_id))}"
         f"{e(''.join(' -p ' + str(o) for o in m.get('overrides') or []))}</div></td>"
         f"{cell}<td>{heads}</td>"
         f"<td>{badge}</td><td>{_baseline_html(m, mark)}{_alerts_html(m)}</td><td>{wall_text}</td>"
@@ -188,8 +190,9 @@ def _alerts_html(m: dict[str, Any]) -> str:
     if not lines:
         return ""
     detail = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines)
-    against = html.escape(str(record.get("baseline")))
-    head = f'<div class="warn">ALERT: {len(fired)} fired vs {against}</div>'
+    baseline = record.get("baseline")  # none: an absolute rule (error rate) on a first run
+    against = f" vs {html.escape(str(baseline))}" if baseline else ""
+    head = f'<div class="warn">ALERT: {len(fired)} fired{against}</div>'
     return f'{head}<ul class="reason">{detail}</ul>'
 
 
@@ -234,8 +237,19 @@ def _number(value: Any) -> str:
 
 
 def _interval(row: Any) -> str:
+    """A result with its interval, or "no result" with why: a system that measured nothing
+    (every call failed) has no number (:func:`evalbench.history.summarize_outcomes`)."""
     e = html.escape
+    if _number(row.estimate) == "—":
+        errors = int(row.errors) if _number(row.errors) != "—" else 0
+        failed = f" ({errors:,d} failed call{'s' if errors != 1 else ''})" if errors else ""
+        return f"<b>no result</b>: nothing measured{failed}"
     return f"<b>{e(_number(row.estimate))}</b> [{e(_number(row.low))}, {e(_number(row.high))}]"
+
+
+def _n(row: Any) -> str:
+    """Items a result stands on (none for "no result")."""
+    return "—" if _number(row.estimate) == "—" else str(row.n)
 
 
 def _cost(value: Any) -> str:
@@ -278,7 +292,8 @@ def scorecard_html(card: Any, outputs: Path) -> str:
         "the latest ok run of the study that has it (runs of the params file as written before "
         "runs with -p overrides), with its 95% interval (Wilson for rates, "
         "bootstrap for scores, the study's bootstrap for ratings), n (items; battles for "
-        "ratings), its cost in that run (none for simulated systems) and the report. A "
+        "ratings), its cost in that run (none for simulated systems) and the report; \"no "
+        "result\" where the system measured nothing (every call failed). A "
         "simulated system belongs to its study: its page is that study's. "
         + e(NO_AVERAGE) + f"</p>{asked}{folded}{only}{problems}"
     )  # fmt: skip
@@ -318,7 +333,7 @@ def _card_row(rows: list[Any], outputs: Path, costs: bool) -> str:
     cost = f"<td>{'' if simulated else e(_cost(first.cost_usd))}</td>" if costs else ""
     link = f'<a href="systems/{e(page)}">{e(str(first.system))}</a>'
     run = f"{e(str(first.run_id))}{_report_href(first.report, outputs, outputs)}"
-    return (f'<tr class="system"><td>{link}</td><td>{heads}{sim}</td><td>{e(str(first.n))}</td>'
+    return (f'<tr class="system"><td>{link}</td><td>{heads}{sim}</td><td>{e(_n(first))}</td>'
             f"{cost}<td class='id'>{run}</td></tr>")  # fmt: skip
 
 
@@ -387,7 +402,7 @@ def system_page(card: Any, system: str, outputs: Path, study: str | None = None)
     result_rows = "".join(
         f"<tr><td>{e(r.title)}<div class='id'>{e(r.study)}</div></td><td>{e(r.metric)}"
         f"{' (higher is better)' if r.higher_is_better else ' (lower is better)'}</td>"
-        f"<td>{_interval(r)}</td><td>{e(str(r.n))}</td><td>{e(str(r.unscored))}</td>"
+        f"<td>{_interval(r)}</td><td>{e(_n(r))}</td><td>{e(str(r.unscored))}</td>"
         f"<td>{e(str(r.errors))}</td>"
         + (f"<td>{'' if r.simulated else e(_cost(r.cost_usd))}</td>" if paid else "")
         + f"<td>{'simulated' if r.simulated else ''}</td><td>{e(r.run_id)}"
@@ -397,7 +412,7 @@ def system_page(card: Any, system: str, outputs: Path, study: str | None = None)
     history_rows = "".join(
         f"<tr><td>{e(r.study)}</td><td>{e(r.metric)}</td><td>{e(str(r.started_at)[:16])}</td>"
         f"<td>{e(r.run_id)}{_report_href(r.report, folder, outputs)}</td>"
-        f"<td>{e(r.overrides or '—')}</td><td>{_interval(r)}</td><td>{e(str(r.n))}</td></tr>"
+        f"<td>{e(r.overrides or '—')}</td><td>{_interval(r)}</td><td>{e(_n(r))}</td></tr>"
         for r in history.itertuples()
     )
     badge = ' <span class="sim">simulated</span>' if results["simulated"].any() else ""
@@ -493,8 +508,9 @@ _SYSTEM_PAGE = (
 <p>The latest ok run of each study that has this system (runs of the params file as written
 before runs with overrides): every metric, with its 95% interval
 (Wilson for rates, bootstrap for scores, the study's bootstrap for ratings); n = items with a
-value (battles for ratings), unscored = items without one, errors = failed calls; no cost for
-a simulated system (nothing was paid).</p>
+value (battles for ratings), unscored = items without one, errors = failed calls; "no result"
+for a system that measured nothing (every call failed), never 0; no cost for a simulated system
+(nothing was paid).</p>
 <div class="evalbench-scroll"><table><thead><tr><th>study</th><th>metric</th>
 <th>estimate [95% interval]</th><th>n</th><th>unscored</th><th>errors</th>{cost}<th></th>
 <th>run</th></tr></thead>

@@ -62,9 +62,26 @@ def manager_class() -> type:
     """jupyter_client's ``KernelManager`` whose connection file this process's watchdog
     removes if this process ends before the kernel manager does (``kill -9``); papermill
     takes it as ``kernel_manager_class``."""
+    from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.manager import KernelManager
+    from traitlets import DottedObjectName
 
     class TidyKernelManager(KernelManager):
+        # nbclient's client is an async one, as with nbclient's own AsyncKernelManager: it
+        # awaits the kernel's messages (get_msg with no timeout) beside a check, every
+        # second, that the kernel is alive. A blocking client's wait blocked that check too:
+        # a kernel that died mid-cell (kill -9, the OOM killer, a Ray driver's fatal exit)
+        # left `evalbench run` waiting for ever, its kernel an unreaped zombie.
+        client_class = DottedObjectName("jupyter_client.asynchronous.AsyncKernelClient")
+
+        def blocking_client(self) -> BlockingKernelClient:
+            """A blocking client of this kernel, for evalbench's own calls (:func:`_run`)."""
+            kept, self.client_factory = self.client_factory, BlockingKernelClient
+            try:
+                return self.client()
+            finally:
+                self.client_factory = kept
+
         def write_connection_file(self, **kwargs: Any) -> None:
             super().write_connection_file(**kwargs)
             processes.remove_at_end(self.connection_file)
@@ -109,7 +126,7 @@ def prepare(km: Any) -> None:
 
 def _run(km: Any, code: str) -> None:
     # a fresh client each time: one kept beside papermill's own was seen to stall for 120 s
-    client = km.client()
+    client = km.blocking_client()
     client.start_channels()
     try:
         client.wait_for_ready(timeout=120)

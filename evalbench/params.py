@@ -44,7 +44,7 @@ from pydantic import (
     field_validator,
 )
 
-from evalbench.alerts.spec import AlertsSpec
+from evalbench.alerts.spec import AlertsSpec, override_problem
 from evalbench.models import CacheMode, ModelSpec, local
 
 
@@ -451,6 +451,9 @@ def _apply_override(data: dict[str, Any], given: str, path: Path) -> None:
         if "YAML syntax error" not in str(exc):
             raise
         value = raw  # not YAML: the plain string
+    secret = override_problem(key, value)  # a literal webhook URL: kept in every run record
+    if secret:
+        raise ParamsError(f"{path}: {secret}")
     parts = key.strip().split(".")
     if len(parts) > MAX_DEPTH:  # it would build a mapping deeper than any params file may be
         raise ParamsError(

@@ -29,11 +29,13 @@ Spectral and rainbow maps are refused: red and green cells look alike to 1 man i
 
 def setup() -> None:
     """Consistent figure style for reports (seaborn whitegrid, readable sizes, PNG output,
-    the :data:`OKABE_ITO` colours)."""
+    the :data:`OKABE_ITO` colours), every text drawn as it is written: a ``$`` in a system
+    name is a dollar sign, never the start of math text (``a$\\foo{$b`` failed the report)."""
     import seaborn as sns
 
     sns.set_theme(style="whitegrid", context="notebook", palette=list(OKABE_ITO))
-    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (8, 4.2)})
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (8, 4.2),
+                         "text.parse_math": False})  # fmt: skip
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] | None = None) -> Axes:

@@ -28,6 +28,7 @@ from typing import Any, Literal, NamedTuple, cast
 import pandas as pd
 
 from evalbench import kernels, processes
+from evalbench.alerts import AlertsSpec
 from evalbench.freshness import find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
     PUBLISHED,
@@ -143,7 +144,8 @@ def run_study(
         execute = _Execution(notebook, params_file, overrides, progress, warm)
         status, reason = _attempt(execute, run_dir, params)
         try:
-            result = _end(params_file, run_dir, started, status, reason, execute.timing)
+            result = _end(params_file, run_dir, started, status, reason, execute.timing,
+                          params.alerts)  # fmt: skip
         except OSError as exc:
             if exc.errno not in UNWRITABLE:
                 raise
@@ -182,8 +184,11 @@ def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
     return result._replace(reason="; ".join(note for note in notes if note))
 
 
-UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
-"""Why a file cannot be written (a full disk or quota, a read-only or forbidden folder)."""
+UNWRITABLE = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
+)
+"""Why a file cannot be written (a full disk or quota, a read-only or forbidden folder, a
+file past the size limit: ``ulimit -f``, ``prlimit --fsize``)."""
 NO_SPACE = re.compile(
     rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\][^'\n]*(?:'(?P<path>[^'\n]+)')?"
 )
@@ -424,6 +429,19 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
             yield result
 
 
+def summary_page(run_dir: Path) -> Path | None:
+    """The published run's ``summary.html``, written first when it is missing (a run stopped
+    during its alert check's deliveries is up to date without one); ``None`` when it cannot
+    be written."""
+    path = run_dir / "summary.html"
+    if not path.exists():
+        from evalbench.summary import write_summary
+
+        with contextlib.suppress(OSError):
+            write_summary(run_dir)
+    return path if path.exists() else None
+
+
 def _current(path: Path, overrides: list[str] | None = None) -> StudyResult | None:
     """The ``current`` result of an up-to-date study, else ``None`` (reads files only:
     :func:`evalbench.freshness.find_current`)."""
@@ -554,16 +572,19 @@ def _end(
     status: Status,
     reason: str,
     timing: dict[str, float],
+    alerts: AlertsSpec | None = None,
 ) -> StudyResult:
     wall = time.perf_counter() - started
     ended = now_iso()
+    checks: dict[str, Any] = {}
     if status in PUBLISHED:
         _publish(run_dir)
+        checks["alerts"] = _due(alerts)  # this attempt's check, due: never an earlier one's
     else:
         _keep_attempt(run_dir)
     manifest = update_manifest(
         run_dir, status=status, reason=reason or None, wall_time_s=round(wall, 2),
-        ended_at=ended, timing=timing,
+        ended_at=ended, timing=timing, **checks,
     )  # fmt: skip
     if status in PUBLISHED:
         params = load_params(params_file, manifest.get("overrides") or [])
@@ -573,6 +594,16 @@ def _end(
                                    notebook=notebook.name)  # fmt: skip
     update_manifest(run_dir, report="report.html" if manifest.get("published") else None)
     return StudyResult(Path(params_file), status, run_dir, wall, reason)
+
+
+def _due(alerts: AlertsSpec | None) -> dict[str, Any] | None:
+    """The alerts record a published run has until its check ran (none without ``alerts:``):
+    a run stopped before its check is not up to date, so the next run checks it."""
+    if alerts is None:
+        return None
+    from evalbench.alerts.check import due_record
+
+    return due_record(alerts)
 
 
 def _publish(run_dir: Path) -> None:

@@ -41,6 +41,7 @@ from evalbench import sources
 from evalbench.executors import requested_manifest
 from evalbench.findings import Findings
 from evalbench.findings import no_result as no_result_findings
+from evalbench.manifest_shape import manifest_shape_error
 from evalbench.measured import TRUNCATED, Measured, NoResult, no_result_reason, no_result_text
 from evalbench.models import (
     ChatResponse,
@@ -101,6 +102,9 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: not a JSON object")
+    wrong = manifest_shape_error(manifest)
+    if wrong:
+        raise ValueError(f"{path}: {wrong}")
     return manifest
 
 
@@ -286,7 +290,11 @@ def current_manifest(run_dir: Path) -> dict[str, Any]:
 
 def _settle(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """Rewrite an abandoned run's manifest ``interrupted``, holding the folder's lock: a run
-    that starts meanwhile (it takes the lock first) is never overwritten."""
+    that starts meanwhile (it takes the lock first) is never overwritten. A run or study
+    folder that is a symbolic link (an archive linked into outputs) is shown so, unwritten:
+    a reader never writes where a link leads."""
+    if run_dir.is_symlink() or run_dir.parent.is_symlink():
+        return {**manifest, **_interrupted(manifest)}
     lock = FileLock(run_dir.resolve() / ".lock", timeout=0)
     try:
         lock.acquire()

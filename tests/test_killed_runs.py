@@ -205,3 +205,32 @@ def test_a_killed_report_leaves_no_pool_worker_and_no_kernel(tmp_path, stuck):
         _temp(tmp_path),
     )  # fmt: skip
     assert stuck.count == 2
+
+
+def test_a_kernel_killed_mid_cell_ends_the_run_failed_and_leaves_nothing(tmp_path, stuck):
+    # Before: evalbench run waited for ever (papermill's client blocked the event loop on the
+    # kernel's next message, and with it nbclient's check that the kernel is alive), its
+    # kernel an unreaped zombie; a Ray head lost mid-run ended its driver kernel so.
+    dataset = gaia_dataset(tmp_path, ["1"])
+    study = {"study": "gaia", "title": "dead kernel", "bootstrap_rounds": 50,
+             "dataset": str(dataset), "systems": [openai_system(stuck)]}  # fmt: skip
+    params = tmp_path / "dead_kernel.yaml"
+    params.write_text(yaml.safe_dump(study))
+    cli = _cli_run(params, tmp_path.name)
+    started: set[proctree.Proc] = set()
+    try:
+        tree = lambda: proctree.descendants(cli.pid)  # noqa: E731
+        kernels = lambda: {p for p in tree() if "ipykernel_launcher" in proctree.cmdline(p)}  # noqa: E731
+        assert proctree.wait_for(lambda: stuck.count >= 1 and kernels(), START_S, 0.2)
+        started = tree()
+        (kernel,) = kernels()
+        os.kill(kernel.pid, signal.SIGKILL)
+        assert cli.wait(GONE_S) == 1  # a bounded wait: the run noticed, said so, ended
+        output = params.with_suffix(".log").read_text()
+        assert "failed" in output and "Kernel died" in output, output[-2000:]
+        gone = lambda: not proctree.alive(started) and not proctree.tagged(TAG, tmp_path.name)  # noqa: E731
+        assert proctree.wait_for(gone, GONE_S, 0.1)
+    finally:
+        cli.kill()
+        cli.wait(30)
+        proctree.kill(started | proctree.tagged(TAG, tmp_path.name))

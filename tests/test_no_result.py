@@ -180,3 +180,36 @@ def test_a_judge_whose_every_output_was_unparsed_has_no_headline_number():
     assert not manifest["no_result"]  # the two other judges measured something
     by_judge = {m["system"]: m for m in manifest["measured"]}
     assert by_judge["judge-sim"]["scored"] == 0 and by_judge["judge-sim-strict"]["scored"] == 60
+
+
+ONE_FAILS = [
+    p for p in ASKING
+    if isinstance(_data(p).get("systems"), list) and len(_data(p)["systems"]) >= 2
+    and any(s.startswith("systems.0") for s in sim_paths(_data(p)))
+    and not _data(p).get("sweep")
+]  # fmt: skip
+WHOLE_STUDY = {"arena_deep_research_demo": "two systems: no battle without the first one"}
+"""Studies in which the first system's failure leaves nothing measured at all."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ONE_FAILS, ids=lambda p: p.stem)
+def test_a_system_whose_every_call_failed_has_no_number_in_what_the_study_found(path):
+    # Before: GAIA's and the browse suite's key result said "strong-sim answered about 0% of
+    # 32 tasks right, likely between 0% and 11%" for a system none of whose answers was
+    # measured (every call failed), beside the headline's "no result".
+    data = _data(path)
+    name = str(data["systems"][0]["name"])
+    first = [p for p in sim_paths(data) if p.startswith("systems.0")]
+    manifest = run_in_process(
+        path, [f"{p}.sim.error_rate=1.0" for p in first] + ["max_error_rate=1.0"]
+    )
+    found = manifest["findings"]
+    if path.stem in WHOLE_STUDY:
+        assert found["key_result"].startswith("No result: "), found
+        return
+    scored = {m["system"]: m["scored"] for m in manifest["measured"]}
+    assert scored[name] == 0 and any(scored.values()), scored
+    clauses = [c for c in found["key_result"].split(";") if f"{name} (" in c or f"{name}:" in c]
+    assert all("no " in c.lower() and "%" not in c for c in clauses), found["key_result"]
+    assert found["caveats"][0].startswith(f"No result for {name}: 0 of "), found["caveats"]

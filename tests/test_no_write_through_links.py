@@ -82,3 +82,28 @@ def test_a_linked_lock_file_is_the_run_folders_one_line_error(tmp_path):
     with pytest.raises(OutputsUnwritable, match=r"^cannot write to .*symbolic links"):
         run_study(params_file)
     assert target.read_text() == TARGET_TEXT
+
+
+@pytest.mark.parametrize("linked", ["study", "run"])
+def test_a_reader_never_settles_a_run_through_a_link(tmp_path, linked):
+    # Before: `evalbench history evil` (outputs/evil a link to a folder elsewhere) created
+    # <elsewhere>/run1/.lock and rewrote that run's manifest `interrupted`.
+    import json
+
+    from evalbench.runs import current_manifest
+
+    elsewhere = tmp_path / "elsewhere" / "evil"
+    (elsewhere / "run1").mkdir(parents=True)
+    text = json.dumps({"status": "running", "pid": 2**22 + 1, "study": "evil"})
+    (elsewhere / "run1" / "manifest.json").write_text(text)
+    outputs = tmp_path / "outputs"
+    if linked == "study":
+        outputs.mkdir()
+        (outputs / "evil").symlink_to(elsewhere)
+    else:
+        (outputs / "evil").mkdir(parents=True)
+        (outputs / "evil" / "run1").symlink_to(elsewhere / "run1")
+    shown = current_manifest(outputs / "evil" / "run1")
+    assert shown["status"] == "interrupted" and "killed?" in shown["reason"]
+    assert (elsewhere / "run1" / "manifest.json").read_text() == text
+    assert sorted(p.name for p in (elsewhere / "run1").iterdir()) == ["manifest.json"]

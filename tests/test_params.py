@@ -284,3 +284,15 @@ def test_a_yaml_error_in_a_huge_override_is_one_short_line():
         load_params(demo, ["seed=" + "7" * 1_000_000])
     message = str(caught.value)
     assert message.startswith(f"{demo}: override 'seed=…':1:1: ") and len(message) < 400
+
+
+def test_a_webhook_url_in_an_override_is_refused_wherever_params_are_loaded(tmp_path):
+    # Before: only the command line refused it; a notebook's parameters cell (JupyterLab)
+    # loading the params with the same override kept the URL in its run's manifest.
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
+
+    demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"
+    with pytest.raises(ParamsError) as caught:
+        load_params(demo, ["alerts.notify=[{webhook: http://127.0.0.1:9/services/SEKRET}]"])
+    assert "SEKRET" not in str(caught.value) and "webhook_env" in str(caught.value)

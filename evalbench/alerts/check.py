@@ -6,10 +6,15 @@ manifest (:func:`check_run`'s return value); :func:`status_note` says it in one 
 run's status line, and :func:`alert_exit` is ``--fail-on-alert``'s verdict.
 
 What was decided is written before anything is sent: every delivery starts as undelivered
-(``retry: true``) and the manifest is rewritten after each one, so Ctrl-C, SIGTERM or
-``kill -9`` mid-way leaves the record with the undelivered ones marked. The next ``evalbench
-run`` or ``watch`` of the study delivers those, and only those (:func:`redeliver`), at most
-:data:`MAX_ROUNDS` times each.
+(``retry: true``) and the manifest is rewritten after each target (once per target, not per
+notification: 1,000 notifications to one file cost one write, not 1,000), so Ctrl-C or
+SIGTERM mid-way leaves the record with the undelivered ones marked, and ``kill -9`` leaves at
+most the target under way to be sent again. The next ``evalbench run`` or ``watch`` of the
+study delivers those (:func:`redeliver`), at most :data:`MAX_ROUNDS` times each.
+
+Until the check has run, a published run's record is :func:`due_record`: a run that ends
+between publishing and its check (killed, a write error) is not up to date, and the next run
+of the same command checks it (:func:`evalbench.freshness.is_current`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from evalbench.runs import RunInUse, lock_run, now_iso, read_manifest, release_r
 from .notify import Delivery, deliver_one, finding_line, notifications, stop_on_signals
 from .pending import undelivered_run
 from .rules import Finding, evaluate, read_numbers
-from .spec import AlertsSpec
+from .spec import AlertsSpec, NotifyTarget
 
 PENDING = "not delivered yet (the process ended during the delivery)"
 """A delivery's error until it is tried: what stays when the process is killed mid-way."""
@@ -34,45 +39,65 @@ unreachable target costs at most one notification's deadline per round)."""
 MAX_ROUNDS = 5
 """Checks that try one delivery (the run's own, then each next run or watch) before it is
 given up (the manifest and that run's exit status still say it failed)."""
+DUE = "the run ended after it was published, before its alert check; the next run checks it"
+
+
+def due_record(spec: AlertsSpec) -> dict[str, Any]:
+    """The ``alerts`` record of a run published but not checked yet (``due``), written with
+    its status: if the run ends before :func:`check_run` replaces it, the next run checks it."""
+    return {"checked_at": None, "due": True, **spec.public(), "checked": [], "baseline": None,
+            "baseline_is": DUE, "fired": [], "notifications": 0, "deliveries": [],
+            "problems": [], "notes": []}  # fmt: skip
 
 
 def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any]:
     """Check ``spec``'s rules for the run in ``run_dir``, send the notifications and write
     the outcome into the run's manifest (``alerts``), which is returned.
 
-    The record: ``checked_at``, ``rules``, ``notify`` (targets, no secret), ``baseline``
-    (``study/run id`` or ``None``), ``baseline_is`` (how it was chosen, or why there is none),
-    ``fired`` (one entry per place a rule fired), ``notifications`` (how many were made),
-    ``deliveries`` (each one's outcome), ``problems`` (rules that could not be checked) and
-    ``notes``.
+    The record: ``checked_at``, ``rules``, ``notify`` (targets, no secret), ``checked`` (the
+    rules checked: without a baseline, those that need none), ``baseline`` (``study/run id``
+    or ``None``), ``baseline_is`` (how it was chosen, or why there is none), ``fired`` (one
+    entry per place a rule fired), ``notifications`` (how many were made), ``deliveries``
+    (each one's outcome), ``problems`` (rules that could not be checked) and ``notes``.
     """
     record: dict[str, Any] = {"checked_at": now_iso(), **spec.public(), "baseline": None,
                               "fired": [], "notifications": 0, "deliveries": [],
                               "problems": [], "notes": []}  # fmt: skip
-    try:
-        baseline, how = check_baseline(run_dir)
-    except OutcomeError as exc:
-        baseline, how = None, f"the pinned baseline cannot be read: {exc}"
-        record["problems"].append(how)
+    baseline, how = _baseline(run_dir, record)
     record["baseline_is"] = how
-    payloads: list[dict[str, Any]] = []
     if baseline is not None:
         record["baseline"] = f"{baseline.parent.name}/{baseline.name}"
-        payloads = _check(record, spec, run_dir, baseline, title)
+    payloads = _check(record, spec, run_dir, baseline, title)
+    rules = [str(p["evalbench"]["rule"]) for p in payloads]
     record["deliveries"] = [
-        Delivery(target.label(), str(p["evalbench"]["rule"]), False, 0, PENDING, True, 0)._asdict()
-        for target in spec.notify
-        for p in payloads
+        Delivery(target.label(), rule, False, 0, PENDING, True, 0, number)._asdict()
+        for number, target in enumerate(spec.notify)
+        for rule in rules
     ]
     update_manifest(run_dir, alerts=record)  # decided: kept whatever happens while sending
     deliver_pending(run_dir, record, spec, payloads)
     return record
 
 
+def _baseline(run_dir: Path, record: dict[str, Any]) -> tuple[Path | None, str]:
+    """:func:`check_baseline`, or ``None`` and why: a pin that cannot be read, or that leads
+    out of the study's folder (``"run_id": "../other/…"``, refused by
+    :func:`~evalbench.history.runs.pinned_baseline`), is a problem of the check."""
+    try:
+        return check_baseline(run_dir)
+    except OutcomeError as exc:
+        how = f"the pinned baseline cannot be read: {exc}"
+        record["problems"].append(how)
+        return None, how
+
+
 def _check(
-    record: dict[str, Any], spec: AlertsSpec, run_dir: Path, baseline: Path, title: str
+    record: dict[str, Any], spec: AlertsSpec, run_dir: Path, baseline: Path | None, title: str
 ) -> list[dict[str, Any]]:
-    found = evaluate(spec.rules, read_numbers(baseline), read_numbers(run_dir))
+    rules = [r for r in spec.rules if baseline is not None or not r.needs_baseline]
+    record["checked"] = [rule.describe() for rule in rules]
+    before = None if baseline is None else read_numbers(baseline)
+    found = evaluate(rules, before, read_numbers(run_dir))
     record["problems"] += found.problems
     record["notes"] += found.notes
     record["fired"] = [f._asdict() for f in found.findings]
@@ -88,30 +113,35 @@ def deliver_pending(
     record: dict[str, Any],
     spec: AlertsSpec,
     payloads: list[dict[str, Any]],
-    failed: set[str] | None = None,
+    failed: set[int] | None = None,
 ) -> list[dict[str, Any]]:
     """Try every delivery of ``record`` marked ``retry`` (its target, its rule's payload),
-    rewriting the run's manifest after each; return those tried, as they are now. A target
-    that fails (or is in ``failed``, which gathers them) is not tried again here.
+    one target after another, rewriting the run's manifest after each target; return those
+    tried, as they are now. A target that fails (or is in ``failed``, which gathers their
+    positions in ``notify:``) is not tried again here.
 
     Raises:
         KeyboardInterrupt: Ctrl-C or SIGTERM, at once; the delivery under way is marked
             interrupted (to be retried) and the manifest written first.
     """
-    targets = {target.label(): target for target in spec.notify}
     by_rule = {str(p["evalbench"]["rule"]): p for p in payloads}
     entries: list[dict[str, Any]] = record["deliveries"]
     failed = set() if failed is None else failed
+    by_target: dict[int | None, list[int]] = {}
+    for index, entry in enumerate(entries):
+        if isinstance(entry, dict) and entry.get("retry"):
+            by_target.setdefault(_target_index(entry, spec.notify), []).append(index)
     tried, current = [], None
     with stop_on_signals() as stop:
         try:
-            for index, entry in enumerate(entries):
-                if isinstance(entry, dict) and entry.get("retry"):
+            for number, indices in by_target.items():
+                for index in indices:
                     current = index
-                    entries[index] = _try(entry, targets, by_rule, failed, run_dir.parent.parent)
-                    tried.append(index)
+                    entries[index] = _try(entries[index], number, spec, by_rule, failed,
+                                          run_dir.parent.parent)  # fmt: skip
                     current = None
-                    update_manifest(run_dir, alerts=record)
+                    tried.append(index)
+                update_manifest(run_dir, alerts=record)
         except KeyboardInterrupt:
             if current is not None:
                 why = f"interrupted by {stop.signal or 'SIGINT'} during the delivery"
@@ -121,26 +151,40 @@ def deliver_pending(
     return [entries[index] for index in tried]
 
 
+def _target_index(entry: dict[str, Any], notify: list[NotifyTarget]) -> int | None:
+    """The position in ``notify`` of a delivery's target: the one it records, if the target
+    there still has its label; for a record made before positions were kept, the only target
+    with its label. ``None``: no longer a target."""
+    label, number = entry.get("target"), entry.get("target_index")
+    if "target_index" not in entry:
+        same = [i for i, target in enumerate(notify) if target.label() == label]
+        return same[0] if len(same) == 1 else None
+    if isinstance(number, int) and 0 <= number < len(notify) and notify[number].label() == label:
+        return number
+    return None
+
+
 def _try(
     entry: dict[str, Any],
-    targets: dict[str, Any],
+    number: int | None,
+    spec: AlertsSpec,
     by_rule: dict[str, dict[str, Any]],
-    failed: set[str],
+    failed: set[int],
     outputs: Path,
 ) -> dict[str, Any]:
-    """One delivery of a record, tried (or why not)."""
-    target = targets.get(str(entry.get("target")))
+    """One delivery of a record to the target at ``number`` in ``notify:``, tried (or why
+    not)."""
     payload = by_rule.get(str(entry.get("rule")))
-    if target is None or payload is None:
-        why = "no longer a notify target" if target is None else "its notification is gone"
+    if number is None or payload is None:
+        why = "no longer a notify target" if number is None else "its notification is gone"
         return {**entry, "retry": False, "error": f"{entry.get('error')}; not retried: {why}"}
-    if target.label() in failed:
+    if number in failed:
         return {**entry, "ok": False, "attempts": 0, "retry": True, "error": SKIPPED}
-    done = deliver_one(target, payload, outputs)
+    done = deliver_one(spec.notify[number], payload, outputs)._replace(target_index=number)
     rounds = int(entry.get("rounds") or 0) + 1
     if done.ok:
         return done._replace(rounds=rounds)._asdict()
-    failed.add(target.label())
+    failed.add(number)
     if rounds >= MAX_ROUNDS:
         given_up = f"{done.error} (given up after {rounds} tries)"
         return done._replace(rounds=rounds, retry=False, error=given_up)._asdict()
@@ -172,12 +216,12 @@ def redeliver(study_dir: Path, spec: AlertsSpec, title: str = "") -> list[Redeli
         KeyboardInterrupt: as :func:`deliver_pending`.
     """
     runs = sorted(path.parent for path in study_dir.glob("*/manifest.json"))
-    failed: set[str] = set()  # a target that fails for one run is not tried for the next
+    failed: set[int] = set()  # a target that fails for one run is not tried for the next
     pending = [run_dir for run_dir in runs if undelivered_run(run_dir)]
     return [_redeliver(run_dir, spec, title, failed) for run_dir in pending]
 
 
-def _redeliver(run_dir: Path, spec: AlertsSpec, title: str, failed: set[str]) -> Redelivery:
+def _redeliver(run_dir: Path, spec: AlertsSpec, title: str, failed: set[int]) -> Redelivery:
     label = f"{run_dir.parent.name}/{run_dir.name}"
     try:
         lock_run(run_dir)
@@ -201,9 +245,10 @@ def _payloads(
     fired = [Finding(*(f.get(name) for name in Finding._fields))  # type: ignore[arg-type]
              for f in record.get("fired") or [] if isinstance(f, dict)]  # fmt: skip
     baseline = str(record.get("baseline") or "")
-    if not fired or baseline.count("/") != 1 or ".." in baseline:
+    if not fired or (baseline and (baseline.count("/") != 1 or ".." in baseline)):
         return []
-    return notifications(fired, run_dir=run_dir, baseline_dir=run_dir.parent.parent / baseline,
+    baseline_dir = run_dir.parent.parent / baseline if baseline else None
+    return notifications(fired, run_dir=run_dir, baseline_dir=baseline_dir,
                          how=str(record.get("baseline_is")), title=title or run_dir.parent.name,
                          report_url=spec.report_url)  # fmt: skip
 
@@ -226,16 +271,22 @@ def status_note(record: dict[str, Any] | None) -> str:
     if not record:
         return ""
     parts = []
-    fired = record.get("fired") or []
+    fired, checked = record.get("fired") or [], record.get("checked") or []
+    baseline, why = record.get("baseline"), record.get("baseline_is")
     if fired:
         rules = len({f["rule"] for f in fired})
         first = finding_line(Finding(**fired[0]))
         more = f" and {len(fired) - 1} more" if len(fired) > 1 else ""
-        parts.append(f"ALERT: {rules} rule(s) fired vs {record['baseline']}: {first}{more}")
-    elif record.get("baseline"):
-        parts.append(f"alerts: none fired vs {record['baseline']} ({record['baseline_is']})")
-    else:
-        parts.append(f"alerts: not checked ({record.get('baseline_is')})")
+        against = f" vs {baseline}" if baseline else ""
+        parts.append(f"ALERT: {rules} rule(s) fired{against}: {first}{more}")
+    elif baseline:
+        parts.append(f"alerts: none fired vs {baseline} ({why})")
+    elif checked:  # no baseline: the rules that need none
+        parts.append("alerts: none fired")
+    unchecked = 0 if baseline else len(record.get("rules") or []) - len(checked)
+    if unchecked:
+        parts.append(f"{unchecked} rule(s) not checked ({why})" if checked else
+                     f"alerts: not checked ({why})")  # fmt: skip
     for failed in failed_deliveries(record):
         parts.append(f"NOTIFICATION FAILED: {failed['target']} after {failed['attempts']} "
                      f"attempt(s): {failed['error']}")  # fmt: skip

@@ -63,7 +63,7 @@ def cmd_watch(
 ) -> int:
     """``evalbench watch`` (see the module docstring for the exit status), with the command
     line's own secret check and exit status of a run."""
-    from evalbench.publish import build_index, run_study, summary_lines
+    from evalbench.publish import build_index, run_study, summary_lines, summary_page
     from evalbench.studies import load_params
 
     overrides = watch_overrides(args)
@@ -85,7 +85,10 @@ def cmd_watch(
     record = _record(result.run_dir)
     for line in alert_lines(record):
         print(line)
-    print(f"report: {result.run_dir / 'report.html'}\nsummary: {result.run_dir / 'summary.html'}")
+    print(f"report: {result.run_dir / 'report.html'}")
+    summary = summary_page(result.run_dir)  # written if a run stopped before it had one
+    if summary is not None:
+        print(f"summary: {summary}")
     print(f"trends: {result.run_dir.parent / 'trends.html'}\nindex: {index}")
     return max(fail_on_alert([result.run_dir]), retry_code)
 

@@ -61,6 +61,9 @@ class Delivery(NamedTuple):
     """Not delivered, and the next ``evalbench run``/``watch`` of the study tries again."""
     rounds: int = 1
     """How many checks (the run's own, then retries) have tried it."""
+    target_index: int | None = None
+    """The target's position in ``notify:``: its identity (two webhooks on one host share a
+    label)."""
 
 
 # ------------------------------------------------------------------------------ payloads
@@ -107,20 +110,25 @@ def notifications(
     findings: Sequence[Finding],
     *,
     run_dir: Path,
-    baseline_dir: Path,
+    baseline_dir: Path | None,
     how: str,
     title: str,
     report_url: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One payload per triggered rule, in the order the rules fired."""
+    """One payload per triggered rule, in the order the rules fired (``baseline_dir``
+    ``None``: the rules that need no baseline, checked without one)."""
     outputs = run_dir.parent.parent
-    links = {  # the summary is written right after the check, so it can list the alerts
+    # the summary is written right after the check, so it can list the alerts
+    links: dict[str, str | None] = {
         "report": _link(run_dir / "report.html", outputs, report_url),
         "summary": _link(run_dir / "summary.html", outputs, report_url),
-        "baseline_report": _link(baseline_dir / "report.html", outputs, report_url),
+        "baseline_report": None,
     }
     run = f"{run_dir.parent.name}/{run_dir.name}"
-    baseline = f"{baseline_dir.parent.name}/{baseline_dir.name}"
+    baseline: str | None = None
+    if baseline_dir is not None:
+        links["baseline_report"] = _link(baseline_dir / "report.html", outputs, report_url)
+        baseline = f"{baseline_dir.parent.name}/{baseline_dir.name}"
     payloads = []
     for rule in dict.fromkeys(f.rule for f in findings):
         mine = [f for f in findings if f.rule == rule]
@@ -147,10 +155,12 @@ def _slack_text(facts: dict[str, Any], findings: list[Finding]) -> str:
     lines += [f"• {e(finding_line(f))}" for f in findings[:MAX_TEXT_FINDINGS]]
     if len(findings) > MAX_TEXT_FINDINGS:
         lines.append(f"• … and {len(findings) - MAX_TEXT_FINDINGS} more (all in the facts)")
-    lines.append(
-        f"{slack_link(facts['report'], 'this run')} ({e(facts['run'])}) vs "
-        f"{slack_link(facts['baseline_report'], facts['baseline_is'])} ({e(facts['baseline'])})"
-    )
+    this = f"{slack_link(facts['report'], 'this run')} ({e(facts['run'])})"
+    if facts["baseline"] is None:
+        lines.append(f"{this}; {e(facts['baseline_is'])}")
+    else:
+        baseline = slack_link(facts["baseline_report"], facts["baseline_is"])
+        lines.append(f"{this} vs {baseline} ({e(facts['baseline'])})")
     return "\n".join(lines)
 
 

@@ -8,7 +8,8 @@
 - ``cost_usd_more_than``: cost per task (the system's recorded cost over its items, or its
   calls for a study without per-item outcomes) above threshold × the baseline's.
 - ``error_rate_more_than``: failed calls over calls (as ``max_error_rate`` counts them)
-  above the threshold.
+  above the threshold; it needs no baseline (the baseline's share is shown when there is one),
+  so it is checked on a first run too.
 - ``latency_p95_more_than``: the 95th percentile of the latency of the calls actually sent
   (cache hits and failed calls left out) above threshold × the baseline's; each side needs
   :data:`MIN_TIMED_CALLS`.
@@ -110,9 +111,15 @@ def read_numbers(run_dir: Path) -> RunNumbers:
         return RunNumbers(run_dir, label, None, str(exc), usage)
 
 
-def evaluate(rules: Sequence[AlertRule], base: RunNumbers, now: RunNumbers) -> Evaluation:
-    """Check every rule of ``now`` against ``base`` (see the module docstring)."""
+def evaluate(rules: Sequence[AlertRule], base: RunNumbers | None, now: RunNumbers) -> Evaluation:
+    """Check every rule of ``now`` against ``base`` (see the module docstring); without a
+    baseline, only the rules that need none (:attr:`AlertRule.needs_baseline`)."""
     found = Evaluation([], [], [])
+    if base is None:
+        for rule in rules:
+            if rule.kind == "error_rate_more_than":
+                _error_rates(rule, None, now, found)
+        return found
     drops = [r for r in rules if r.kind == "drop_more_than"]
     if drops:
         _drops(drops, base, now, found)
@@ -213,7 +220,9 @@ def _costs(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation
             ))  # fmt: skip
 
 
-def _error_rates(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation) -> None:
+def _error_rates(
+    rule: AlertRule, base: RunNumbers | None, now: RunNumbers, found: Evaluation
+) -> None:
     for system, row in sorted(now.usage.items()):
         if not _wanted(rule, system) or not row["calls"]:
             continue
@@ -223,7 +232,7 @@ def _error_rates(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Eval
             continue
         rate = row["errors"] / row["calls"]
         if rate > rule.threshold:
-            old = base.usage.get(system, {})
+            old = base.usage.get(system, {}) if base is not None else {}
             before = old["errors"] / old["calls"] if old.get("calls") else math.nan
             found.findings.append(Finding(
                 rule.describe(), system, "share of calls that failed", "overall", before, rate,

@@ -18,7 +18,8 @@ Everything that could make a rule or a target useless, unsafe or endless is refu
 one line that never shows a URL (it may hold a secret): a threshold its metric can never
 pass (:data:`METRICS`), a ``file:`` outside the outputs folder, a webhook URL urllib cannot
 send to, a ``report_url`` with a user, query or fragment, a webhook whose retries could take
-more than :data:`MAX_TARGET_S`.
+more than :data:`MAX_TARGET_S`; and, before the params are read, a literal webhook URL given
+as a ``-p`` override (:func:`override_problem`: overrides are kept with the run).
 """
 
 from __future__ import annotations
@@ -140,6 +141,12 @@ class AlertRule(BaseModel):
         return next(name for name in THRESHOLDS if getattr(self, name) is not None)
 
     @property
+    def needs_baseline(self) -> bool:
+        """Whether the rule compares with a baseline run (all but the share of failed calls,
+        which is checked on every run, the first one too)."""
+        return self.kind != "error_rate_more_than"
+
+    @property
     def threshold(self) -> float:
         """The value of that field."""
         return float(getattr(self, self.kind))
@@ -209,10 +216,12 @@ class NotifyTarget(BaseModel):
         return self.attempts * self.timeout_s + self.backoff_s * (2 ** (self.attempts - 1) - 1)
 
     def label(self) -> str:
-        """What the target is, without a secret: a literal webhook shows its host only."""
+        """What the target is, without a secret: a literal webhook shows its scheme, host and
+        port only (not its path, query or fragment). Not its identity: every Slack webhook
+        has the label ``webhook https://hooks.slack.com/…`` (its position in ``notify:`` is)."""
         if self.webhook is not None:
-            host = self.webhook.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
-            return f"webhook {self.webhook.split('://', 1)[0]}://{host}/…"
+            parts = urllib.parse.urlsplit(self.webhook)
+            return f"webhook {parts.scheme}://{parts.netloc.rpartition('@')[2]}/…"
         if self.webhook_env is not None:
             return f"webhook_env {self.webhook_env}"
         return f"file {self.file}"
@@ -290,6 +299,26 @@ def webhook_problem(url: str) -> str | None:
     if port == 0:
         return "its port is not a number from 1 to 65535"
     return None
+
+
+def override_problem(key: str, value: Any) -> str | None:
+    """Why the ``-p`` override of ``key`` (dotted) to ``value`` (as parsed from YAML) is
+    refused (``None`` when it is not), never quoting the value: a literal webhook URL in the
+    ``alerts:`` block would be kept, as every override is, in the run's manifest, its notebook
+    and every page that lists its overrides."""
+    parts = key.strip().split(".")
+    if parts[0] != "alerts" or not (parts[-1] == "webhook" or _holds_webhook(value)):
+        return None
+    return (f"override {key.strip()[:80]}=…: a webhook URL is a secret and overrides are kept "
+            "in the run's manifest and reports; put the URL in an environment variable and "
+            "name it with webhook_env (-p alerts.notify.N.webhook_env=VARIABLE)")  # fmt: skip
+
+
+def _holds_webhook(value: Any) -> bool:
+    """Whether ``value`` has a ``webhook`` key at any depth."""
+    if isinstance(value, dict):
+        return "webhook" in value or any(_holds_webhook(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_webhook(v) for v in value)
 
 
 FILE_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*[A-Za-z0-9][A-Za-z0-9._-]*\.jsonl")

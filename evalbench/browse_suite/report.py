@@ -93,6 +93,9 @@ def findings(result: BrowseSuiteResult) -> Findings:
     timeout or error counts as not done, the suite's size."""
     rows = result.levels[result.levels["level"] == "all"].to_dict("records")
     n = len(result.tasks)
+    scored = {m.system for m in metrics.measured_systems(result.records) if m.scored}
+    # a system none of whose tasks was measured has no number (evalbench.findings.honest
+    # names it among the caveats, with why)
     key = display.fill("Share of the {n} done (success): ", n=count(n, "task")) + "; ".join(
         display.fill(
             "{s} ({k}) about {a}, likely between {lo} and {hi}",
@@ -103,6 +106,7 @@ def findings(result: BrowseSuiteResult) -> Findings:
             hi=percent(r["success_high"]),
         )
         for r in rows
+        if str(r["system"]) in scored
     )
     caveats = [
         "The web is evalbench's own small invented one (served on 127.0.0.1), not BrowseComp "

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalbench.history import summarize_outcomes
+from evalbench.history import MEASURED_STATES, summarize_outcomes, unmeasured
+from evalbench.history.runs import setup_label
 from evalbench.importers import RunOutcomes
 from evalbench.measured import Measured, measured
 from evalbench.stats import Interval, wilson_interval
@@ -66,9 +67,10 @@ def run_summaries(
     """Each run's per-system, per-metric mean outcome with its interval (unpaired: every
     item of the run), beside which the paired differences are read."""
     frames = [
-        summarize_outcomes(run.outcomes, level=level, rounds=rounds, seed=seed).assign(run=label)
+        summarize_outcomes(run.outcomes, level=level, rounds=rounds, seed=seed,
+                           nothing_measured=unmeasured(run)).assign(run=label)
         for label, run in zip(labels, runs, strict=True)
-    ]
+    ]  # fmt: skip
     table = pd.concat(frames, ignore_index=True)
     return table[["run", *table.columns.drop("run")]]
 
@@ -91,8 +93,9 @@ def primary_metric(outcomes: pd.DataFrame) -> str | None:
 def history_series(series: pd.DataFrame | None, metric: str | None) -> pd.DataFrame:
     """``metric`` of each system over a study's published runs (:func:`evalbench.history.
     headline_series`), oldest first, with ``run`` (time and run id) and ``series``: the
-    system and its configuration — the ``-p`` overrides (or "as written") and the code
-    commit — so that runs made differently are never one line."""
+    system and its configuration — the ``-p`` overrides (or "as written"), the params'
+    identity and the code commit (:func:`evalbench.history.runs.setup_label`) — so that
+    runs made differently are never one line."""
     if series is None or not len(series):
         return pd.DataFrame()
     part = series[series["metric"] == metric].copy()
@@ -100,18 +103,11 @@ def history_series(series: pd.DataFrame | None, metric: str | None) -> pd.DataFr
         f"{str(t)[5:16].replace('T', ' ')} {r[:6]}"
         for t, r in zip(part["started_at"], part["run_id"], strict=True)
     ]
+    made = zip(part["overrides"], part["params"], part["commit"], part["dirty"], strict=True)
     part["series"] = [
-        f"{system} · {configuration(overrides, commit, dirty)}"
-        for system, overrides, commit, dirty in zip(
-            part["system"], part["overrides"], part["commit"], part["dirty"], strict=True
-        )
+        f"{system} · {setup_label(*how)}" for system, how in zip(part["system"], made, strict=True)
     ]
     return part.reset_index(drop=True)
-
-
-def configuration(overrides: str, commit: str, dirty: bool) -> str:
-    """How a run was made, in a few words: ``seed=2 · 1a2b3c4d5e+dirty``."""
-    return f"{overrides or 'as written'} · {commit or 'no commit'}{'+dirty' if dirty else ''}"
 
 
 def slice_accuracy(
@@ -159,10 +155,6 @@ def calibration_row(
         "detected_at_mdd_low": detect.low if detect else np.nan,
         "detected_at_mdd_high": detect.high if detect else np.nan,
     }
-
-
-MEASURED_STATES = ("ok", "no_answer")
-"""Outcome states that measured the system (a failed call or an unscored item did not)."""
 
 
 def measured_pairs(

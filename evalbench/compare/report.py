@@ -252,7 +252,8 @@ def summaries_caption(result: CompareResult) -> str:
     return (
         f"Every run on its own (all its items, unpaired): estimate [{level:.0%} interval: "
         "Wilson for binary metrics, bootstrap for scores]; n = items with a value, unscored = "
-        "items without one, errors = failed calls"
+        "items without one, errors = failed calls, measured = items with a value that are not "
+        "failed calls (none: no result, whatever the study counts a failed call as)"
     )
 
 

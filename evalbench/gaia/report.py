@@ -105,6 +105,10 @@ def findings(result: GaiaResult) -> Findings:
     differently, the sample's size) and the near misses as a risk."""
     rows = _overall(result).to_dict("records")
     n = int(max((r["n"] for r in rows), default=0))
+    # a system none of whose answers was measured has no number here: its failed calls are
+    # the official accuracy's misses, but "about 0%" would read as measured (the caveat
+    # evalbench.findings.honest adds says "no result for ..." and why)
+    scored = {m.system for m in metrics.measured_systems(result.records) if m.scored}
     systems = "; ".join(
         display.fill(
             "{name} ({kind}) answered about {est} of {n} right, likely between {lo} and {hi}",
@@ -116,7 +120,7 @@ def findings(result: GaiaResult) -> Findings:
             hi=percent(r["ci_high"]),
         )
         for r in rows
-        if r["accuracy"] == r["accuracy"]
+        if r["accuracy"] == r["accuracy"] and str(r["system"]) in scored
     )
     key = "First attempt, official GAIA scorer: " + systems + "."
     caveats = [_semantic_caveat(result), size_caveat(n, "task", result.params.confidence_level)]

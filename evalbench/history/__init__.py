@@ -16,6 +16,7 @@ study and the index's scorecard and regression marks all use these functions.
 from __future__ import annotations
 
 from .paired import (
+    MEASURED_STATES,
     TEST_COLUMNS,
     Comparison,
     ErrorPolicy,
@@ -35,6 +36,7 @@ from .paired import (
     regressions,
     rng_for,
     system_pairs,
+    unmeasured,
     wilcoxon_signed_rank,
 )
 from .runs import (
@@ -69,6 +71,7 @@ from .scorecard import (
 __all__ = [
     "BASELINE_FILE",
     "HISTORY_COLUMNS",
+    "MEASURED_STATES",
     "PUBLISHED",
     "SUMMARY_COLUMNS",
     "TEST_COLUMNS",
@@ -110,5 +113,6 @@ __all__ = [
     "system_history",
     "system_pairs",
     "system_results",
+    "unmeasured",
     "wilcoxon_signed_rank",
 ]  # fmt: skip

@@ -43,7 +43,14 @@ from .paired import (
     regressions,
     unfinished,
 )
-from .runs import history_frame, load_run, pin_baseline, pinned_baseline, resolve_run
+from .runs import (
+    history_frame,
+    load_run,
+    pin_baseline,
+    pinned_baseline,
+    resolve_run,
+    study_name,
+)
 
 
 def add_parsers(sub: Any) -> None:
@@ -66,9 +73,11 @@ def add_parsers(sub: Any) -> None:
         type=float,
         default=0.0,
         metavar="X",
-        help="a regression must also drop by more than X (metric units)",
+        help="a regression must also drop by more than X (metric units, finite, >= 0)",
     )
-    cmp.add_argument("--alpha", type=float, default=0.05, help="level (Holm-adjusted)")
+    cmp.add_argument(
+        "--alpha", type=float, default=0.05, help="level (Holm-adjusted), above 0 and below 0.5"
+    )
     cmp.add_argument(
         "--pair",
         nargs=2,
@@ -118,6 +127,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     (--fail-on-regression: a regression), 2 (bad input or nothing compared: one line on
     stderr), 3 (the report did not render: one line on stderr)."""
     try:
+        check_numbers(args)
         if args.pin:
             path = pin_baseline(resolve_run(args.pin))
             print(f"pinned {resolve_run(args.pin)} as the baseline of its study ({path})")
@@ -141,6 +151,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if code == 2 or args.no_report:
         return code
     return _report(args, runs, code)
+
+
+MIN_ROUNDS, MAX_ROUNDS = 10, 100_000
+"""Bootstrap rounds ``--rounds`` takes (a study's ``bootstrap_rounds`` takes the same)."""
+MAX_ALPHA = 0.5
+"""``--alpha`` is below it, as the compare study's ``alpha`` (its report renders the gate)."""
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """Refuse a level, a drop, a number of rounds or a log size that cannot be used: a NaN
+    level would pass every gate silently (no p is below NaN), a negative count of rounds
+    crashes.
+
+    Raises:
+        OutcomeError: one line naming the option and what it takes.
+    """
+    if not 0 < args.alpha < MAX_ALPHA:  # also NaN
+        raise OutcomeError(f"--alpha: {args.alpha:g} is not a level above 0 and below "
+                           f"{MAX_ALPHA:g}")  # fmt: skip
+    if not (math.isfinite(args.min_drop) and args.min_drop >= 0):
+        raise OutcomeError(f"--min-drop: {args.min_drop:g} is not a finite number >= 0")
+    if not MIN_ROUNDS <= args.rounds <= MAX_ROUNDS:
+        raise OutcomeError(f"--rounds: {args.rounds} is not a number of rounds from "
+                           f"{MIN_ROUNDS} to {MAX_ROUNDS:,d}")  # fmt: skip
+    if args.max_log_mb is not None and args.max_log_mb < 1:
+        raise OutcomeError(f"--max-log-mb: {args.max_log_mb} is not a size of 1 MB or more")
 
 
 def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
@@ -330,6 +366,10 @@ def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
 def cmd_history(args: argparse.Namespace) -> int:
     """``evalbench history``: every run of a study, oldest first."""
     study = Path(args.study).stem if args.study.endswith((".yaml", ".yml")) else args.study
+    try:
+        study = study_name(study)
+    except OutcomeError as exc:
+        return _fail(exc)
     frame = history_frame(study)
     if not len(frame):
         return _fail(
@@ -346,21 +386,28 @@ def format_history(frame: pd.DataFrame) -> str:
     """The history as a text table."""
     rows = []
     for r in frame.itertuples():
-        sims = set(str(r.simulated).split(", "))
-        systems = ", ".join(s + ("*" if s in sims else "") for s in str(r.systems).split(", "))
-        commit = f"{r.commit or '-'}{'+dirty' if r.dirty else ''}"
+        sims = set(_text(r.simulated).split(", "))
+        names = [s for s in _text(r.systems).split(", ") if s]
+        systems = ", ".join(s + ("*" if s in sims else "") for s in names) or "-"
+        commit = f"{_text(r.commit) or '-'}{'+dirty' if r.dirty is True else ''}"
         rows.append(
             {
                 "run id": r.run_id,
-                "status": r.status,
-                "started (UTC)": str(r.started_at or "-")[:16].replace("T", " "),
+                "status": _text(r.status) or "-",
+                "started (UTC)": (_text(r.started_at) or "-")[:16].replace("T", " "),
                 "commit": commit,
-                "params hash": r.params_hash or "-",
-                "overrides": r.overrides or "-",
+                "params hash": _text(r.params_hash) or "-",
+                "overrides": _text(r.overrides) or "-",
                 "systems": systems,
-                "headlines": r.headlines or "-",
+                "headlines": _text(r.headlines) or "-",
                 "alerts": f"{len(r.alerts.split('; '))} fired" if r.alerts else "-",
                 "": "pinned baseline" if r.pinned else "",
             }
         )
     return pd.DataFrame(rows).to_string(index=False)
+
+
+def _text(value: Any) -> str:
+    """A history cell as text: ``""`` for a field the manifest does not have (None, or NaN
+    once pandas holds it), never ``nan``."""
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from evalbench import measured as measure
 from evalbench.importers import OutcomeError, RunOutcomes
+from evalbench.runs import read_manifest
 from evalbench.stats import bootstrap_mean, mcnemar_exact
 
 ErrorPolicy = Literal["as_study", "exclude"]
@@ -402,6 +404,48 @@ class Comparison(NamedTuple):
     """Per candidate, system pair and metric: paired, only_a, only_b, unscored,
     excluded_errors."""
     notes: list[str]
+    unmeasured: tuple[str, ...] = ()
+    """The system pairs left out because one side measured nothing (:func:`unmeasured`),
+    one line each (also in ``notes``): nothing to decide on, never a drop to 0."""
+
+
+MEASURED_STATES = ("ok", "no_answer")
+"""Outcome states that measured the system (a failed call or an unscored item did not)."""
+_STATE_WORDS = {"error": "failed call", "unscored": "unscored"}
+
+
+def unmeasured(run: RunOutcomes) -> dict[str, str]:
+    """The systems of ``run`` that have numbers but measured nothing, each with why (``0 of
+    32 items scored — failed call × 32``): every outcome with a value is a failed call (GAIA's
+    official accuracy counts one wrong: 0 would be a number measured on nothing), or the
+    run's manifest says the system scored nothing (its ``measured`` rows: e.g. a BFCL model
+    that never called a function, whose records are ordinary wrong answers). A system with
+    no value at all gives no number anyway (it pairs nothing: :func:`gate_blockers`).
+    """
+    frame = run.outcomes.drop_duplicates(["system", "item_id"])
+    valued = frame["value"].notna()
+    counted = valued & frame["state"].isin(MEASURED_STATES)
+    flags = pd.DataFrame({"valued": valued, "counted": counted})
+    anywhere = flags.groupby(frame["system"]).transform("any")  # per system, on every row
+    out = {m.system: _why(m) for m in _measured_rows(run) if not m.scored}  # the study's words
+    for system, part in frame[anywhere["valued"] & ~anywhere["counted"]].groupby("system"):
+        states = [_STATE_WORDS.get(str(s), str(s).replace("_", " ")) for s in part["state"]]
+        out.setdefault(str(system), _why(measure.measured(str(system), states, "item")))
+    return {system: why for system, why in out.items() if system in set(frame["system"])}
+
+
+def _why(row: measure.Measured) -> str:
+    return measure.why(measure.no_result_text([row]))
+
+
+def _measured_rows(run: RunOutcomes) -> list[measure.Measured]:
+    """The ``measured`` rows of an evalbench run's manifest (none for other harnesses' logs)."""
+    if run.source != "evalbench":
+        return []
+    try:
+        return measure.from_rows(read_manifest(run.path).get("measured"))
+    except (OSError, ValueError):
+        return []
 
 
 def check_comparable(runs: Sequence[RunOutcomes]) -> None:
@@ -455,15 +499,22 @@ def compare_runs(
                                "to compare")  # fmt: skip
         check_finite(run)
     wanted = set(metrics) if metrics else None
-    tests, pairing, notes = [], [], []
+    tests, pairing, notes, skipped = [], [], [], []
     base = runs[0]
     slices = [s for s in base.slices if all(s in r.slices for r in runs)]
+    empty_a = unmeasured(base)
     for run in runs[1:]:
         found, more = system_pairs(base, run, pairs)
         check_metrics(base, run, wanted)
         notes += more
         frames = []
-        for pair in found:
+        empty_b = unmeasured(run)
+        empty = [(p, note) for p in found if (note := _empty(p, base, run, empty_a, empty_b))]
+        if len(empty) == len(found):
+            raise OutcomeError(f"{run.label} vs {base.label}: nothing compared: "
+                               + "; ".join(note for _, note in empty))  # fmt: skip
+        skipped += [f"{run.label} vs {base.label}, {note}" for _, note in empty]
+        for pair in [p for p in found if p not in dict(empty)]:
             made = pair_outcomes(
                 base.outcomes,
                 run.outcomes,
@@ -505,7 +556,20 @@ def compare_runs(
     table = pd.concat(tests, ignore_index=True)
     table = table[[*front, *TEST_COLUMNS, "p_holm", "p_bh", "improvement"]]
     counts = pd.concat(pairing, ignore_index=True)
-    return Comparison(table, counts[[*front, *counts.columns.drop(front)]], notes)
+    return Comparison(table, counts[[*front, *counts.columns.drop(front)]], notes + skipped,
+                      tuple(skipped))  # fmt: skip
+
+
+def _empty(
+    pair: SystemPair, a: RunOutcomes, b: RunOutcomes, empty_a: dict[str, str],
+    empty_b: dict[str, str],
+) -> str:  # fmt: skip
+    """Why ``pair`` is not compared (a side that measured nothing: :func:`unmeasured`), or ""."""
+    system = pair.baseline if pair.baseline == pair.candidate else "->".join(pair)
+    for name, run, empty in ((pair.baseline, a, empty_a), (pair.candidate, b, empty_b)):
+        if name in empty:
+            return f"{system}: nothing measured in {run.label} ({empty[name]}): not compared"
+    return ""
 
 
 def check_finite(run: RunOutcomes) -> None:
@@ -580,6 +644,7 @@ def gate_blockers(comparison: Comparison, runs: Sequence[RunOutcomes] = ()) -> l
     finish, a metric of a system pair that paired no item, or a test whose numbers are not
     finite (e.g. a mean that overflowed). The gate never says "no regression" over these."""
     lines = [f"{why}; the gate compares finished runs" for r in runs if (why := unfinished(r))]
+    lines += [f"{line}; the gate cannot decide on it" for line in comparison.unmeasured]
     for row in comparison.pairing[comparison.pairing["paired"] == 0].itertuples():
         lines.append(
             f"{_pair_name(row)}: the gate compared nothing: 0 paired items (only in A "

@@ -12,7 +12,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import json
+import math
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +23,11 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
 from evalbench.records import parse_json, to_json, write_atomic
-from evalbench.runs import PUBLISHED_STATUSES, current_manifest, now_iso
+from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest, now_iso
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
 
-from .paired import rng_for
+from .paired import MEASURED_STATES, rng_for, unmeasured
 
 PUBLISHED = PUBLISHED_STATUSES
 BASELINE_FILE = "baseline.json"
@@ -83,17 +86,34 @@ def resolve_run(ref: str | Path, *, base: Path | None = None, outputs: Path | No
     then a study name (its latest published run).
 
     Raises:
-        OutcomeError: nothing of that name, or a params file whose study has no published run.
+        OutcomeError: nothing of that name, a params file whose study has no published run,
+            or a run folder whose run was killed before it recorded what it runs.
     """
-    outputs = _outputs(outputs)
+    found = _resolve(ref, base, _outputs(outputs))
+    manifest = current_manifest(found) if (found / "manifest.json").is_file() else {}
+    if manifest and not manifest.get("kind") and manifest.get("status") in UNRECORDED:
+        raise OutcomeError(
+            f"{found.parent.name}/{found.name}: status {manifest.get('status')} before it "
+            "recorded what it runs (no study kind in its manifest): nothing to compare"
+        )
+    return found
+
+
+UNRECORDED = ("interrupted", *UNFINISHED)
+"""Statuses of a run that may have ended (or not yet got) before its manifest said what it
+runs (``kill -9`` during its start)."""
+
+
+def _resolve(ref: str | Path, base: Path | None, outputs: Path) -> Path:
     for candidate in _candidates(Path(ref), base):
         if candidate.exists():
             if candidate.suffix in (".yaml", ".yml"):
                 return _params_run(candidate, outputs)
             return candidate
-    if (outputs / str(ref) / "manifest.json").exists():
+    inside = not Path(ref).is_absolute() and ".." not in Path(ref).parts
+    if inside and (outputs / str(ref) / "manifest.json").exists():
         return outputs / str(ref)
-    if (outputs / str(ref)).is_dir():
+    if inside and (outputs / str(ref)).is_dir():
         latest = latest_published(str(ref), outputs)
         if latest is not None:
             return latest
@@ -101,6 +121,20 @@ def resolve_run(ref: str | Path, *, base: Path | None = None, outputs: Path | No
     raise OutcomeError(
         f"{ref}: not a run folder, params file, log file, outputs/<study>/<run id> or study name"
     )
+
+
+def study_name(ref: str, outputs: Path | None = None) -> str:
+    """``ref`` as a study name: one folder directly under the outputs folder (``./g`` is
+    ``g``), never a path that leaves it.
+
+    Raises:
+        OutcomeError: a path of more than one part, ``..``, or an absolute path.
+    """
+    parts = Path(ref).parts
+    if len(parts) != 1 or parts[0] == ".." or Path(ref).is_absolute():
+        raise OutcomeError(f"{ref}: not a study name (a folder directly under "
+                           f"{_outputs(outputs)}); give its name or its params file")  # fmt: skip
+    return parts[0]
 
 
 def _candidates(path: Path, base: Path | None) -> list[Path]:
@@ -187,6 +221,9 @@ def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:
         run_id = str(parse_json(path.read_text(encoding="utf-8"))["run_id"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise OutcomeError(f"{path}: run_id: unreadable pin ({exc})") from None
+    if run_id in ("", ".", "..") or Path(run_id).name != run_id:  # a hand edit: ../other/run
+        raise OutcomeError(f"{path}: run_id: {run_id!r} is not a run of {study} "
+                           f"(a folder name in {path.parent})")  # fmt: skip
     run_dir = path.parent / run_id
     if not (run_dir / "manifest.json").exists():
         raise OutcomeError(f"{path}: run_id: pinned run {run_id!r} is gone from {path.parent}")
@@ -203,9 +240,43 @@ def configuration(overrides: Sequence[str]) -> tuple[str, ...]:
     return tuple(str(o) for o in overrides if not str(o).startswith(TAG_OVERRIDE))
 
 
+NOT_CONFIGURATION = ("tag", "title", "description")
+"""Params that name or describe a run without changing what it studies."""
+SERVED_FROM = ("engine", "engine_version", "model_sha256", "chat_format", "n_ctx", "extra_args")
+"""What changes a local model's answers beyond its params, as :func:`evalbench.params.
+params_hash` counts it (:func:`evalbench.models.local.fingerprint`)."""
+
+
+def params_identity(manifest: dict[str, Any]) -> str:
+    """8 hex digits naming what a run studies: the sha256 of its resolved params (the
+    manifest's ``params``: the params file's content with the ``-p`` overrides; alert rules
+    are never in them) without :data:`NOT_CONFIGURATION`, and what its local models are
+    served from. The seed is in: another seed draws other simulated answers, samples and
+    intervals. ``""`` for a manifest without its params (written by hand, or by a run
+    killed before it began): such runs are told apart by overrides and commit only."""
+    params = manifest.get("params")
+    if not isinstance(params, dict):
+        return ""
+    kept = {k: v for k, v in params.items() if k not in NOT_CONFIGURATION}
+    models = [m for m in manifest.get("models") or [] if isinstance(m, dict)]
+    served = [{k: m["served"].get(k) for k in SERVED_FROM} for m in models
+              if isinstance(m.get("served"), dict)]  # fmt: skip
+    text = json.dumps({"params": kept, "local_models": served}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def setup_label(overrides: str, params: str, commit: str, dirty: bool) -> str:
+    """How a run was made, in a few words: ``seed=2 · params 1a2b3c4d · 1a2b3c4d5e+dirty``
+    (``overrides``: without ``tag=``; ``params``: :func:`params_identity`)."""
+    made = overrides or "as written"
+    made += f" · params {params}" if params else ""
+    return f"{made} · {commit or 'no commit'}{'+dirty' if dirty else ''}"
+
+
 def check_baseline(run_dir: Path) -> tuple[Path | None, str]:
     """The run ``run_dir`` is checked against (alerts, the summary's change): the study's
-    pinned baseline, else its latest ``ok`` run of the same :func:`configuration` started
+    pinned baseline, else its latest ``ok`` run of the same configuration (its overrides
+    but ``tag=``, :func:`configuration`, and its params, :func:`params_identity`) started
     before it; with how it was chosen, or why there is none.
 
     Raises:
@@ -218,17 +289,20 @@ def check_baseline(run_dir: Path) -> tuple[Path | None, str]:
             return None, "this run is the study's pinned baseline"
         return pinned, "pinned baseline"
     this = current_manifest(run_dir)
-    wanted = configuration(this.get("overrides") or [])
+    wanted = _configuration(this)
     started = str(this.get("started_at") or "")
     earlier = [
         m for m in study_runs(study, outputs)
         if m.get("status") == "ok" and Path(m["_dir"]).resolve() != run_dir.resolve()
-        and configuration(m.get("overrides") or []) == wanted
-        and str(m.get("started_at") or "") < started
+        and _configuration(m) == wanted and str(m.get("started_at") or "") < started
     ]  # fmt: skip
     if not earlier:
         return None, "no earlier ok run of this configuration and no pinned baseline"
     return Path(earlier[-1]["_dir"]), "previous ok run of this configuration"
+
+
+def _configuration(manifest: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    return configuration(manifest.get("overrides") or []), params_identity(manifest)
 
 
 # ------------------------------------------------------------------------------ history
@@ -274,8 +348,8 @@ def _history_row(m: dict[str, Any], pinned: Path | None) -> dict[str, Any]:
         "started_at": m.get("started_at"),
         "ended_at": m.get("ended_at"),
         "commit": (git.get("commit") or "")[:10] or None,
-        "dirty": git.get("dirty"),
-        "params_hash": m.get("params_hash"),
+        "dirty": bool(git.get("dirty")),
+        "params_hash": m.get("params_hash") or run_dir.name,  # the folder is named by it
         "overrides": " ".join(m.get("overrides") or []),
         "systems": ", ".join(str(x.get("name")) for x in m.get("models") or []),
         "simulated": ", ".join(sorted(str(s) for s in sims if s)),
@@ -310,26 +384,41 @@ SUMMARY_COLUMNS = [
     "high",
     "unscored",
     "errors",
+    "measured",
 ]
 
 
 def summarize_outcomes(
-    outcomes: pd.DataFrame, *, level: float = 0.95, rounds: int = 1000, seed: int = 0
+    outcomes: pd.DataFrame,
+    *,
+    level: float = 0.95,
+    rounds: int = 1000,
+    seed: int = 0,
+    nothing_measured: Collection[str] = (),
 ) -> pd.DataFrame:
     """Per system and metric over all items: the mean outcome with its interval.
 
     Binary metrics get a Wilson interval, scores a seeded percentile bootstrap of the mean;
-    ``n`` counts items with a value, ``unscored`` those without, ``errors`` failed calls.
+    ``n`` counts items with a value (a failed call counts wrong where the study counts it
+    so), ``unscored`` those without, ``errors`` failed calls, ``measured`` the items with a
+    value that are not failed calls. A system that measured none (or is in
+    ``nothing_measured``: its manifest says so, :func:`.paired.unmeasured`) has no result:
+    its estimate and interval are NaN, never 0.
     """
     rows = []
     for (system, metric), part in outcomes.groupby(["system", "metric"], sort=False):
         values = part["value"].dropna().to_numpy(float)
         kind = str(part["kind"].iloc[0])
+        counted = int((part["value"].notna() & part["state"].isin(MEASURED_STATES)).sum())
+        if system in nothing_measured:
+            counted = 0
         if kind == "binary":
             interval = wilson_interval(int(values.sum()), len(values), level)
         else:
             rng = rng_for(seed, "summary", system, metric)
             interval = bootstrap_mean(values, rng=rng, rounds=rounds, level=level)
+        if not counted:
+            interval = interval._replace(estimate=math.nan, low=math.nan, high=math.nan)
         rows.append(
             {
                 "system": system,
@@ -342,6 +431,7 @@ def summarize_outcomes(
                 "high": interval.high,
                 "unscored": int(part["value"].isna().sum()),
                 "errors": int((part["state"] == "error").sum()),
+                "measured": counted,
             }
         )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
@@ -352,8 +442,8 @@ def headline_series(
 ) -> pd.DataFrame:
     """Each published run's per-system summary (:func:`summarize_outcomes`), oldest first,
     with ``run_id``, ``started_at``, what made it (``overrides`` other than ``tag=``,
-    ``commit``, ``dirty``), the ``alerts`` its check fired and ``problem`` (why a run could
-    not be read)."""
+    ``params``: :func:`params_identity`, ``commit``, ``dirty``), the ``alerts`` its check
+    fired and ``problem`` (why a run could not be read)."""
     frames = []
     for m in study_runs(study, outputs):
         if not is_published(m):
@@ -363,20 +453,21 @@ def headline_series(
             "run_id": Path(m["_dir"]).name,
             "started_at": m.get("started_at"),
             "overrides": " ".join(configuration(m.get("overrides") or [])),
+            "params": params_identity(m),
             "commit": (git.get("commit") or "")[:10],
             "dirty": bool(git.get("dirty")),
             "alerts": fired_alerts(m),
         }
         try:
-            summary = summarize_outcomes(
-                read_outcomes(Path(m["_dir"])).outcomes, level=level, rounds=rounds
-            )
+            run = read_outcomes(Path(m["_dir"]))
+            summary = summarize_outcomes(run.outcomes, level=level, rounds=rounds,
+                                         nothing_measured=unmeasured(run))  # fmt: skip
         except OutcomeError as exc:
             frames.append(pd.DataFrame([{**head, "problem": str(exc)}]))
             continue
         frames.append(summary.assign(**head, problem=None))
-    columns = ["run_id", "started_at", "overrides", "commit", "dirty", "alerts", *SUMMARY_COLUMNS,
-               "problem"]  # fmt: skip
+    columns = ["run_id", "started_at", "overrides", "params", "commit", "dirty", "alerts",
+               *SUMMARY_COLUMNS, "problem"]  # fmt: skip
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)

@@ -21,14 +21,15 @@ import pandas as pd
 from evalbench.importers import OutcomeError, read_outcomes
 from evalbench.importers.outcomes import iter_lines, simulated_names
 
-from .paired import compare_runs, gate_blockers, regression_line, regressions
+from .paired import compare_runs, gate_blockers, regression_line, regressions, unmeasured
 from .runs import latest_published, pinned_baseline, study_runs, summarize_outcomes
 
 SKIPPED_KINDS = frozenset({"compare"})
 """Study kinds that compare other runs: they have no systems of their own."""
 RESULT_COLUMNS = ["study", "title", "kind", "run_id", "started_at", "overrides", "system",
                   "metric", "metric_kind", "primary", "higher_is_better", "estimate", "low",
-                  "high", "n", "unscored", "errors", "cost_usd", "simulated", "report"]  # fmt: skip
+                  "high", "n", "unscored", "errors", "measured", "cost_usd", "simulated",
+                  "report"]  # fmt: skip
 
 
 class Scorecard(NamedTuple):
@@ -99,7 +100,8 @@ def run_results(manifest: dict[str, Any], *, level: float, rounds: int) -> pd.Da
     """
     run_dir = Path(manifest["_dir"])
     run = read_outcomes(run_dir)
-    summary = summarize_outcomes(run.outcomes, level=level, rounds=rounds)
+    summary = summarize_outcomes(run.outcomes, level=level, rounds=rounds,
+                                 nothing_measured=unmeasured(run))  # fmt: skip
     first = run.outcomes["metric"].iloc[0] if len(run.outcomes) else None
     summary["primary"] = summary["metric"] == first
     ratings = read_ratings(run_dir)
@@ -136,7 +138,8 @@ def read_ratings(run_dir: Path) -> pd.DataFrame:
                 "system": str(r["model"]), "metric": f"rating ({r['dataset']})",
                 "kind": "rating", "higher_is_better": True, "n": int(r["n_battles"]),
                 "estimate": float(r["rating"]), "low": float(r["ci_low"]),
-                "high": float(r["ci_high"]), "unscored": 0, "errors": 0, "primary": True,
+                "high": float(r["ci_high"]), "unscored": 0, "errors": 0,
+                "measured": int(r["n_battles"]), "primary": True,
             })  # fmt: skip
         except (ValueError, KeyError, TypeError) as exc:
             raise OutcomeError(f"{path}:{number}: not a rating record ({exc})") from None

@@ -1,9 +1,12 @@
 """A study's trends page, ``outputs/<study>/trends.html``: each headline over the study's ok
 runs with its interval, one line per system and setup, and the alerts that fired.
 
-A *setup* is the run's ``-p`` overrides other than ``tag=`` (:func:`.runs.configuration`)
-and its code commit (``+dirty`` when uncommitted): runs made differently are never joined
-into one line, and a dashed rule marks each run whose setup differs from the run before.
+A *setup* is the run's ``-p`` overrides other than ``tag=`` (:func:`.runs.configuration`),
+its params as resolved (:func:`.runs.params_identity`: an edited params file is another
+setup; a tag, title or description is not) and its code commit (``+dirty`` when
+uncommitted): runs made differently are never joined into one line, and a dashed rule marks
+each run whose setup differs from the run before. A system with no result in a run (it
+measured nothing) has no point there, and its line breaks.
 Each line has its own colour (:data:`evalbench.look.OKABE_ITO`) and marker, the runs are in
 order under their start dates. A run whose alert check fired is marked (a red ring on the
 system's point for a metric drop, a red "!" over the run for every alert), with the alert
@@ -26,7 +29,7 @@ from evalbench.alerts.shown import shown
 from evalbench.look import MARKERS, OKABE_ITO, SCROLL_CSS
 from evalbench.records import write_atomic
 
-from .runs import configuration
+from .runs import configuration, params_identity, setup_label
 
 TRENDS_FILE = "trends.html"
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
@@ -43,7 +46,7 @@ class RunInfo(NamedTuple):
     """What the page needs of one run's manifest."""
 
     setup: str
-    """Overrides (without ``tag=``) and commit, in a few words."""
+    """Overrides (without ``tag=``), params identity and commit, in a few words."""
     alerts: list[str]
     """One line per place an alert rule fired."""
     drops: set[tuple[str, str]]
@@ -54,15 +57,17 @@ class RunInfo(NamedTuple):
 def run_info(manifest: dict[str, Any]) -> RunInfo:
     """A manifest's setup and fired alerts."""
     git = (manifest.get("environment") or {}).get("git") or {}
-    commit = (git.get("commit") or "")[:10] or "no commit"
-    overrides = " ".join(configuration(manifest.get("overrides") or [])) or "as written"
+    setup = setup_label(" ".join(configuration(manifest.get("overrides") or [])),
+                        params_identity(manifest), (git.get("commit") or "")[:10],
+                        bool(git.get("dirty")))  # fmt: skip
     fired = (manifest.get("alerts") or {}).get("fired") or []
     lines = shown([f"{f.get('rule')}: {f.get('system')} {f.get('metric')} {f.get('slice')} "
                    f"{_num(f.get('baseline'))} → {_num(f.get('now'))}" for f in fired])  # fmt: skip
-    drops = {(str(f.get("system")), str(f.get("metric"))) for f in fired if f.get("p_holm")}
+    # a drop rule's finding has a p (0.0 for the strongest drops); the other rules' have none
+    drops = {(str(f.get("system")), str(f.get("metric")))
+             for f in fired if f.get("p_holm") is not None}  # fmt: skip
     summary = (Path(manifest["_dir"]) / "summary.html").exists() if "_dir" in manifest else False
-    return RunInfo(f"{overrides} · {commit}{'+dirty' if git.get('dirty') else ''}", lines,
-                   drops, summary)  # fmt: skip
+    return RunInfo(setup, lines, drops, summary)
 
 
 def _num(value: Any) -> str:
@@ -279,15 +284,19 @@ def _setup_rules(order: list[str], info: dict[str, RunInfo], place: dict[str, fl
 
 
 def _run_labels(order: list[str], place: dict[str, float], started: dict[str, str]) -> list[str]:
-    """Each run's start date under the axis (every k-th past :data:`MAX_LABELS`), and the
-    axis title."""
+    """Each run's start date under the axis (every k-th past :data:`MAX_LABELS`, the last
+    run always, never two closer than k runs), and the axis title."""
     every = max(1, math.ceil(len(order) / MAX_LABELS))
+    last, labelled = len(order) - 1, list(range(0, len(order), every))
+    if labelled and labelled[-1] != last:
+        if last - labelled[-1] < every:  # the last run's label instead of one too near it
+            labelled.pop()
+        labelled.append(last)
     base = HEIGHT - BOTTOM + 14
     labels = [
         f'<text x="{place[run]:.1f}" y="{base}" font-size="10" text-anchor="end" class="date" '
         f'transform="rotate(-30 {place[run]:.1f} {base})">{_e(started.get(run) or run[:8])}</text>'
-        for i, run in enumerate(order)
-        if i % every == 0 or i == len(order) - 1
+        for run in (order[i] for i in labelled)
     ]
     middle = (LEFT + WIDTH - RIGHT) / 2
     return [*labels, f'<text x="{middle:.1f}" y="{HEIGHT - 4}" font-size="11" '
@@ -297,16 +306,15 @@ def _run_labels(order: list[str], place: dict[str, float], started: dict[str, st
 def _line(line: list[Point], look: Look, place: dict[str, float], y: Any,
           info: dict[str, RunInfo]) -> list[str]:  # fmt: skip
     shown = [p for p in line if math.isfinite(p.estimate)]
-    path = " ".join(f"{place[p.run_id]:.1f},{y(p.estimate):.1f}" for p in shown)
     color, dash = look.color, look.dash
-    out = [f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
-           f'stroke-dasharray="{dash}" class="series"/>'] if len(shown) > 1 else []  # fmt: skip
+    out = []
+    for piece in _pieces(line):  # a run with no result breaks the line: nothing to join
+        path = " ".join(f"{place[p.run_id]:.1f},{y(p.estimate):.1f}" for p in piece)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
+                   f'stroke-dasharray="{dash}" class="series"/>')  # fmt: skip
     for p in shown:
-        px, kind = place[p.run_id], p.kind
-        tip = (
-            f"{p.system} · {info[p.run_id].setup} · run {p.run_id}: "
-            f"{_fmt(p.estimate, kind)} [{_fmt(p.low, kind)}, {_fmt(p.high, kind)}]"
-        )
+        px = place[p.run_id]
+        tip = f"{p.system} · {info[p.run_id].setup} · run {p.run_id}: {_value(p)}"
         if math.isfinite(p.low) and math.isfinite(p.high):
             out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{y(p.low):.1f}" '
                        f'y2="{y(p.high):.1f}" stroke="{color}"/>')  # fmt: skip
@@ -317,6 +325,24 @@ def _line(line: list[Point], look: Look, place: dict[str, float], y: Any,
                    + (' stroke="#d00" stroke-width="3" class="alerted"' if ring else "")
                    + f"><title>{_e(tip)}</title></path>")  # fmt: skip
     return out
+
+
+def _pieces(line: list[Point]) -> list[list[Point]]:
+    """The runs of consecutive points with a number, two points or more each."""
+    pieces: list[list[Point]] = [[]]
+    for p in line:
+        if math.isfinite(p.estimate):
+            pieces[-1].append(p)
+        elif pieces[-1]:
+            pieces.append([])
+    return [piece for piece in pieces if len(piece) > 1]
+
+
+def _value(p: Point) -> str:
+    """A point's value with its interval, or "no result" (a system that measured nothing)."""
+    if not math.isfinite(p.estimate):
+        return "no result (nothing measured)"
+    return f"{_fmt(p.estimate, p.kind)} [{_fmt(p.low, p.kind)}, {_fmt(p.high, p.kind)}]"
 
 
 def _alert_marks(order: list[str], info: dict[str, RunInfo], place: dict[str, float]) -> list[str]:
@@ -354,11 +380,7 @@ def _table(points: list[Point], order: list[str], info: dict[str, RunInfo]) -> s
         links = '<a href="' + _e(f"{run}/report.html") + '">report</a>'
         if info[run].summary:
             links += ' · <a href="' + _e(f"{run}/summary.html") + '">summary</a>'
-        values = "<br>".join(
-            f"{_e(p.system)} {_e(p.metric)}: {_e(_fmt(p.estimate, p.kind))} "
-            f"[{_e(_fmt(p.low, p.kind))}, {_e(_fmt(p.high, p.kind))}]"
-            for p in mine
-        )
+        values = "<br>".join(f"{_e(p.system)} {_e(p.metric)}: {_e(_value(p))}" for p in mine)
         alerts = "<br>".join(_e(a) for a in info[run].alerts) or "—"
         body.append(f"<tr><td>{_e(mine[0].started_at[:16].replace('T', ' '))}</td>"
                     f"<td>{_e(run)}<div class='id'>{links}</div></td><td>{_e(info[run].setup)}"
@@ -387,10 +409,11 @@ ul.legend svg {{ vertical-align: middle; }}
 <h1>Trends — {title}</h1>
 <p>Study <code>{study}</code>: each headline over its ok runs, oldest first, with its 95%
 interval, under the date each run started. One line per system and setup (the run's
-<code>-p</code> overrides other than <code>tag=</code>, and its code commit), each with its own
-colour and marker: runs made differently are never joined, and a dashed rule marks each run
-whose setup differs from the run before. Alerts that fired: a red ring on the point (a metric's
-drop) and a red "!" over the run (any alert).</p>
+<code>-p</code> overrides other than <code>tag=</code>, a short hash of its params as resolved,
+and its code commit), each with its own colour and marker: runs made differently are never
+joined, and a dashed rule marks each run whose setup differs from the run before. A system
+that measured nothing in a run (every call failed) has no point there. Alerts that fired: a
+red ring on the point (a metric's drop) and a red "!" over the run (any alert).</p>
 {panels}
 <h2>Runs</h2>
 <div class="evalbench-scroll"><table><thead><tr><th>started (UTC)</th><th>run</th><th>setup</th>

@@ -242,7 +242,10 @@ def _changes(facts: Facts) -> str:
     if facts.alerts:
         places = sorted({f"{a.get('rule')}: {a.get('system')}" for a in facts.alerts})
         rules = "".join(f"<li>{e(line)}</li>" for line in shown(places))
-        alerts = f'<p class="warn">Alerts fired ({len(facts.alerts)}):</p><ul>{rules}</ul>'
+        count = f"{len(places)}"  # a line per rule and system; its slices are counted apart
+        if len(facts.alerts) > len(places):
+            count += f"; {len(facts.alerts)} places counting each slice"
+        alerts = f'<p class="warn">Alerts fired ({count}):</p><ul>{rules}</ul>'
     return f"<h2>Change since the baseline</h2>{text}{alerts}"
 
 

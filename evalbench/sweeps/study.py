@@ -215,7 +215,15 @@ def reasked_cost(
 
 def prepare_worker(kind: str) -> None:
     """A worker's start: the swept study imported before the first cell's clock starts (the
-    worker dies with the sweep's process: the executor ties it)."""
+    worker dies with the sweep's process: the executor ties it); progress bars lock with a
+    thread lock. tqdm's default adds a multiprocessing lock, which in a forkserver worker is
+    a named semaphore (``/dev/shm/sem.mp-*``) only the resource tracker removes: a ``kill
+    -9`` of the sweep left one per worker behind."""
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
     get_study(kind)
 
 
@@ -437,15 +445,19 @@ def settle_stopped(folder: Path, why: str) -> None:
     killed, or its process died): ``failed`` with ``why``, if the manifest still says it is
     running (or says nothing: a cluster's task that never sent its files back). Done holding
     the folder's lock, once the executor stopped the worker; a folder another sweep holds by
-    then is that sweep's to end."""
+    then is that sweep's to end. A folder this process cannot write (read-only, a full
+    disk) is left as it is: the cell's row already says it failed and why, and the readers
+    of a manifest still marked running show it ``interrupted``; the sweep goes on."""
     try:
         lock_run(folder)
-    except RunInUse:
+    except (RunInUse, OSError):
         return
     try:
         manifest = _manifest_or_none(folder)  # unreadable: left as it is, for a look
         if manifest is not None and manifest.get("status") in (*UNFINISHED, None):
             update_manifest(folder, status="failed", reason=why, ended_at=now_iso())
+    except OSError:  # as above: the cell's row says why it failed
+        return
     finally:
         release_run(folder)
 

@@ -6,7 +6,13 @@ one that trickles its answer a byte at a time."""
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from evalbench.gaia.records import ScoredRecord
 
@@ -97,11 +104,14 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 class Receiver:
-    """A webhook on 127.0.0.1: records each POSTed JSON body; answers ``fail_next`` requests
-    with ``fail_status`` first, then 200."""
+    """A webhook on 127.0.0.1: records each POSTed JSON body and the path it was POSTed to
+    (``paths``); answers ``fail_next`` requests with ``fail_status`` first, then 200, and
+    every request to a path in ``gone`` with 404."""
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        self.gone: set[str] = set()
         self.requests = 0
         self.fail_next = 0
         self.fail_status = 503
@@ -111,11 +121,14 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.requests += 1
-                if receiver.fail_next > 0:
+                if self.path in receiver.gone:
+                    self.send_response(404)
+                elif receiver.fail_next > 0:
                     receiver.fail_next -= 1
                     self.send_response(receiver.fail_status)
                 else:
                     receiver.bodies.append(json.loads(body))
+                    receiver.paths.append(self.path)
                     self.send_response(200)
                 self.end_headers()
 
@@ -137,6 +150,8 @@ class Receiver:
 
     def reset(self) -> None:
         self.bodies.clear()
+        self.paths.clear()
+        self.gone.clear()
         self.requests, self.fail_next, self.fail_status = 0, 0, 503
 
 
@@ -218,3 +233,48 @@ class Trickler:
                     conn.sendall(bytes([byte]))
             except OSError:  # the client gave up
                 return
+
+
+PUBLISHING = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+
+    from evalbench import publish
+    from evalbench.cli import main
+    from evalbench.studies import load_params
+
+    def run_study(path, overrides=None, **kw):
+        result = publish.StudyResult(Path(path), "ok", Path(sys.argv[3]), 0.0, "")
+        return publish.after_publish(result, load_params(path, overrides or []))
+
+    publish.run_study = run_study
+    sys.exit(main([sys.argv[1], sys.argv[2]]))
+""")
+"""``evalbench <command> <params>`` whose study run publishes the run folder given third
+(its alert check and summary, as a real run ends), rendering nothing."""
+
+
+def publishing(
+    command: str, params: Path, run_dir: Path, file_size_limit: int | None = None
+) -> subprocess.Popen:
+    """:data:`PUBLISHING` in a process that ignores SIGINT from its start, as a job started in
+    the background by a shell does; with ``file_size_limit`` (bytes), a file it writes may
+    grow no larger (``prlimit --fsize``)."""
+
+    def start() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if file_size_limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+
+    return subprocess.Popen(
+        [sys.executable, "-c", PUBLISHING, command, str(params), str(run_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        preexec_fn=start,
+    )  # fmt: skip
+
+
+def in_delivery(process: subprocess.Popen, trickler: Trickler) -> None:
+    """Wait until ``process`` is delivering to ``trickler`` (it read a request)."""
+    if not trickler.answering.wait(timeout=120):
+        process.kill()
+        pytest.fail(f"never reached the delivery: {process.communicate(timeout=30)}")

@@ -9,16 +9,12 @@ real run ends) or says it is ``current``, so no notebook is rendered."""
 from __future__ import annotations
 
 import fcntl
-import os
 import signal
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
-from alerts.helpers import Receiver, Trickler, outcomes_from, write_run
+from alerts.helpers import Trickler, in_delivery, outcomes_from, publishing, write_run
 
 from evalbench import publish
 from evalbench.alerts.check import redeliver
@@ -52,15 +48,6 @@ def runs():
                     started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
     pin_baseline(base, outputs)
     return base, now
-
-
-@pytest.fixture
-def hook(monkeypatch):
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    server = Receiver().start()
-    yield server
-    server.stop()
 
 
 def _publishes(monkeypatch, run_dir: Path) -> None:
@@ -129,39 +116,6 @@ def test_a_run_another_process_holds_is_left_to_it(tmp_path, runs, hook, monkeyp
     assert (done.tried, done.failed) == (1, 0) and len(hook.bodies) == 1
 
 
-SCRIPT = textwrap.dedent("""
-    import sys
-    from pathlib import Path
-
-    from evalbench import publish
-    from evalbench.cli import main
-    from evalbench.studies import load_params
-
-    def run_study(path, overrides=None, **kw):
-        result = publish.StudyResult(Path(path), "ok", Path(sys.argv[3]), 0.0, "")
-        return publish.after_publish(result, load_params(path, overrides or []))
-
-    publish.run_study = run_study
-    sys.exit(main([sys.argv[1], sys.argv[2]]))
-""")
-
-
-def _start(command: str, params: Path, run_dir: Path) -> subprocess.Popen:
-    """``evalbench <command>`` publishing ``run_dir`` in a process that ignores SIGINT from
-    its start, as a job started in the background by a shell does."""
-    return subprocess.Popen(
-        [sys.executable, "-c", SCRIPT, command, str(params), str(run_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )  # fmt: skip
-
-
-def _in_delivery(process: subprocess.Popen, trickler: Trickler) -> None:
-    if not trickler.answering.wait(timeout=120):
-        process.kill()
-        pytest.fail(f"never reached the delivery: {process.communicate(timeout=30)}")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "watch"])
 def test_ctrl_c_during_a_delivery_stops_at_once_and_keeps_the_record(
@@ -172,9 +126,9 @@ def test_ctrl_c_during_a_delivery_stops_at_once_and_keeps_the_record(
     monkeypatch.setenv("SLOW_HOOK", trickler.url)
     slow = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60}
     params = _params(tmp_path, {"file": "alerts.jsonl"}, slow)
-    process = _start(command, params, now)
+    process = publishing(command, params, now)
     try:
-        _in_delivery(process, trickler)
+        in_delivery(process, trickler)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:
@@ -196,9 +150,9 @@ def test_kill_9_during_a_delivery_leaves_it_to_be_retried(tmp_path, runs, hook, 
     trickler = Trickler(every_s=0.1, max_bytes=300).start()
     monkeypatch.setenv("SLOW_HOOK", trickler.url)
     params = _params(tmp_path, {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60})
-    process = _start("run", params, now)
+    process = publishing("run", params, now)
     try:
-        _in_delivery(process, trickler)
+        in_delivery(process, trickler)
         process.kill()
         process.communicate(timeout=60)
     finally:

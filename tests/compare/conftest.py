@@ -31,8 +31,12 @@ def write_gaia_run(
     commit: str = "abc1234def5678",
     dirty: bool = False,
     overrides: list[str] | None = None,
+    params: dict[str, Any] | None = None,
+    measured: list[dict[str, Any]] | None = None,
 ) -> Path:
-    """A finished GAIA run folder: ``outcomes[system][task_id]`` (see :data:`Outcome`)."""
+    """A finished GAIA run folder: ``outcomes[system][task_id]`` (see :data:`Outcome`);
+    ``params`` and ``measured``: the manifest's resolved params and measured rows (left out
+    when ``None``, as in a manifest written by hand)."""
     run_dir = outputs / study / run_id
     (run_dir / "records").mkdir(parents=True, exist_ok=True)
     rows = []
@@ -61,6 +65,7 @@ def write_gaia_run(
         "headlines": {f"accuracy {s}": 0.5 for s in outcomes},
         "usage": [{"system": s, "calls": 1, "cost_usd": 0.25} for s in outcomes],
     }  # fmt: skip
+    manifest |= {k: v for k, v in (("params", params), ("measured", measured)) if v is not None}
     if status == "ok":
         manifest["published"] = {"status": "ok", "headlines": manifest["headlines"]}
         (run_dir / "report.html").write_text("<html>report</html>")

@@ -4,7 +4,9 @@ change, the alerts that fired marked, everything escaped."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 
 from evalbench.index import build_index
@@ -71,3 +73,30 @@ def test_six_series_get_six_colours_and_markers_and_the_axis_shows_dates(gaia_ru
     assert "run started (UTC)" in svg
     legend = re.findall(r'<ul class="legend">(.*?)</ul>', page)[0]
     assert legend.count("<li>") == 6 and len(set(re.findall(r'stroke="(#[0-9a-f]+)"', legend))) == 6
+
+
+def test_the_strongest_drop_gets_its_ring_too(gaia_run, outputs):
+    # an exact McNemar p of 0 (every discordant item one way, as far as floats go) was
+    # read as "no p": the ring vanished for the strongest drops
+    gaia_run("s", "r1", {"a": {"t1": True}}, started_at="2026-01-01T00:00:00+00:00")
+    run = gaia_run("s", "r2", {"a": {"t1": False}}, started_at="2026-01-02T00:00:00+00:00")
+    _add_alert(run, "a")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["alerts"]["fired"][0]["p_holm"] = 0.0
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    build_index(outputs)
+    page = (outputs / "s" / "trends.html").read_text()
+    assert page.count('class="alerted"') == 1
+
+
+def test_two_hundred_runs_get_date_labels_that_do_not_overlap():
+    from evalbench.history.trends import MAX_LABELS, Point, RunInfo, trends_page
+
+    points = [Point(f"run{i:03d}", f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00", "t", "a",
+                    "accuracy", "binary", 0.5, 0.4, 0.6) for i in range(200)]  # fmt: skip
+    infos = {("s", p.run_id): RunInfo("as written · c", [], set(), False) for p in points}
+    page = trends_page("s", points, infos)
+    xs = [float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*class="date"', page)]
+    assert len(xs) <= MAX_LABELS + 1 and xs[-1] == max(xs)  # the last run is labelled
+    step = (900 - 64 - 16) / 200 * math.ceil(200 / MAX_LABELS)  # 15 runs apart at least
+    assert min(b - a for a, b in itertools.pairwise(xs)) >= step - 0.2  # (drawn to 0.1 px)

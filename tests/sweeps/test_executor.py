@@ -75,3 +75,28 @@ def test_stopping_early_kills_the_workers(work, tmp_path: Path) -> None:
 def test_max_parallel_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_parallel must be at least 1, got 0"):
         LocalExecutor(0)
+
+
+def test_a_forkserver_worker_makes_no_named_semaphore_for_its_progress_bars():
+    # Before: a cell's progress bar took tqdm's multiprocessing lock, in a forkserver worker a
+    # named semaphore (/dev/shm/sem.mp-*) that only the resource tracker removes: a kill -9
+    # of the sweep left one per worker behind.
+    import subprocess
+    import sys
+
+    code = (
+        "import multiprocessing as mp, multiprocessing.synchronize as s\n"
+        "mp.set_start_method('forkserver', force=True)\n"
+        "made = []\n"
+        "init = s.SemLock.__init__\n"
+        "s.SemLock.__init__ = lambda self, *a, **k: (made.append(a), init(self, *a, **k))[1]\n"
+        "from evalbench.sweeps.study import prepare_worker\n"
+        "from evalbench.models.progress import progress_bar\n"
+        "prepare_worker('gaia')\n"
+        "for _ in progress_bar()(range(3), disable=False): pass\n"
+        "print(len(made))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "EVALBENCH_PROGRESS": "text"})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0"], done.stdout

@@ -156,6 +156,31 @@ def test_a_stopped_cell_with_an_unreadable_manifest_does_not_stop_the_sweep(
     assert (job.folder / "manifest.json").read_text() == "[1, 2]"
 
 
+def test_a_stopped_cell_whose_folder_cannot_be_written_does_not_stop_the_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: outputs/cells on a read-only mount failed the whole sweep with a raw OSError
+    # (settle_stopped's lock_run made the folder), losing the finished cells' rows.
+    from evalbench.sweeps import study
+
+    sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    run = open_run(tmp_path / "sw.yaml")
+    job = cell_jobs(run)[0]
+
+    def read_only(*_: object, **__: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(study, "lock_run", read_only)
+    settle_stopped(job.folder, "died")  # no error: the cell's row says why it failed
+    assert not job.folder.exists()
+    monkeypatch.undo()
+    job.folder.mkdir(parents=True)
+    (job.folder / "manifest.json").write_text('{"status": "running"}')
+    monkeypatch.setattr(study, "update_manifest", read_only)
+    settle_stopped(job.folder, "died")
+    assert (job.folder / "manifest.json").read_text() == '{"status": "running"}'
+
+
 # ------------------------------------------------------------------ findings
 
 
