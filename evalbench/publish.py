@@ -57,7 +57,7 @@ from evalbench.runs import (
 from evalbench.settings import get_settings
 from evalbench.skipped import skip_hints as hints_for
 from evalbench.skipped import skip_reason
-from evalbench.studies import get_study, load_params, notebook_for
+from evalbench.studies import SWEEP, get_study, load_params, notebook_for
 
 # papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
 # (rfc3987_syntax, installed by jupyter-events) builds ~35 Lark parsers at import: 1.1 s CPU
@@ -383,13 +383,23 @@ class _Interrupts(contextlib.AbstractContextManager):
     def _handle(self, signum: int, frame: Any) -> None:
         first = self.received is None
         self.received = signal.Signals(signum).name
-        pid = read_manifest(self.run_dir).get("kernel_pid")
+        manifest = read_manifest(self.run_dir)
+        pid = manifest.get("kernel_pid")
         if not first or not pid:  # second signal, or no kernel to stop yet: stop here
             raise KeyboardInterrupt
-        print(f"evalbench: {self.received}: stopping the study (its requests in flight are "
-              "recorded first; signal again to abort)", file=sys.stderr, flush=True)  # fmt: skip
+        print(f"evalbench: {self.received}: {_stopping(manifest)}; signal again to abort",
+              file=sys.stderr, flush=True)  # fmt: skip
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(int(pid), signal.SIGINT)
+
+
+def _stopping(manifest: dict[str, Any]) -> str:
+    """What the first Ctrl-C or SIGTERM does to the run: a study records its requests in
+    flight first; a sweep's cells stop at once (docs/sweeps.md: asked again on resume)."""
+    if manifest.get("kind") == SWEEP:
+        return ("stopping the sweep (its cells stop at once: their requests in flight are "
+                "asked again, and paid again, when you resume)")  # fmt: skip
+    return "stopping the study (its requests in flight are recorded first)"
 
 
 def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterator[StudyResult]:

@@ -108,3 +108,14 @@ def test_a_wide_table_scrolls_visibly_in_the_report(tmp_path):
     # one home for the CSS of a wide table's box: its scrollbar drawn, its hidden side shaded
     assert SCROLL_CSS.strip() in page
     assert "div.evalbench-scroll::-webkit-scrollbar" in page
+
+
+def test_the_first_signal_says_what_it_does_to_a_study_and_to_a_sweep():
+    # Before: a sweep's Ctrl-C also promised "its requests in flight are recorded first",
+    # but a sweep's cells stop at once and their requests in flight are asked again.
+    from evalbench.publish import _stopping
+
+    assert _stopping({"kind": "gaia"}) == (
+        "stopping the study (its requests in flight are recorded first)"
+    )
+    assert "asked again, and paid again, when you resume" in _stopping({"kind": "sweep"})

@@ -4,12 +4,13 @@ system's resource hints for a cluster, addresses without credentials (no Ray imp
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evalbench.settings import ENV_EXECUTOR, ENV_RAY_ADDRESS, get_settings
 
@@ -51,12 +52,29 @@ class RayHints(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    num_cpus: float = Field(default=1.0, ge=0)
-    """Logical CPUs per task (Ray schedules by them; fractions allowed)."""
+    num_cpus: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    """Logical CPUs per task (Ray schedules by them; fractions down to 0.0001 allowed)."""
     memory_mb: int | None = Field(default=None, ge=1)
     """Memory reserved per task, in MiB (``None``: none reserved)."""
     resources: dict[str, float] = Field(default_factory=dict)
     """Custom resources per task, e.g. ``{browser: 1}`` (nodes declare what they have)."""
+
+    @field_validator("num_cpus")
+    @classmethod
+    def _cpus_in_ray_units(cls, value: float) -> float:
+        why = _amount_problem(value)
+        if why:
+            raise ValueError(f"num_cpus: {why}")
+        return value
+
+    @field_validator("resources")
+    @classmethod
+    def _resources_in_ray_units(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, amount in value.items():
+            why = _amount_problem(amount)
+            if why:
+                raise ValueError(f"resources.{name}: {why}")
+        return value
 
     def options(self) -> dict[str, Any]:
         """The Ray options of a task with these needs."""
@@ -66,6 +84,22 @@ class RayHints(BaseModel):
         if self.resources:
             options["resources"] = dict(self.resources)
         return options
+
+
+RAY_UNITS = 10_000
+"""Ray counts a resource in 1/10,000 units (``RESOURCE_UNIT_SCALING``); a non-zero amount
+under one unit is refused when the task is sent (``ray_option_utils``)."""
+
+
+def _amount_problem(amount: float) -> str:
+    """Why Ray would refuse ``amount`` of a resource per task (``""``: it would not)."""
+    if not math.isfinite(amount):
+        return f"{amount} is not a finite amount"
+    if amount < 0:
+        return f"{amount} is negative"
+    if amount and int(amount * RAY_UNITS) == 0:
+        return f"{amount} is finer than Ray's unit, {1 / RAY_UNITS}"
+    return ""
 
 
 def choice() -> Choice:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 
 import pytest
 import yaml
@@ -270,3 +271,23 @@ def test_a_very_long_refused_address_is_shown_cut_to_a_line():
         f"--ray-address '{'a' * 60}…' (1,000,002 characters): expected host:port, auto, or "
         "ray://host:port"
     )
+
+
+@pytest.mark.parametrize(
+    ("hints", "why"),
+    [
+        ({"num_cpus": 0.00005}, "num_cpus: 5e-05 is finer than Ray's unit, 0.0001"),
+        ({"num_cpus": float("inf")}, "num_cpus"),
+        ({"resources": {"browser": 0.00001}}, "resources.browser: 1e-05 is finer than Ray's unit"),
+        ({"resources": {"browser": -1}}, "resources.browser: -1.0 is negative"),
+        ({"resources": {"browser": float("nan")}}, "resources.browser"),
+    ],
+)
+def test_hints_ray_would_refuse_are_refused_with_the_params(hints, why):
+    # Before: num_cpus 0.000001 passed the params check, then failed inside Ray once the run
+    # had started ("The precision of the fractional quantity of resource num_cpus cannot go
+    # beyond 0.0001", Ray's _validate_resource_quantity: a non-zero amount under 1/10,000).
+    with pytest.raises(ValidationError, match=re.escape(why)):
+        RayHints.model_validate(hints)
+    assert RayHints(num_cpus=0.0001, resources={"browser": 0.00015}).num_cpus == 0.0001
+    assert RayHints(num_cpus=0).options() == {"num_cpus": 0.0}
