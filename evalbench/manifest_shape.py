@@ -49,7 +49,8 @@ def manifest_shape_error(manifest: dict[str, Any]) -> str:
     """What makes a parsed manifest unusable (``""``: nothing): a field evalbench reads that
     holds another type than evalbench writes there (``environment`` a string, ``overrides``
     not a list of strings, ``alerts.fired`` not a list of objects ...), or a number that is
-    not finite or past 1e300, anywhere in it. Its ``published`` copy is checked alike."""
+    not finite or past 1e300 anywhere in what the run measured or wrote (not in the params
+    the user gave: :data:`_GIVEN`). Its ``published`` copy is checked alike."""
     for name, kind in _FIELDS.items():
         value = manifest.get(name)
         if not _is(value, kind):
@@ -66,13 +67,19 @@ def manifest_shape_error(manifest: dict[str, Any]) -> str:
         return "field 'alerts.fired' holds an item that is not an object"
     published = manifest.get("published")
     inner = manifest_shape_error(published) if published else ""
-    return _bad_number(manifest) or (f"field 'published': {inner}" if inner else "")
+    measured = {k: v for k, v in manifest.items() if k not in _GIVEN}
+    return _bad_number(measured) or (f"field 'published': {inner}" if inner else "")
 
 
 def _kind_of(value: Any) -> str:
     """``value``'s JSON type, in words."""
     return next((k for k in (_BOOL, _TEXT, _OBJECT, _LIST, _INTEGER, _NUMBER)
                  if isinstance(value, _CLASSES[k])), type(value).__name__)  # fmt: skip
+
+
+_GIVEN = ("params", "seeds", "overrides")
+"""What the user gave, as given: a seed of 305 digits is a valid seed (numpy takes any
+non-negative integer), never formatted as a measurement; the number check leaves it alone."""
 
 
 def _bad_number(value: Any) -> str:

@@ -57,6 +57,11 @@ def _date_text(value: Any) -> Any:
     return value.isoformat() if isinstance(value, dt.date) else value
 
 
+MAX_SEED = 2**32 - 1
+"""The largest seed: pandas' and numpy's legacy samplers (``DataFrame.sample``) take seeds
+from 0 to 2**32 - 1; a seed outside it failed a report's examples after the whole run."""
+
+
 class StudyParams(BaseModel):
     """Fields every study has. Each study kind subclasses this with ``study: Literal[...]``."""
 
@@ -68,7 +73,7 @@ class StudyParams(BaseModel):
     """Shown on the report and the index."""
     description: str = ""
     """One paragraph shown under the title."""
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=MAX_SEED)
     """Seeds every random choice of the study (sampling, bootstrap, simulation)."""
     cache: CacheMode = "use"
     """Response cache mode: use, refresh, off, or replay (cache only, no API key needed)."""
@@ -90,7 +95,7 @@ class StudyParams(BaseModel):
     (see :mod:`evalbench.tiers`)."""
     sample: int | None = Field(default=None, ge=1, exclude_if=lambda v: v is None)
     """Instead of ``tier``: keep about this many items (rounded up per stratum)."""
-    sample_seed: int = Field(default=0, exclude_if=lambda v: v == 0)
+    sample_seed: int = Field(default=0, ge=0, le=MAX_SEED, exclude_if=lambda v: v == 0)
     """Seed of the subsample (not ``seed``: runs with different seeds study the same items)."""
     allow_degraded: bool = Field(default=False, exclude_if=lambda v: v is False)
     """Publish a run above ``max_error_rate`` as ``degraded`` (report linked, marked) instead

@@ -296,3 +296,17 @@ def test_a_webhook_url_in_an_override_is_refused_wherever_params_are_loaded(tmp_
     with pytest.raises(ParamsError) as caught:
         load_params(demo, ["alerts.notify=[{webhook: http://127.0.0.1:9/services/SEKRET}]"])
     assert "SEKRET" not in str(caught.value) and "webhook_env" in str(caught.value)
+
+
+@pytest.mark.parametrize("override", ["seed=-1", f"seed={2**32}", "sample_seed=-5"])
+def test_a_seed_the_samplers_cannot_take_is_refused_before_the_run(override):
+    # Before: -p seed=-1 (or a seed past 2**32 - 1) ran the whole study, then failed its
+    # report at the failure examples ("ValueError: Seed must be between 0 and 2**32 - 1",
+    # pandas' DataFrame.sample) in GAIA and BFCL.
+    from evalbench.params import ParamsError
+    from evalbench.studies import load_params
+
+    demo = Path(__file__).resolve().parents[1] / "params" / "gaia_demo.yaml"
+    with pytest.raises(ParamsError, match="seed"):
+        load_params(demo, [override])
+    assert load_params(demo, [f"seed={2**32 - 1}"]).seed == 2**32 - 1

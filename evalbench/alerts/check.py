@@ -70,7 +70,7 @@ def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any
     payloads = _check(record, spec, run_dir, baseline, title)
     rules = [str(p["evalbench"]["rule"]) for p in payloads]
     record["deliveries"] = [
-        Delivery(target.label(), rule, False, 0, PENDING, True, 0, number)._asdict()
+        Delivery(target.label(), rule, False, 0, PENDING, True, 0, number, target.key())._asdict()
         for number, target in enumerate(spec.notify)
         for rule in rules
     ]
@@ -152,16 +152,18 @@ def deliver_pending(
 
 
 def _target_index(entry: dict[str, Any], notify: list[NotifyTarget]) -> int | None:
-    """The position in ``notify`` of a delivery's target: the one it records, if the target
-    there still has its label; for a record made before positions were kept, the only target
-    with its label. ``None``: no longer a target."""
-    label, number = entry.get("target"), entry.get("target_index")
-    if "target_index" not in entry:
-        same = [i for i, target in enumerate(notify) if target.label() == label]
-        return same[0] if len(same) == 1 else None
+    """The position in ``notify`` of a delivery's target: the target with its key
+    (:meth:`NotifyTarget.key`; of two equal ones, the position it was tried at); for a record
+    made before keys were kept, the target at its position if it still has its label, or
+    else the only target with its label. ``None``: no longer a target."""
+    label, number, key = entry.get("target"), entry.get("target_index"), entry.get("target_key")
+    if key is not None:
+        same = [i for i, target in enumerate(notify) if target.key() == key]
+        return number if number in same else (same[0] if same else None)
     if isinstance(number, int) and 0 <= number < len(notify) and notify[number].label() == label:
         return number
-    return None
+    same = [i for i, target in enumerate(notify) if target.label() == label]
+    return same[0] if len(same) == 1 and "target_index" not in entry else None
 
 
 def _try(
@@ -180,7 +182,9 @@ def _try(
         return {**entry, "retry": False, "error": f"{entry.get('error')}; not retried: {why}"}
     if number in failed:
         return {**entry, "ok": False, "attempts": 0, "retry": True, "error": SKIPPED}
-    done = deliver_one(spec.notify[number], payload, outputs)._replace(target_index=number)
+    target = spec.notify[number]
+    done = deliver_one(target, payload, outputs)._replace(target_index=number,
+                                                          target_key=target.key())  # fmt: skip
     rounds = int(entry.get("rounds") or 0) + 1
     if done.ok:
         return done._replace(rounds=rounds)._asdict()

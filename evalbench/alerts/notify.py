@@ -62,8 +62,10 @@ class Delivery(NamedTuple):
     rounds: int = 1
     """How many checks (the run's own, then retries) have tried it."""
     target_index: int | None = None
-    """The target's position in ``notify:``: its identity (two webhooks on one host share a
-    label)."""
+    """The target's position in ``notify:`` when it was tried."""
+    target_key: str | None = None
+    """The target's identity (:meth:`NotifyTarget.key`: two webhooks on one host share a
+    label, and ``notify:`` may be reordered before a retry)."""
 
 
 # ------------------------------------------------------------------------------ payloads

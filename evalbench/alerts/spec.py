@@ -24,6 +24,7 @@ as a ``-p`` override (:func:`override_problem`: overrides are kept with the run)
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import urllib.parse
@@ -218,13 +219,29 @@ class NotifyTarget(BaseModel):
     def label(self) -> str:
         """What the target is, without a secret: a literal webhook shows its scheme, host and
         port only (not its path, query or fragment). Not its identity: every Slack webhook
-        has the label ``webhook https://hooks.slack.com/…`` (its position in ``notify:`` is)."""
+        has the label ``webhook https://hooks.slack.com/…`` (:meth:`key` is). A host that
+        is not a plain name or address (``hooks.slack.com;SECRET``) is not shown either."""
         if self.webhook is not None:
             parts = urllib.parse.urlsplit(self.webhook)
-            return f"webhook {parts.scheme}://{parts.netloc.rpartition('@')[2]}/…"
+            host = parts.netloc.rpartition("@")[2]
+            shown = host if _PLAIN_HOST.fullmatch(host) else "(host not shown)"
+            return f"webhook {parts.scheme}://{shown}/…"
         if self.webhook_env is not None:
             return f"webhook_env {self.webhook_env}"
         return f"file {self.file}"
+
+    def key(self) -> str:
+        """The target's identity in a run's record of its deliveries, without a secret: 16
+        hex digits of the sha256 of what it is (a webhook's whole URL, a variable's name, a
+        file's path). A pending delivery finds its target by it wherever ``notify:`` has
+        moved it; two webhooks on one host (one label) have two keys."""
+        what = [("webhook", self.webhook), ("webhook_env", self.webhook_env), ("file", self.file)]
+        kind, value = next((k, v) for k, v in what if v is not None)
+        return hashlib.sha256(f"{kind}\0{value}".encode()).hexdigest()[:16]
+
+
+_PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+"""A host (name, IPv4 or [IPv6] address) and port, nothing else: what a label may show."""
 
 
 class AlertsSpec(BaseModel):
@@ -307,11 +324,22 @@ def override_problem(key: str, value: Any) -> str | None:
     ``alerts:`` block would be kept, as every override is, in the run's manifest, its notebook
     and every page that lists its overrides."""
     parts = key.strip().split(".")
-    if parts[0] != "alerts" or not (parts[-1] == "webhook" or _holds_webhook(value)):
+    url = parts[1:] != ["report_url"] and _holds_url(value)  # webhook_env=https://…, a typo
+    if parts[0] != "alerts" or not (parts[-1] == "webhook" or _holds_webhook(value) or url):
         return None
     return (f"override {key.strip()[:80]}=…: a webhook URL is a secret and overrides are kept "
             "in the run's manifest and reports; put the URL in an environment variable and "
             "name it with webhook_env (-p alerts.notify.N.webhook_env=VARIABLE)")  # fmt: skip
+
+
+def _holds_url(value: Any) -> bool:
+    """Whether ``value`` has a string with ``://`` at any depth (a URL where the ``alerts:``
+    block takes none: the message that refuses the value would quote it)."""
+    if isinstance(value, str):
+        return "://" in value
+    if isinstance(value, dict):
+        return any(_holds_url(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_url(v) for v in value)
 
 
 def _holds_webhook(value: Any) -> bool:

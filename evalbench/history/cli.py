@@ -189,15 +189,19 @@ def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
 
 
 def _gate(args: argparse.Namespace, found: Comparison, runs: list[RunOutcomes]) -> int:
-    """The gate's exit code, with its lines: 2 when it cannot decide (one line on stderr)."""
+    """The gate's exit code, with its lines: 2 when it cannot decide (one line on stderr);
+    1 on a regression of what it could compare in finished runs, even where it could not
+    decide on something else (a system that measured nothing: said on stderr as well)."""
     blockers = gate_blockers(found, runs)
-    if blockers:
-        more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
+    more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
+    bad = regressions(found.tests, min_drop=args.min_drop, alpha=args.alpha)
+    if blockers and (not len(bad) or any(unfinished(r) for r in runs)):
         print(f"evalbench: {blockers[0]}{more}", file=sys.stderr)
         return 2
-    bad = regressions(found.tests, min_drop=args.min_drop, alpha=args.alpha)
     for row in bad.itertuples():
         print(regression_line(row))
+    if blockers:
+        print(f"evalbench: also: {blockers[0]}{more}", file=sys.stderr)
     if not len(bad):
         print(f"no regression (Holm-adjusted p < {args.alpha:g}, drop > {args.min_drop:g})")
     sys.stdout.flush()

@@ -230,18 +230,23 @@ def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:
     return run_dir
 
 
-TAG_OVERRIDE = "tag="
-"""The override ``evalbench watch`` adds to name a scheduled run (not a change of setup)."""
+NOT_CONFIGURATION = ("tag", "title", "description")
+"""Params that name or describe a run without changing what it studies."""
 
 
 def configuration(overrides: Sequence[str]) -> tuple[str, ...]:
-    """What a run's ``-p`` overrides change in what it studies: all of them but ``tag=`` (a
-    scheduled run's name), so the runs ``evalbench watch`` makes share one configuration."""
-    return tuple(str(o) for o in overrides if not str(o).startswith(TAG_OVERRIDE))
+    """What a run's ``-p`` overrides change in what it studies: all of them but those of
+    :data:`NOT_CONFIGURATION` (``tag=``: a scheduled run's name, so the runs ``evalbench
+    watch`` makes share one configuration) and of its ``alerts:`` (what is checked after it,
+    not what it studies)."""
+    return tuple(str(o) for o in overrides if not _naming(str(o)))
 
 
-NOT_CONFIGURATION = ("tag", "title", "description")
-"""Params that name or describe a run without changing what it studies."""
+def _naming(override: str) -> bool:
+    first = override.partition("=")[0].strip().split(".")[0]
+    return first in NOT_CONFIGURATION or first == "alerts"
+
+
 SERVED_FROM = ("engine", "engine_version", "model_sha256", "chat_format", "n_ctx", "extra_args")
 """What changes a local model's answers beyond its params, as :func:`evalbench.params.
 params_hash` counts it (:func:`evalbench.models.local.fingerprint`)."""

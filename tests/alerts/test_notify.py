@@ -17,7 +17,7 @@ from alerts.helpers import (
     write_run,
 )
 
-from evalbench.alerts import AlertsSpec
+from evalbench.alerts import AlertsSpec, NotifyTarget
 from evalbench.alerts.check import alert_exit, check_run, status_note
 from evalbench.history import pin_baseline
 from evalbench.runs import read_manifest
@@ -114,7 +114,8 @@ def test_a_failing_receiver_is_retried_with_backoff(runs, hook):
     assert record["deliveries"] == [{"target": "webhook_env TEST_WEBHOOK_URL",
                                      "rule": "accuracy drop_more_than 0.05", "ok": True,
                                      "attempts": 3, "error": None, "retry": False,
-                                     "rounds": 1, "target_index": 0}]  # fmt: skip
+                                     "rounds": 1, "target_index": 0,
+                                     "target_key": NotifyTarget(**target).key()}]  # fmt: skip
 
 
 def test_a_receiver_that_is_down_is_retried_then_reported(runs, monkeypatch):

@@ -68,11 +68,51 @@ def test_a_failing_webhook_does_not_hold_back_another_on_its_host(now, hook):
     assert hook.paths == ["/services/chanB"] * 2 + ["/services/chanA"] * 2
 
 
+def test_a_pending_delivery_finds_its_own_target_after_notify_is_reordered(now, hook):
+    # Before: a pending delivery named its target by position (checked by its label only,
+    # which two webhooks on one host share): chanB's failed notification went to chanA once
+    # the two were swapped, and chanB never got it.
+    host = hook.url.removesuffix("/hooks/SECRET-TOKEN")
+    a, b = f"{host}/services/chanA", f"{host}/services/chanB"
+    hook.gone.add("/services/chanB")
+    record = check_run(now, _spec(a, b))
+    assert [d["ok"] for d in record["deliveries"]] == [True, False]
+    assert all(d["target_key"] and "chan" not in d["target_key"] for d in record["deliveries"])
+    hook.gone.clear()
+    (done,) = redeliver(now.parent, _spec(b, a))  # reordered
+    assert (done.tried, done.failed) == (1, 0)
+    assert hook.paths == ["/services/chanA", "/services/chanB"]
+
+
+def test_a_moved_target_is_still_a_target_and_a_removed_one_is_not(now, hook, tmp_path):
+    hook.gone.add("/hooks/SECRET-TOKEN")
+    check_run(now, _spec(hook.url))
+    hook.gone.clear()
+    moved = AlertsSpec.model_validate({"rules": [DROP], "notify": [
+        {"file": "first.jsonl"}, {"webhook": hook.url, "attempts": 1}]})  # fmt: skip
+    (done,) = redeliver(now.parent, moved)
+    assert (done.tried, done.failed) == (1, 0) and hook.paths == ["/hooks/SECRET-TOKEN"]
+    hook.gone.add("/hooks/SECRET-TOKEN")
+    check_run(now, _spec(hook.url))  # fails again; then the target leaves notify:
+    (gone,) = redeliver(now.parent, _spec(f"{hook.url}-other"))
+    (failure,) = gone.failures
+    assert failure["error"].endswith("not retried: no longer a notify target")
+    assert failure["retry"] is False and hook.paths == ["/hooks/SECRET-TOKEN"]
+
+
 @pytest.mark.parametrize("tail", ["?token=SEKRETQ2", "#SEKRET6", "/x?token=SEKRET7",
                                   "?token=SEKRET8/with/a/slash"])  # fmt: skip
 def test_a_webhook_label_shows_scheme_host_and_port_only(tail):
     target = NotifyTarget(webhook=f"http://127.0.0.1:18009{tail}")
     assert target.label() == "webhook http://127.0.0.1:18009/…"
+
+
+@pytest.mark.parametrize("host", ["hooks.slack.com;SEKRET", "hooks.slack.com%2FSEKRET",
+                                  "hooks.slack.com\\SEKRET"])  # fmt: skip
+def test_a_host_that_is_not_a_plain_name_is_not_shown(host):
+    # Before: "webhook https://hooks.slack.com;SEKRET/…" (only ?, # and / ended the host)
+    assert NotifyTarget(webhook=f"https://{host}/x").label() == "webhook https://(host not shown)/…"
+    assert NotifyTarget(webhook="https://[::1]:8080/x").label() == "webhook https://[::1]:8080/…"
 
 
 def test_a_query_after_the_host_is_never_shown_by_a_failed_delivery(now, capsys):
@@ -104,6 +144,10 @@ def _params(tmp_path):
     "alerts.notify=[{webhook: 'http://127.0.0.1:18001/SEKRETOVR'}]",
     "alerts={rules: [{drop_more_than: 0.1}], notify: [{webhook: http://h/SEKRETOVR}]}",
     'alerts.notify.0={"web\\x68ook": "http://127.0.0.1:18001/SEKRETOVR"}',  # YAML escapes
+    # a URL where none is taken: the refusal of the value used to quote it
+    "alerts.notify.0.webhook_env=https://hooks.slack.com/services/T0/B0/SEKRETOVR",
+    "alerts.notify.0.webhook.x=https://hooks.slack.com/services/T0/B0/SEKRETOVR",
+    "alerts.notify.0={webhook: https://hooks.slack.com/services/T0/B0/SEKRETOVR",  # not YAML
 ])  # fmt: skip
 @pytest.mark.parametrize("command", ["run", "watch"])
 def test_a_literal_webhook_given_with_p_is_refused_in_one_line(

@@ -67,3 +67,16 @@ def test_two_params_files_of_one_name_in_two_folders_are_two_configurations(gaia
     gaia_run("h", "r3", RIGHT, started_at=_day(3), params=AS_WRITTEN)
     assert check_baseline(b)[0] is None
     assert check_baseline(outputs / "h" / "r3") == (a, "previous ok run of this configuration")
+
+
+def test_overrides_that_name_describe_or_alert_are_no_configuration():
+    # Before: -p title=…, -p description=… and -p alerts.… each started a configuration of
+    # their own (no baseline for the alert's drop rules, a trend line each), though the docs
+    # set them aside as the params identity does.
+    from evalbench.history.runs import configuration
+
+    kept = ["systems.0.sim.accuracy=0.3"]
+    for extra in (["tag=a"], ["title=Renamed"], ["description=x"],
+                  ["alerts.notify.0.file=other.jsonl"], ["alerts={rules: []}"]):  # fmt: skip
+        assert configuration(kept + extra) == tuple(kept), extra
+    assert configuration(["titles=x", "seed=2"]) == ("titles=x", "seed=2")

@@ -91,3 +91,21 @@ def test_a_run_whose_only_system_measured_nothing_compares_nothing(gaia_run):
     cand = gaia_run("g", "cand", {"w": FAILED})
     with pytest.raises(OutcomeError, match="nothing compared: w: nothing measured in g/cand"):
         compare_runs([read_outcomes(base), read_outcomes(cand)])
+
+
+def test_a_regression_of_one_system_is_not_hidden_by_another_that_measured_nothing(
+    gaia_run, capsys
+):
+    # Before: the gate exited 2 ("w: nothing measured … cannot decide") and printed no
+    # REGRESSION line, though s dropped from 40 of 40 to 0 of 40 (Holm p ~ 1e-12).
+    many = [f"t{i}" for i in range(40)]
+    base = gaia_run("g", "base", {"s": dict.fromkeys(many, True), "w": dict.fromkeys(many, True)})
+    cand = gaia_run(
+        "g", "cand", {"s": dict.fromkeys(many, False), "w": dict.fromkeys(many, "error")}
+    )
+    code = main(["compare", "--baseline", str(base), "--fail-on-regression", "--no-report",
+                 str(cand)])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert re.search(r"^REGRESSION .*\bs\b.*accuracy", out, re.M), out
+    assert err.startswith("evalbench: also: g/cand vs g/base, w: nothing measured"), err
