@@ -685,3 +685,24 @@ def test_run_sync_reuses_its_loop_thread_and_never_shares_a_busy_one():
     outer, inner = run_sync(nested())
     assert first is again is outer and first is not threading.current_thread()  # reused
     assert inner is not outer  # the busy one was not shared (that would deadlock)
+
+
+@pytest.mark.parametrize(
+    ("reported", "counted"),
+    [
+        ({"prompt_tokens": -5, "completion_tokens": 10**12}, (None, None)),
+        ({"prompt_tokens": 2.5, "completion_tokens": "7"}, (None, None)),
+        ({"prompt_tokens": True, "completion_tokens": float("nan")}, (None, None)),
+        ({"prompt_tokens": 12, "completion_tokens": 3.0}, (12, 3)),
+        ({}, (None, None)),
+    ],
+)
+def test_usage_that_is_no_token_count_is_unreported(reported, counted):
+    # Before: a server's -5 prompt and 10^12 completion tokens were recorded as such and
+    # priced: cost_usd 1999999.999995 in an ok run.
+    from evalbench.models.providers import parse_completion
+
+    body = {"choices": [{"message": {"role": "assistant", "content": "x"},
+                         "finish_reason": "stop"}], "usage": reported}  # fmt: skip
+    _, usage = parse_completion(body)
+    assert (usage.prompt_tokens, usage.completion_tokens) == counted

@@ -220,7 +220,8 @@ def _prediction(spec: ModelSpec, key: str, answer: ResponseRecord) -> dict[str, 
         "prompt_tokens": answer.prompt_tokens,
         "completion_tokens": answer.completion_tokens,
         "cost_usd": cost,
-        "latency_s": answer.latency_s,
+        # a failed call has no answer latency (its 0.0 was averaged into the usage table)
+        "latency_s": None if answer.error else answer.latency_s,
     }
 
 

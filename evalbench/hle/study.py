@@ -172,7 +172,7 @@ def _answer_row(system: HleSystem, item: HleItem, answer: ResponseRecord) -> Ans
         "prompt_tokens": answer.prompt_tokens,
         "completion_tokens": answer.completion_tokens,
         "cost_usd": answer_cost(system, answer),
-        "latency_s": answer.latency_s,
+        "latency_s": None if answer.error else answer.latency_s,  # no answer: no latency
     }
 
 

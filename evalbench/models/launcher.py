@@ -112,7 +112,7 @@ def wait_ready(
             launched.stop()
             raise ServerFailed(f"{what}: interrupted while it started")
         if not launched.running():
-            raise ServerFailed(f"{what} {_ended(launched.process.returncode)} before it "
+            raise ServerFailed(f"{what} {ended_text(launched.process.returncode)} before it "
                                f"answered: {launched.tail()}")  # fmt: skip
         if ready() and launched.running():
             launched.startup_s = time.monotonic() - started
@@ -125,7 +125,7 @@ def wait_ready(
         time.sleep(POLL_S)
 
 
-def _ended(code: int) -> str:
+def ended_text(code: int) -> str:
     """How a process ended, from its exit status (negative: the signal that ended it)."""
     if code >= 0:
         return f"exited with status {code}"

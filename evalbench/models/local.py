@@ -409,6 +409,20 @@ def endpoint(spec: ModelSpec) -> str:
         return server.base_url
 
 
+def server_gone(base_url: str) -> str:
+    """Why the server this process started at ``base_url`` answers no more (``""``: it still
+    runs, or it is not this process's to watch): how it ended and its last output lines.
+    Asked when a request to it could not connect, so a server that died mid-run (killed,
+    out of memory) fails the requests left at once and says why, not after every retry."""
+    for server in list(_SERVERS.values()):
+        if server.base_url == base_url and not server.launched.running():
+            ended = launcher.ended_text(server.launched.process.returncode)
+            return (f"the local server at {base_url} {ended} during the run; rerun to start "
+                    f"a new one (answers recorded are kept); its last output: "
+                    f"{server.launched.tail()}")  # fmt: skip
+    return ""
+
+
 def _start(spec: ModelSpec, path: Path, key: str) -> Server:
     local = _local(spec)
     what = f"system {spec.name!r}: the local {local.engine} server"

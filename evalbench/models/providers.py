@@ -83,7 +83,7 @@ def is_transient(error: str | None) -> bool:
 _REFUSAL = re.compile(  # what a refusal of the request names; a generic 500 names none
     r"validation error|input should|field required|extra inputs|pydantic|nonetype|"
     r"can only concatenate|not subscriptable|not iterable|has no attribute|object is not|"
-    r"not supported|unsupported|not implemented|invalid|must be|expected|"
+    r"not supported|unsupported|not implemented|invalid|must be|expected|could not broadcast|"
     r"\b(Type|Value|Key|Attribute|Index|Validation|NotImplemented|Template\w*|Undefined|"
     r"JSONDecode)Error\b",
     re.IGNORECASE,
@@ -254,7 +254,22 @@ def parse_completion(body: Any) -> tuple[SimReply, Usage]:
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         snippet = json.dumps(body, default=str)[:200]
         raise ProviderError(f"malformed_response: {snippet}", retryable=True) from exc
-    return reply, Usage(prompt_tokens=prompt, completion_tokens=completion)
+    return reply, Usage(prompt_tokens=_count(prompt), completion_tokens=_count(completion))
+
+
+MAX_TOKENS_REPORTED = 10**9
+"""More tokens than any response has (contexts are ~10^7): a count past it is no count."""
+
+
+def _count(value: Any) -> int | None:
+    """A token count the server reported, or ``None`` (unreported) when it is not one: not a
+    whole number, negative, or past :data:`MAX_TOKENS_REPORTED` (a server's bug, which would
+    otherwise become the run's cost: -5 prompt and 10^12 completion tokens, $2,000,000)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not 0 <= value <= MAX_TOKENS_REPORTED or value != int(value):  # NaN, inf, -5, 2.5
+        return None
+    return int(value)
 
 
 def parse_more_choices(body: Any) -> tuple[SimReply, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from evalbench.models import local
@@ -40,7 +41,9 @@ class OpenAIProvider:
         """A connection pool bound to the running event loop (no retries of its own); for a
         local model, to the server evalbench starts on first use (no key, no proxy)."""
         if self.spec.local is not None:
-            return Transport(self.spec, None, local.endpoint(self.spec), direct=True)
+            base_url = local.endpoint(self.spec)
+            return Transport(self.spec, None, base_url, direct=True,
+                             gone=lambda: local.server_gone(base_url))  # fmt: skip
         return Transport(self.spec, api_key(self.spec), endpoint_url(self.spec))
 
     async def complete(
@@ -67,12 +70,21 @@ class Transport:
     """
 
     def __init__(
-        self, spec: ModelSpec, key: str | None, base_url: str | None, *, direct: bool = False
+        self,
+        spec: ModelSpec,
+        key: str | None,
+        base_url: str | None,
+        *,
+        direct: bool = False,
+        gone: Callable[[], str] | None = None,
     ):
         import aiohttp  # here: a quarter of a second to import, and only real endpoints need it
 
         self._aiohttp = aiohttp
         self.spec = spec
+        self.gone = gone
+        """Why the endpoint is gone for good (a local server that died), asked on a refused
+        connection: then the error is not retried."""
         base = base_url or endpoint_url(spec)
         self.url = base.rstrip("/") + "/chat/completions"
         self.headers = _headers(key)
@@ -112,6 +124,9 @@ class Transport:
                 f"timeout: no response within {self.spec.timeout_s}s", retryable=True
             ) from None
         except aiohttp.ClientError as exc:
+            why = self.gone() if self.gone is not None else ""
+            if why:
+                raise ProviderError(f"connection_error: {why}", retryable=False) from None
             detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
             raise ProviderError(f"connection_error: {detail}", retryable=True) from None
         if 300 <= response.status < 400:  # never followed: see _redirect

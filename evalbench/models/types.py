@@ -172,7 +172,12 @@ class LocalSpec(BaseModel):
     @field_validator("extra_args")
     @classmethod
     def _check_extra_args(cls, value: list[str]) -> list[str]:
-        taken = sorted({arg.split("=", 1)[0] for arg in value} & _SERVER_OWNED_ARGS)
+        names = {arg.split("=", 1)[0] for arg in value}
+        # an unambiguous prefix is the option itself to argparse (llama-cpp-python's and
+        # vLLM's parsers): --por 1234 sets the port, --hos 0.0.0.0 the host
+        taken = sorted(name for name in names if name in _SERVER_OWNED_ARGS or (
+            len(name) > 2 and name.startswith("--")
+            and any(owned.startswith(name) for owned in _SERVER_OWNED_ARGS)))  # fmt: skip
         if taken:
             raise ValueError(
                 f"extra_args may not set {taken}: evalbench chooses the model, address, port "

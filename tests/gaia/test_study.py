@@ -70,6 +70,10 @@ def test_a_prediction_costs_its_tokens_at_the_systems_prices_unless_cached():
     assert study._prediction(spec, "t1#2", cached)["cost_usd"] is None
     failed = ResponseRecord(system="m", key="t1#0", error="http_500: boom")
     assert study._prediction(spec, "t1#0", failed)["cost_usd"] is None
+    # and no latency: before, its 0.0 was averaged into the usage table's latency per answer
+    # (one 1.0 s answer and one failed call read 0.5 s)
+    assert study._prediction(spec, "t1#0", failed)["latency_s"] is None
+    assert study._prediction(spec, "t1#2", answer)["latency_s"] == 0.5
 
 
 # ----------------------------------------------------------------------------- simulator

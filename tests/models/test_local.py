@@ -110,6 +110,11 @@ def test_a_missing_model_file_is_one_line_naming_the_path(tmp_path):
          "model file /dev/zero is neither a regular file nor a folder"),  # hashing never ends
         ({"local": {"extra_args": ["--seed", "1", "--port=8000", "--api_key", "k"]}},
          "extra_args may not set ['--api_key', '--port']: evalbench chooses"),
+        # an abbreviation is the option itself to argparse (before: accepted, and the server
+        # listened where evalbench never looked, or on every interface with --hos 0.0.0.0)
+        ({"local": {"extra_args": ["--por", "40123", "--hos=0.0.0.0", "--api_k", "s",
+                                   "--config", "/tmp/x.json", "--n_gpu_layers", "0"]}},
+         "extra_args may not set ['--api_k', '--config', '--hos', '--por']: evalbench chooses"),
     ],
 )  # fmt: skip
 def test_params_mistakes_are_one_line(tmp_path, system, message):

@@ -142,3 +142,37 @@ def test_a_server_that_fails_is_one_line_with_its_last_output(fake_engine, monke
         "answered: llama_model_load: error loading model"
     )
     assert local._SERVERS == {}
+
+
+def test_a_server_that_died_mid_run_fails_the_requests_left_at_once(fake_engine):
+    # Before: each request left retried the dead port 7 times (~50 s per item), then failed
+    # with "ClientConnectorError: Cannot connect to host 127.0.0.1:<port>", never saying the
+    # server had died.
+    import asyncio
+    import signal
+
+    from evalbench.models.providers import ProviderError
+    from evalbench.models.transport import OpenAIProvider
+
+    spec = spec_for(fake_engine)
+    base_url = local.endpoint(spec)
+    (server,) = local.running()
+
+    async def ask() -> ProviderError:
+        http = OpenAIProvider(spec).open()  # a run's transport, bound to the server
+        os.killpg(server.launched.group, signal.SIGKILL)  # then the server dies
+        server.launched.process.wait(30)
+        assert wait_group_gone(server.launched.group, timeout_s=30)
+        try:
+            await http.post({"model": "m", "messages": []})
+        except ProviderError as exc:
+            return exc
+        finally:
+            await http.session.close()
+        raise AssertionError("a dead server answered")
+
+    failure = asyncio.run(ask())
+    assert failure.retryable is False
+    assert str(failure).startswith(f"connection_error: the local server at {base_url} was "
+                                   "killed by SIGKILL during the run; rerun to start a new one")  # fmt: skip
+    assert local.server_gone("http://127.0.0.1:1/v1") == ""  # not one of this process's

@@ -112,6 +112,16 @@ def test_the_same_validation_500_twice_is_not_retried_again(loopback):
     assert "the same refusal twice" in response.error
 
 
+def test_the_same_broadcast_500_twice_is_not_retried_again(loopback):
+    # llama-cpp-python at a small n_ctx answers a prompt that fits but leaves max_tokens no
+    # room with this numpy ValueError, every time: before, 7 attempts (~50 s) per item
+    broadcast = "could not broadcast input array from shape (62,) into shape (0,)"
+    loopback.enqueue(*[Fault("500", message=broadcast)] * 6, Reply(text="never"))
+    response = ask(client_for(loopback))
+    assert (loopback.count, response.attempts) == (2, 2)
+    assert "could not broadcast" in response.error and "the same refusal twice" in response.error
+
+
 def test_generic_or_changing_500s_are_still_retried(loopback):
     # OpenAI's own transient 500 repeats word for word: it reads as no refusal of the request
     generic = "The server had an error while processing your request. Sorry about that!"
