@@ -103,7 +103,8 @@ class _LabelTarget:
         self.store, self.reviewer, self.task = LabelStore(folder), reviewer, task
 
     def load(self, pid: str) -> Verification | None:
-        mine = [r for r in current_labels(self.store.read(self.reviewer)) if r.item == pid]
+        mine = [r for r in current_labels(self.store.read(self.reviewer))
+                if (r.task, r.item) == (self.task, pid)]  # fmt: skip
         if not mine or mine[0].scores is None or mine[0].status is None:
             return None
         r, scores = mine[0], mine[0].scores

@@ -50,7 +50,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .storage import LabelRecord, LabelStore, current_labels
+from .storage import LabelFileError, LabelRecord, LabelStore, current_labels
 from .tasks import Tasks, annotator_order, check_annotator
 from .views import LabelRejected, decode_body, item_view, parse_label, task_view
 
@@ -117,7 +117,7 @@ class Access:
         token = request.query_params.get("token") or request.headers.get("x-label-token")
         if token:
             for known, name in self.tokens.items():
-                if hmac.compare_digest(known, token):
+                if hmac.compare_digest(known.encode(), token.encode()):  # any text, no 500
                     return name
             raise PermissionError("unknown token")
         if self.token_required:
@@ -265,7 +265,9 @@ class LabelApp:
         return self.access.annotator(request)
 
     def _current(self, annotator: str) -> dict[str, LabelRecord]:
-        return {r.item: r for r in current_labels(self.store.read(annotator))}
+        """This task's current labels of ``annotator`` (another task may share the folder)."""
+        mine = [r for r in self.store.read(annotator) if r.task == self.tasks.name]
+        return {r.item: r for r in current_labels(mine)}
 
     def _progress(self, annotator: str) -> dict[str, Any]:
         order, current = annotator_order(self.tasks, annotator), self._current(annotator)
@@ -349,6 +351,18 @@ def create_app(
     async def gone(request: Request, exc: Exception) -> Response:
         return Response(status_code=400)  # the client left mid-body: no one to answer
 
+    async def unreadable(request: Request, exc: Exception) -> Response:
+        # a damaged label file (a hand edit): the annotator's page says which line, as
+        # `evalbench label status` does (not a bare 500)
+        return JSONResponse({"error": str(exc)}, status_code=500)
+
+    async def unwritable(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, OSError)  # a full disk, a file past its size limit
+        why = exc.strerror or type(exc).__name__
+        return JSONResponse({"error": f"not saved: {why} (the labels folder cannot be "
+                                      "written; labels saved before are kept)"},
+                            status_code=507)  # fmt: skip
+
     async def body_refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, BodyRefused)  # the handler is registered for it alone
         return exc.response()
@@ -369,6 +383,8 @@ def create_app(
         ],
         exception_handlers={
             PermissionError: denied,
+            LabelFileError: unreadable,
+            OSError: unwritable,
             BodyRefused: body_refused,
             ClientDisconnect: gone,
         },

@@ -41,7 +41,7 @@ def add_label_parser(sub: Any) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="address (default 127.0.0.1; others need tokens)"
     )
-    serve.add_argument("--port", type=int, default=8765, help="port (0: a free one)")
+    serve.add_argument("--port", type=_port, default=8765, help="port (0: a free one)")
     serve.add_argument("--require-token", action="store_true", help="tokens on 127.0.0.1 too")
     serve.add_argument(
         "--annotator", action="append", default=[], help="who may label (adds; repeatable)"
@@ -74,10 +74,19 @@ def _load(path: Path, extra_annotators: list[str] | None = None) -> Any:
     return tasks
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse says so in one line; bind() raised OverflowError)."""
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is no port (0 to 65535; 0: a free one)")
+    return port
+
+
 def _cmd_init(args: argparse.Namespace) -> int:
     import os
 
     from evalbench.params import dump_yaml
+    from evalbench.records import write_atomic
 
     from .tasks import LabelTask, LabelTaskError, load_items
 
@@ -97,9 +106,11 @@ def _cmd_init(args: argparse.Namespace) -> int:
         return _fail(str(exc).splitlines()[0])
     if args.output.exists():
         return _fail(f"{args.output}: exists; not overwritten")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     body = spec.model_dump(exclude_defaults=True)
-    args.output.write_text(dump_yaml({"kind": spec.kind, **body}))
+    try:
+        write_atomic(args.output, dump_yaml({"kind": spec.kind, **body}))
+    except OSError as exc:
+        return _fail(f"{args.output}: not written ({exc.strerror or exc})")
     print(f"wrote {args.output} ({len(items)} {args.kind} items from {source})")
     print(f"next: evalbench label serve {args.output}")
     return 0
@@ -133,7 +144,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
     if table.empty:
         print("  no labels yet")
     for row in table.itertuples():
-        last = row.last_label.isoformat(timespec="seconds") if row.last_label else "-"
+        # no label yet: None, or NaT in a column with times (NaT is truthy: "last NaT")
+        stamp = row.last_label
+        last = "-" if stamp is None or stamp != stamp else stamp.isoformat(timespec="seconds")
         print(f"  {row.annotator:20s} {row.done:>5d} / {row.total:<5d} edits {row.edits:<4d} "
               f"stale {row.stale:<4d} last {last}")  # fmt: skip
     return 0
@@ -148,6 +161,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         done = export_labels(_load(args.tasks), args.output)
     except (LabelTaskError, LabelFileError, ValueError) as exc:
         return _fail(str(exc))
+    except OSError as exc:  # a full disk, a folder that cannot be made: the old export stays
+        return _fail(f"{args.output}: not written ({exc.strerror or exc})")
     stale = f"; {done.stale} stale label(s) left out (item changed)" if done.stale else ""
     print(f"wrote {done.path}: {done.rows} rows from {len(done.annotators)} annotator(s){stale}")
     return 0

@@ -15,6 +15,7 @@ items that were since edited or removed (their digest differs) are left out and 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -125,11 +126,13 @@ def export_labels(
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The rows as CSV, written whole or not at all (a full disk keeps the last export)."""
     columns = list(dict.fromkeys(k for row in rows for k in row))
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows({k: _csv_safe(v) for k, v in row.items()} for row in rows)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns)
+    writer.writeheader()
+    writer.writerows({k: _csv_safe(v) for k, v in row.items()} for row in rows)
+    write_atomic(path, text.getvalue())
 
 
 def _csv_safe(value: Any) -> Any:

@@ -97,7 +97,8 @@ class LabelStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         with self._thread_lock, FileLock(str(path) + ".lock", timeout=30):
             _cut_torn_tail(path)
-            earlier = [r for r in _read_file(path)[0] if r.item == record.item]
+            earlier = [r for r in _read_file(path)[0]
+                       if (r.task, r.item) == (record.task, record.item)]  # fmt: skip
             record = record.model_copy(update={"revision": len(earlier) + 1})
             line = to_json(record.model_dump(mode="json"))
             with open(path, "a", encoding="utf-8") as fh:
@@ -190,10 +191,11 @@ def labels_frame(labels: Iterable[LabelRecord]) -> pd.DataFrame:
 
 
 def current_labels(labels: Iterable[LabelRecord]) -> list[LabelRecord]:
-    """The current label of every (annotator, item): the last line written (edits win)."""
-    last: dict[tuple[str, str], LabelRecord] = {}
+    """The current label of every (task, annotator, item): the last line written (edits
+    win). Two tasks may share a labels folder (and item ids): each keeps its own labels."""
+    last: dict[tuple[str, str, str], LabelRecord] = {}
     for r in labels:
-        key = (r.annotator, r.item)
+        key = (r.task, r.annotator, r.item)
         if key not in last or (r.revision, r.time) >= (last[key].revision, last[key].time):
             last[key] = r
     return list(last.values())

@@ -89,7 +89,7 @@ class LabelTask(BaseModel):
     @field_validator("annotators")
     @classmethod
     def _names(cls, names: list[str]) -> list[str]:
-        bad = [n for n in names if not re.match(NAME_PATTERN, n)]
+        bad = [n for n in names if not re.fullmatch(NAME_PATTERN, n)]  # '$' takes 'a\n'
         if bad:
             raise ValueError(f"annotator names must match {NAME_PATTERN} (got {bad[0]!r})")
         if len(set(names)) != len(names):
@@ -328,6 +328,6 @@ def left_side(tasks: Tasks, annotator: str, item_id: str) -> Literal["x", "y"]:
 
 def check_annotator(name: str) -> str:
     """``name`` if it is a valid annotator name (it names a file), else ``ValueError``."""
-    if not isinstance(name, str) or not re.match(NAME_PATTERN, name):
+    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name):  # not 'alice\n'
         raise ValueError(f"annotator name must match {NAME_PATTERN} (got {name!r})")
     return name

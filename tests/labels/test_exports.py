@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from labels.helpers import write_tasks
 
 from evalbench.cli import main
@@ -107,3 +108,64 @@ def test_init_from_a_run_folder_finds_the_study_file(tmp_path: Path):
     assert main(["label", "init", "verification", str(run), "-o", str(tmp_path / "v.yaml")]) == 0
     assert load_tasks(tmp_path / "v.yaml").items[0].id == "gen_1"
     assert main(["label", "init", "rubric", str(run), "-o", str(tmp_path / "r.yaml")]) == 2
+
+
+def test_two_tasks_sharing_a_labels_folder_keep_and_export_their_own_labels(tmp_path):
+    # Before: task B's label of item 0 by alice was taken for task A's too (current labels
+    # keyed by annotator and item only): A's server showed it done, A's status counted one
+    # label and A's export wrote 0 rows, without a word; revisions counted across tasks.
+    import yaml
+
+    write_tasks(tmp_path, "rubric", RUBRIC)
+    for name in ("A", "B"):
+        body = {"kind": "rubric", "title": name, "items": "items.jsonl", "labels": "shared",
+                "item_order": "fixed"}  # fmt: skip
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(body))
+    a, b = load_tasks(tmp_path / "A.yaml"), load_tasks(tmp_path / "B.yaml")
+    assert a.labels_dir == b.labels_dir and a.name != b.name
+    _label(a, "alice", 0, _scores(7, 7, 7))
+    _label(b, "alice", 0, _scores(2, 2, 2))
+    assert [r.revision for r in LabelStore(a.labels_dir).read("alice")] == [1, 1]
+    done = export_labels(a, tmp_path / "a.jsonl")
+    rows = [json.loads(x) for x in done.path.read_text().splitlines()]
+    assert done.rows == 1 and rows[0]["human_accuracy"] == 7
+    status = label_status(a).set_index("annotator")
+    assert (status.loc["alice", "done"], status.loc["alice", "edits"]) == (1, 0)
+    assert [
+        json.loads(x)["human_accuracy"]
+        for x in export_labels(b, tmp_path / "b.jsonl").path.read_text().splitlines()
+    ] == [2]
+
+
+def test_unwritable_outputs_and_a_bad_port_are_one_line(tmp_path, capsys):
+    # Before: a traceback each (FileExistsError for /dev/full/x, OverflowError for the port),
+    # and a CSV export cut by a full disk replaced the last good one with half a file
+    tasks = write_tasks(tmp_path, "rubric", RUBRIC)
+    _label(tasks, "alice", 0, _scores(7, 5, 9))
+    for argv in (["label", "export", str(tasks.path), "/dev/full/x.jsonl"],
+                 ["label", "init", "rubric", str(tmp_path / "items.jsonl"), "-o",
+                  "/dev/full/x.yaml"]):  # fmt: skip
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("evalbench label: /dev/full/x.") and err.count("\n") == 1, err
+    with pytest.raises(SystemExit) as caught:
+        main(["label", "serve", str(tasks.path), "--port", "99999"])
+    assert caught.value.code == 2 and "99999 is no port" in capsys.readouterr().err
+
+
+def test_a_csv_export_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from evalbench.labels import exports
+
+    tasks = write_tasks(tmp_path, "rubric", RUBRIC)
+    _label(tasks, "alice", 0, _scores(7, 5, 9))
+    out = export_labels(tasks, tmp_path / "golden.csv").path
+    good = out.read_text()
+
+    def full(*args, **kw):
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr(exports, "write_atomic", full)
+    _label(tasks, "bob", 1, _scores(4, 4, 4))
+    with pytest.raises(OSError):
+        export_labels(tasks, out)
+    assert out.read_text() == good

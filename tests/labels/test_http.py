@@ -213,3 +213,40 @@ def test_the_serve_command_announces_urls_answers_and_stops(tmp_path):
         proc.terminate()
         proc.wait(timeout=20)
     assert proc.returncode is not None
+
+
+def test_odd_names_and_tokens_are_refused_not_a_500(tmp_path):
+    # Before: "alice\n" passed the name check ('$' matches before a final newline) and then
+    # every save was a 500 with a traceback; a non-ASCII token was a 500 (compare_digest
+    # takes ASCII text only).
+    tasks = _tasks(tmp_path, annotators=["alice", "bob"])
+    with running(tasks) as server:
+        for query in ({"annotator": "alice\n"}, {"token": "é"}):
+            got = httpx.get(f"{server.base}/api/session", params=query)
+            assert got.status_code == 403 and "error" in got.json(), (query, got.text)
+        got = httpx.get(f"{server.base}/api/session", headers={"x-label-token": "é".encode()})
+        assert got.status_code == 403
+
+
+def test_a_damaged_label_file_or_a_full_disk_is_said_in_json(tmp_path, monkeypatch):
+    # Before: a bad line in bob's file made every page of his a bare 500; a save that could
+    # not be written (a full disk) was a bare 500 too
+    from evalbench.labels import storage
+
+    tasks = _tasks(tmp_path, annotators=["alice", "bob"])
+    with running(tasks) as server:
+        assert httpx.post(f"{server.base}/api/label", params={"annotator": "bob"},
+                          json={"position": 0, **GOOD}).status_code == 200  # fmt: skip
+        with open(tasks.labels_dir / "bob.jsonl", "a") as fh:
+            fh.write("garbage\n")
+        got = httpx.get(f"{server.base}/api/session", params={"annotator": "bob"})
+        assert got.status_code == 500 and "bob.jsonl:2" in got.json()["error"]
+
+        def full(*args, **kw):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(storage.os, "fsync", full)
+        got = httpx.post(f"{server.base}/api/label", params={"annotator": "alice"},
+                         json={"position": 0, **GOOD})  # fmt: skip
+        assert got.status_code == 507
+        assert got.json()["error"].startswith("not saved: No space left on device")
