@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -44,6 +45,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("evalbench: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:  # a path no file can have: the user's input
+            raise
+        name = str(exc.filename or "")
+        print(f"evalbench: {name[:80]}{'…' if len(name) > 80 else ''}: file name too long",
+              file=sys.stderr)  # fmt: skip
+        return 2
 
 
 OVERVIEW = """\

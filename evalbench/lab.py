@@ -101,6 +101,14 @@ def _assignments(source: str, path: Path) -> dict[str, Any]:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise NotPublishable(f"{path}: its parameters cell is not Python ({exc})") from None
     values: dict[str, Any] = {}
+    plain = {id(n.targets[0] if isinstance(n, ast.Assign) else n.target)  # type: ignore[attr-defined]
+             for n in tree.body if _target(n) in INJECTED}  # fmt: skip
+    for name in ast.walk(tree):  # `overrides += [...]`, `if x: overrides = ...`: not read
+        if (isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)
+                and name.id in INJECTED and id(name) not in plain):  # fmt: skip
+            raise NotPublishable(f"{path}: parameters cell line {name.lineno}: {name.id} is "
+                                 "set other than by a plain top-level assignment (publish "
+                                 "reads literal values)")  # fmt: skip
     for node in tree.body:
         target = _target(node)
         if target not in INJECTED:

@@ -227,7 +227,8 @@ def _inputs(notebook: Path, params_file: Path, params: StudyParams,
             manifest: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     """What the published run depends on (:func:`evalbench.freshness.run_inputs`)."""
     study = get_study(params.study)
-    dependencies = study.dependencies(params) if study.dependencies is not None else []
+    dependencies = (study.dependencies(params, Path(params_file).resolve().parent)
+                    if study.dependencies is not None else [])  # fmt: skip
     return run_inputs(notebook, params_file, manifest.get("overrides") or [],
                       manifest.get("data_files") or {}, dependencies)  # fmt: skip
 

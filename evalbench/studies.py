@@ -65,8 +65,9 @@ class Study(NamedTuple):
         notes: ``notes(result)`` -> short remarks shown on the index (optional).
         optional_records: names in ``records`` that a run may not write (e.g. live-system
             responses of a study that can also read published results only).
-        dependencies: ``dependencies(params)`` -> files the results also depend on beyond
-            the code, params and data files read (e.g. the runs a comparison reads), for
+        dependencies: ``dependencies(params, base)`` -> files the results also depend on
+            beyond the code, params and data files read (e.g. the runs a comparison reads,
+            the params files it names relative to ``base``, its params file's folder), for
             :mod:`evalbench.freshness`.
         load: ``load(data, path)`` -> params, for a study whose params are more than its
             model validates (the sweep: the swept study's params and every cell's); raises
@@ -89,7 +90,7 @@ class Study(NamedTuple):
     measured: Callable[[Any], list[Measured]]
     notes: Callable[[Any], list[str]] | None = None
     optional_records: frozenset[str] = frozenset()
-    dependencies: Callable[[Any], list[Path]] | None = None
+    dependencies: Callable[[Any, Path], list[Path]] | None = None
     load: Callable[[dict[str, Any], Path], StudyParams] | None = None
     verdict: Callable[[Path, Any], tuple[str, str]] | None = None
     findings: Callable[[Any], Findings] | None = None

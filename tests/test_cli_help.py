@@ -57,3 +57,14 @@ def test_compare_says_what_a_run_can_be(capsys):
     for kind in ("a run folder", "a study name", "a params file", "inspect_ai log",
                  "lm-evaluation-harness"):  # fmt: skip
         assert kind in text
+
+
+@pytest.mark.parametrize("command", ["run", "publish", "report"])
+def test_a_path_too_long_for_any_file_is_one_line(tmp_path, capsys, command):
+    # Before: OSError [Errno 36] File name too long, with a traceback
+    from evalbench.cli import main
+
+    path = tmp_path / ("b" * 300 + ".yaml")
+    assert main([command, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("evalbench: ") and "file name too long" in err and err.count("\n") == 1

@@ -151,3 +151,25 @@ def test_a_warm_kernel_can_start_a_spawned_process():
     kernels._run(km, "import multiprocessing as mp, os\n"
                      "child = mp.get_context('spawn').Process(target=os.getpid)\n"
                      "child.start(); child.join(60); assert child.exitcode == 0")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_comparison_of_params_files_is_stale_once_a_compared_file_changes(tmp_path):
+    # Before: references to a params file (what params/compare_demo.yaml uses) were never
+    # followed: after gaia_demo.yaml changed, compare_demo stayed `current` and showed the
+    # old comparison ("from 56% to 59%" where a fresh render said "from 3% to 22%").
+    import yaml
+
+    compared = _study(tmp_path)
+    body = {"study": "compare", "title": "c", "bootstrap_rounds": 50, "calibration_repeats": 0,
+            "runs": [{"path": compared.name, "overrides": ["seed=1"]},
+                     {"path": compared.name, "overrides": ["seed=2"]}]}  # fmt: skip
+    path = tmp_path / "cmp.yaml"
+    path.write_text(yaml.safe_dump(body))
+    first = run_study(path, warm=True)
+    assert first.status == "ok", first.reason
+    assert run_study(path, warm=True).status == "current"
+    compared.write_text(compared.read_text() + "attempts: 2\n")
+    again = run_study(path, warm=True)
+    assert again.status == "ok", again.reason  # rendered again, on the new runs
+    assert run_study(path, warm=True).status == "current"

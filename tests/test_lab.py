@@ -178,6 +178,12 @@ def _code(source: str, *tags: str) -> dict:
         ([_code("params_file = (", "parameters")], "not Python"),
         ([_code('params_file = "params/arena_demo.yaml"', "parameters")],
          "renders with notebooks/arena.ipynb"),
+        # before: read as overrides = ["seed=5"] (another run published, exit 0)
+        ([_code('params_file = "params/gaia_demo.yaml"\noverrides = ["seed=5"]\n'
+                'overrides += ["seed=6"]', "parameters")],
+         "line 3: overrides is set other than by a plain top-level assignment"),
+        ([_code('params_file = "params/gaia_demo.yaml"\nif True:\n    overrides = ["seed=8"]',
+                "parameters")], "line 3: overrides is set other than"),
     ],
 )  # fmt: skip
 def test_publish_says_in_one_line_why_a_notebook_cannot_be_published(

@@ -448,7 +448,10 @@ def history_caption(result: CompareResult) -> str:
 
 
 def calibration_table(result: CompareResult) -> pd.DataFrame:
-    """The calibration rows, rates and intervals folded."""
+    """The calibration rows, rates and intervals folded (a one-row note without them:
+    ``calibration_repeats: 0`` skips the simulations; before, the report failed on it)."""
+    if result.calibration.empty:
+        return pd.DataFrame({"calibration": ["not simulated (calibration_repeats: 0)"]})
     table = display.fold_intervals(result.calibration, ["false_alarm", "detected_at_mdd"])
     table["mdd"] = [_mdd(v) for v in table["mdd"]]
     return table
@@ -457,6 +460,9 @@ def calibration_table(result: CompareResult) -> pd.DataFrame:
 def calibration_caption(result: CompareResult) -> str:
     """Caption of :func:`calibration_table`."""
     p = result.params
+    if result.calibration.empty:
+        return ("The gate's false-alarm rate and power at the MDD were not simulated "
+                "(calibration_repeats: 0)")  # fmt: skip
     return (
         f"{p.calibration_repeats} simulations per rate ({p.confidence_level:.0%} Wilson "
         "intervals). false_alarm: how often the gate fired when both runs came from the same "

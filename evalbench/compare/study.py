@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from evalbench.history import Comparison, compare_runs, headline_series, history_frame, rng_for
+from evalbench.history.runs import params_run_dir
 from evalbench.importers import OutcomeError, RunOutcomes, input_files
+from evalbench.params import ParamsError
 from evalbench.runs import Run, update_manifest
 from evalbench.settings import get_settings
 from evalbench.stats import mcnemar_exact
@@ -223,26 +225,42 @@ def counts(result: CompareResult) -> dict[str, int]:
     }
 
 
-def dependencies(params: CompareParams) -> list[Path]:
+def dependencies(params: CompareParams, base: Path | None = None) -> list[Path]:
     """The files a comparison's numbers depend on beyond code and params (freshness): each
     compared run's inputs and the manifests of the baseline study's runs (its history).
 
-    Only references that name one place — an absolute path or ``<study>/<run id>`` under
-    outputs (what ``evalbench compare`` writes) — are followed; a study name, a params file
-    or a path relative to the params file is resolved when the study renders.
+    A reference to a params file (``path: gaia_demo.yaml``, relative to ``base``, the compare
+    params file's folder) depends on that file itself and on the inputs of the run it names
+    (with its ``overrides``): editing ``gaia_demo.yaml`` makes the comparison stale (before,
+    such references were not followed and a changed file's old comparison stayed current).
+    Other references are followed when they name one place: an absolute path or
+    ``<study>/<run id>`` under outputs (what ``evalbench compare`` writes); a study name is
+    resolved when the study renders.
     """
     outputs = get_settings().outputs_dir
-    paths = [Path(r.path) if Path(r.path).is_absolute() else outputs / r.path for r in params.runs]
     files: list[Path] = []
-    for path, ref in zip(paths, params.runs, strict=True):
-        if not path.exists() or ref.overrides:
+    first: Path | None = None
+    for ref in params.runs:
+        raw = Path(ref.path)
+        file = raw if raw.is_absolute() else (base or Path.cwd()) / raw
+        if file.suffix in (".yaml", ".yml") and file.is_file():
+            files.append(file.resolve())
+            try:
+                path = params_run_dir(file, ref.overrides, outputs)
+            except (OutcomeError, ParamsError):
+                continue  # the study itself says so when it renders
+        elif ref.overrides:
             continue
-        try:
-            files += input_files(path)
-        except OutcomeError:
-            continue  # not a run: the study itself says so when it renders
-    if (paths[0] / "manifest.json").is_file():
-        files += paths[0].parent.glob("*/manifest.json")
+        else:
+            path = raw if raw.is_absolute() else outputs / raw
+        first = path if first is None else first
+        if path.exists():
+            try:
+                files += input_files(path)
+            except OutcomeError:
+                continue  # not a run: the study itself says so when it renders
+    if first is not None and (first / "manifest.json").is_file():
+        files += first.parent.glob("*/manifest.json")
     return sorted(set(files))
 
 

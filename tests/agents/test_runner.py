@@ -509,6 +509,14 @@ def test_a_killed_agent_study_resumes_with_one_record_and_one_trajectory_per_tas
     proc.wait(30)
     assert records is not None
     assert 4 <= len(read_jsonl(records)) < n
+    # the agents' worker processes it forked hold the folder's lock until they are gone
+    # (their lifeline ends them; under load that takes a moment): wait for it, bounded
+    from evalbench.runs import run_is_active
+
+    folder = records.parent.parent
+    deadline = time.monotonic() + 60
+    while run_is_active(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
     result = run_study(path, warm=True)
     assert result.status == "ok", result.reason
     keys = [r["key"] for r in read_jsonl(records)]
