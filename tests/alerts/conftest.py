@@ -1,9 +1,13 @@
-"""Fixtures of the alert tests: a webhook receiver on 127.0.0.1, with no proxy in the way."""
+"""Fixtures of the alert tests: a webhook receiver on 127.0.0.1 (no proxy in the way), and
+a pinned baseline with a run that dropped."""
 
 from __future__ import annotations
 
 import pytest
-from alerts.helpers import Receiver
+from alerts.helpers import Receiver, outcomes_from, write_run
+
+from evalbench.history import pin_baseline
+from evalbench.settings import get_settings
 
 
 @pytest.fixture
@@ -15,3 +19,14 @@ def hook(monkeypatch):
     server = Receiver().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def runs():
+    """A pinned baseline (40 of 40 right) and a run that dropped to 0 of 40."""
+    outputs = get_settings().outputs_dir
+    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)})
+    now = write_run(outputs, "now", {"a": outcomes_from([False] * 40)},
+                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    pin_baseline(base, outputs)
+    return base, now

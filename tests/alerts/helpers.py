@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
 from evalbench.gaia.records import ScoredRecord
 
@@ -278,3 +279,15 @@ def in_delivery(process: subprocess.Popen, trickler: Trickler) -> None:
     if not trickler.answering.wait(timeout=120):
         process.kill()
         pytest.fail(f"never reached the delivery: {process.communicate(timeout=30)}")
+
+
+def watched_params(tmp_path: Path, *notify: dict) -> Path:
+    """A GAIA demo study with a drop rule and ``notify`` (its runs: outputs/watched/<id>)."""
+    path = tmp_path / "watched.yaml"
+    path.write_text(yaml.safe_dump({
+        "study": "gaia", "title": "Watched", "dataset": "demo",
+        "systems": [{"name": "a", "provider": "sim"}],
+        "alerts": {"rules": [{"metric": "accuracy", "drop_more_than": 0.05}],
+                   "notify": list(notify)},
+    }))  # fmt: skip
+    return path

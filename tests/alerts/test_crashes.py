@@ -13,8 +13,12 @@ import signal
 from pathlib import Path
 
 import pytest
-import yaml
-from alerts.helpers import Trickler, in_delivery, outcomes_from, publishing, write_run
+from alerts.helpers import (
+    Trickler,
+    in_delivery,
+    publishing,
+    watched_params,
+)
 from studyfiles import gaia_dataset, gaia_params
 
 from evalbench import publish
@@ -67,24 +71,13 @@ def test_a_run_stopped_before_its_check_is_checked_by_the_next_run(tmp_path, mon
 
 
 def _params(tmp_path: Path, *notify: dict) -> Path:
-    path = tmp_path / "watched.yaml"  # its runs are outputs/watched/<run id>
-    path.write_text(yaml.safe_dump({
-        "study": "gaia", "title": "Watched", "dataset": "demo",
-        "systems": [{"name": "a", "provider": "sim"}],
-        "alerts": {"rules": [DROP], "notify": list(notify)},
-    }))  # fmt: skip
-    return path
+    return watched_params(tmp_path, *notify)
 
 
 @pytest.fixture
-def now():
+def now(runs):
     """A run that dropped from 40 of 40 to 0 of 40 against its pinned baseline."""
-    outputs = get_settings().outputs_dir
-    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)})
-    run = write_run(outputs, "now", {"a": outcomes_from([False] * 40)},
-                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
-    pin_baseline(base, outputs)
-    return run
+    return runs[1]
 
 
 @pytest.fixture

@@ -13,13 +13,16 @@ import signal
 from pathlib import Path
 
 import pytest
-import yaml
-from alerts.helpers import Trickler, in_delivery, outcomes_from, publishing, write_run
+from alerts.helpers import (
+    Trickler,
+    in_delivery,
+    publishing,
+    watched_params,
+)
 
 from evalbench import publish
 from evalbench.alerts.check import redeliver
 from evalbench.cli import main
-from evalbench.history import pin_baseline
 from evalbench.publish import StudyResult
 from evalbench.runs import read_manifest
 from evalbench.settings import get_settings
@@ -29,25 +32,7 @@ RULE = "accuracy drop_more_than 0.05"
 
 
 def _params(tmp_path: Path, *notify: dict) -> Path:
-    path = tmp_path / "watched.yaml"  # its runs are outputs/watched/<run id>
-    path.write_text(yaml.safe_dump({
-        "study": "gaia", "title": "Watched", "dataset": "demo",
-        "systems": [{"name": "a", "provider": "sim"}],
-        "alerts": {"rules": [{"metric": "accuracy", "drop_more_than": 0.05}],
-                   "notify": list(notify)},
-    }))  # fmt: skip
-    return path
-
-
-@pytest.fixture
-def runs():
-    """A pinned baseline (40 of 40 right) and a run that dropped to 0 of 40."""
-    outputs = get_settings().outputs_dir
-    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)})
-    now = write_run(outputs, "now", {"a": outcomes_from([False] * 40)},
-                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
-    pin_baseline(base, outputs)
-    return base, now
+    return watched_params(tmp_path, *notify)
 
 
 def _publishes(monkeypatch, run_dir: Path) -> None:
