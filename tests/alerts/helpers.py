@@ -281,6 +281,21 @@ def in_delivery(process: subprocess.Popen, trickler: Trickler) -> None:
         pytest.fail(f"never reached the delivery: {process.communicate(timeout=30)}")
 
 
+def interrupted_in_delivery(
+    command: str, params: Path, run_dir: Path, trickler: Trickler
+) -> tuple[int, str, str]:
+    """:func:`publishing`, Ctrl-C once it is delivering to ``trickler``: its exit status,
+    stdout and stderr (the process killed whatever happens)."""
+    process = publishing(command, params, run_dir)
+    try:
+        in_delivery(process, trickler)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    return process.returncode, out, err
+
+
 def watched_params(tmp_path: Path, *notify: dict) -> Path:
     """A GAIA demo study with a drop rule and ``notify`` (its runs: outputs/watched/<id>)."""
     path = tmp_path / "watched.yaml"

@@ -9,13 +9,13 @@ from __future__ import annotations
 import errno
 import json
 import os
-import signal
 from pathlib import Path
 
 import pytest
 from alerts.helpers import (
     Trickler,
     in_delivery,
+    interrupted_in_delivery,
     publishing,
     watched_params,
 )
@@ -117,14 +117,8 @@ def test_after_an_interrupted_delivery_the_rerun_writes_the_summary_it_names(
     tmp_path, now, hook, trickler, monkeypatch, capsys, command, code
 ):
     params = _params(tmp_path, {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60})
-    process = publishing(command, params, now)
-    try:
-        in_delivery(process, trickler)
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
-    assert process.returncode == 130, (out, err)
+    code_now, out, err = interrupted_in_delivery(command, params, now, trickler)
+    assert code_now == 130, (out, err)
     assert not (now / "summary.html").exists()  # stopped before it was written
     monkeypatch.setenv("SLOW_HOOK", hook.url)
     _is_current(monkeypatch, now)

@@ -9,13 +9,13 @@ real run ends) or says it is ``current``, so no notebook is rendered."""
 from __future__ import annotations
 
 import fcntl
-import signal
 from pathlib import Path
 
 import pytest
 from alerts.helpers import (
     Trickler,
     in_delivery,
+    interrupted_in_delivery,
     publishing,
     watched_params,
 )
@@ -111,15 +111,11 @@ def test_ctrl_c_during_a_delivery_stops_at_once_and_keeps_the_record(
     monkeypatch.setenv("SLOW_HOOK", trickler.url)
     slow = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 60}
     params = _params(tmp_path, {"file": "alerts.jsonl"}, slow)
-    process = publishing(command, params, now)
     try:
-        in_delivery(process, trickler)
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        code, out, err = interrupted_in_delivery(command, params, now, trickler)
     finally:
-        process.kill()
         trickler.stop()
-    assert process.returncode == 130, (out, err)
+    assert code == 130, (out, err)
     assert "interrupted" in err and "SECRET" not in out + err
     record = read_manifest(now)["alerts"]
     assert record["fired"] and record["notifications"] == 1
