@@ -20,6 +20,10 @@ from typing import Any
 
 RUN_FILES = {"pairwise": "label_pairs.jsonl", "verification": "generated.jsonl"}
 """The items file a study run folder holds for each kind (arena, datagen)."""
+TORN = "a crash mid-write: never acknowledged, so no saved label is lost"
+"""Why a torn last line of a label file is harmless (``status`` and ``export`` say so)."""
+INIT_OPTIONS = {"rubric": "--rubric", "annotators": "--annotator", "title": "--title"}
+"""The ``init`` option that sets each tasks-file field (a refusal names the option)."""
 
 
 def add_label_parser(sub: Any) -> None:
@@ -64,11 +68,14 @@ def _fail(message: str) -> int:
 
 
 def _load(path: Path, extra_annotators: list[str] | None = None) -> Any:
-    from .tasks import check_annotator, load_tasks
+    from .tasks import LabelTaskError, check_annotator, load_tasks
 
     tasks = load_tasks(path)
     if extra_annotators:
         extra = [check_annotator(n) for n in extra_annotators]
+        repeated = next((n for i, n in enumerate(extra) if n in extra[:i]), None)
+        if repeated is not None:  # as the tasks file; a name already in it just stays
+            raise LabelTaskError(f"--annotator: {repeated!r} is given twice")
         names = list(dict.fromkeys([*tasks.spec.annotators, *extra]))
         tasks = tasks._replace(spec=tasks.spec.model_copy(update={"annotators": names}))
     return tasks
@@ -84,6 +91,8 @@ def _port(text: str) -> int:
 
 def _cmd_init(args: argparse.Namespace) -> int:
     import os
+
+    from pydantic import ValidationError
 
     from evalbench.params import dump_yaml
     from evalbench.records import write_atomic
@@ -102,6 +111,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
             items=os.path.relpath(source.resolve(), args.output.resolve().parent),
             rubric=args.rubric, annotators=args.annotator,
         )  # fmt: skip
+    except ValidationError as exc:  # its first line is only "1 validation error for ..."
+        return _fail(_option_error(exc))
     except (LabelTaskError, ValueError) as exc:
         return _fail(str(exc).splitlines()[0])
     if args.output.exists():
@@ -114,6 +125,13 @@ def _cmd_init(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} ({len(items)} {args.kind} items from {source})")
     print(f"next: evalbench label serve {args.output}")
     return 0
+
+
+def _option_error(exc: Any) -> str:
+    """The first error of a tasks spec made by ``init``, naming the option that set it."""
+    err = exc.errors()[0]
+    field = str(err["loc"][0]) if err["loc"] else "options"
+    return f"{INIT_OPTIONS.get(field, field)}: {err['msg'].removeprefix('Value error, ')}"
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -132,7 +150,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def _cmd_status(args: argparse.Namespace) -> int:
     from .exports import label_status
-    from .storage import LabelFileError
+    from .storage import LabelFileError, label_path
     from .tasks import LabelTaskError
 
     try:
@@ -149,6 +167,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
         last = "-" if stamp is None or stamp != stamp else stamp.isoformat(timespec="seconds")
         print(f"  {row.annotator:20s} {row.done:>5d} / {row.total:<5d} edits {row.edits:<4d} "
               f"stale {row.stale:<4d} last {last}")  # fmt: skip
+    for row in table[table["torn"] > 0].itertuples():
+        print(f"  1 torn line skipped in {label_path(tasks.labels_dir, row.annotator)} ({TORN})")
     return 0
 
 
@@ -164,5 +184,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     except OSError as exc:  # a full disk, a folder that cannot be made: the old export stays
         return _fail(f"{args.output}: not written ({exc.strerror or exc})")
     stale = f"; {done.stale} stale label(s) left out (item changed)" if done.stale else ""
-    print(f"wrote {done.path}: {done.rows} rows from {len(done.annotators)} annotator(s){stale}")
+    torn = "".join(f"; 1 torn line skipped in {p} ({TORN})" for p in done.torn)
+    print(f"wrote {done.path}: {done.rows} rows from {len(done.annotators)} annotator(s)"
+          f"{stale}{torn}")  # fmt: skip
     return 0

@@ -24,7 +24,14 @@ import pandas as pd
 
 from evalbench.records import to_json, write_atomic
 
-from .storage import LabelRecord, LabelStore, current_labels, read_labels, stale_labels
+from .storage import (
+    LabelRecord,
+    LabelStore,
+    current_labels,
+    read_labels,
+    stale_labels,
+    torn_files,
+)
 from .tasks import Tasks
 
 
@@ -36,6 +43,8 @@ class Export(NamedTuple):
     stale: int
     """Current labels left out: their item changed or is gone."""
     annotators: list[str]
+    torn: tuple[Path, ...] = ()
+    """Label files whose torn last line (a crash mid-write, never acknowledged) was skipped."""
 
 
 def _usable(tasks: Tasks, labels: Iterable[LabelRecord]) -> tuple[list[LabelRecord], int]:
@@ -114,6 +123,7 @@ def export_labels(
     if out.suffix.lower() not in (".jsonl", ".csv"):
         raise ValueError(f"{out}: export to a .jsonl or .csv file")
     source = list(read_labels(tasks.labels_dir) if labels is None else labels)
+    torn = tuple(torn_files(tasks.labels_dir)) if labels is None else ()
     rows = EXPORTERS[tasks.spec.kind](tasks, source)
     stale = _usable(tasks, source)[1]
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +132,7 @@ def export_labels(
     else:
         write_atomic(out, (to_json(row) + "\n" for row in rows))
     names = sorted({str(r.get("annotator", r.get("reviewer"))) for r in rows})
-    return Export(out, len(rows), stale, names)
+    return Export(out, len(rows), stale, names, torn)
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -143,11 +153,12 @@ def _csv_safe(value: Any) -> Any:
 
 
 def label_status(tasks: Tasks) -> pd.DataFrame:
-    """Per annotator: items labelled (current), edits, stale labels and the last label time.
+    """Per annotator: items labelled (current), edits, stale labels, the last label time and
+    torn lines skipped.
 
     Returns:
-        ``annotator, done, total, edits, stale, last_label`` (declared annotators
-        without a file show ``done`` 0).
+        ``annotator, done, total, edits, stale, last_label, torn`` (declared annotators
+        without a file show ``done`` 0; ``torn`` is 1 for a file ending in a torn line).
     """
     store = LabelStore(tasks.labels_dir)
     names = list(dict.fromkeys([*tasks.spec.annotators, *store.annotators()]))
@@ -160,7 +171,7 @@ def label_status(tasks: Tasks) -> pd.DataFrame:
         rows.append({
             "annotator": name, "done": len(current) - len(stale), "total": len(tasks.items),
             "edits": len(lines) - len(current), "stale": len(stale),
-            "last_label": max((r.time for r in lines), default=None),
+            "last_label": max((r.time for r in lines), default=None), "torn": store.torn(name),
         })  # fmt: skip
-    columns = ["annotator", "done", "total", "edits", "stale", "last_label"]
+    columns = ["annotator", "done", "total", "edits", "stale", "last_label", "torn"]
     return pd.DataFrame(rows, columns=columns)

@@ -7,7 +7,8 @@ line (``revision`` 2, 3 ...): the file is the full history and the *current* lab
 item is its annotator's last line (:func:`current_labels`). Two annotators never share a
 file; two writers of the same file (two tabs, two servers on one folder) take a lock
 (``filelock``) around each append. A torn last line (a crash mid-write, never acknowledged)
-is cut off before the next append and skipped, with a count, when reading.
+is cut off before the next append and skipped when reading; ``label status`` and
+``label export`` name the file (:meth:`LabelStore.torn`, :func:`torn_files`).
 """
 
 from __future__ import annotations
@@ -111,6 +112,11 @@ class LabelStore:
         """Every label line of ``annotator`` in file order (``[]`` without a file)."""
         return _read_file(label_path(self.folder, annotator))[0]
 
+    def torn(self, annotator: str) -> int:
+        """1 if ``annotator``'s file ends in a torn line (skipped when reading), else 0."""
+        path = label_path(self.folder, annotator)
+        return _torn(path.read_bytes()) if path.exists() else 0
+
     def annotators(self) -> list[str]:
         """Annotators with a label file in the folder, sorted."""
         if not self.folder.is_dir():
@@ -137,12 +143,16 @@ def _read_file(path: Path) -> tuple[list[LabelRecord], int]:
         return [], 0
     raw = path.read_bytes()
     lines = raw.split(b"\n")
-    torn = 1 if lines[-1].strip() else 0  # no trailing newline: never acknowledged
     out = []
     for number, line in enumerate(lines[:-1], start=1):
         if line.strip():
             out.append(_parse_line(line, f"{path}:{number}"))
-    return out, torn
+    return out, _torn(raw)
+
+
+def _torn(raw: bytes) -> int:
+    """1 if a file's text ends in a line without its newline (never acknowledged), else 0."""
+    return 1 if raw.rsplit(b"\n", 1)[-1].strip() else 0
 
 
 def _parse_line(line: bytes, where: str) -> LabelRecord:
@@ -166,14 +176,20 @@ def read_labels(source: Path | str | Iterable[LabelRecord]) -> list[LabelRecord]
     """
     if not isinstance(source, (str, Path)):
         return list(source)
-    path = Path(source)
+    return [r for f in _label_files(Path(source)) for r in _read_file(f)[0]]
+
+
+def torn_files(source: Path | str) -> list[Path]:
+    """The label files of a folder (or the one file) whose torn last line reading skips."""
+    return [f for f in _label_files(Path(source)) if _torn(f.read_bytes())]
+
+
+def _label_files(path: Path) -> list[Path]:
     if path.is_dir():
-        files = sorted(path.glob("*.jsonl"))
-    elif path.is_file():
-        files = [path]
-    else:
-        raise LabelFileError(f"{path}: no label file or folder")
-    return [r for f in files for r in _read_file(f)[0]]
+        return sorted(path.glob("*.jsonl"))
+    if path.is_file():
+        return [path]
+    raise LabelFileError(f"{path}: no label file or folder")
 
 
 def labels_frame(labels: Iterable[LabelRecord]) -> pd.DataFrame:

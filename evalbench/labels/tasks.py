@@ -30,15 +30,23 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from evalbench.judge import Rubric, get_rubric
+from evalbench.judge import Rubric, get_rubric, known_rubric
 from evalbench.params import ParamsError, format_validation_error, parse_yaml
 from evalbench.records import iter_jsonl
 
@@ -92,9 +100,20 @@ class LabelTask(BaseModel):
         bad = [n for n in names if not re.fullmatch(NAME_PATTERN, n)]  # '$' takes 'a\n'
         if bad:
             raise ValueError(f"annotator names must match {NAME_PATTERN} (got {bad[0]!r})")
-        if len(set(names)) != len(names):
-            raise ValueError(f"annotators are repeated: {names}")
+        repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if repeated is not None:  # a typo for another name, who would then get no URL
+            raise ValueError(f"{repeated!r} is given twice")
         return names
+
+    @field_validator("rubric")
+    @classmethod
+    def _rubric(cls, name: str | None, info: ValidationInfo) -> str | None:
+        # checked here, not when serving, so `label init` refuses what `serve` would
+        if name is not None:
+            known_rubric(name)
+            if info.data.get("kind") == "verification" and name != "aime_quality":
+                raise ValueError("verification scores the aime_quality dimensions")
+        return name
 
     def rubric_obj(self) -> Rubric:
         """The rubric whose dimensions are scored (``None`` for pairwise is an error)."""
@@ -163,15 +182,10 @@ def load_tasks(path: Path | str) -> Tasks:
         raise LabelTaskError(f"{path}: expected a mapping of keys to values")
     try:
         spec = LabelTask.model_validate(data)
-        rubric = spec.rubric_obj() if spec.kind != "pairwise" else None
     except ValidationError as exc:
         raise LabelTaskError(f"{path}: {format_validation_error(exc)}") from None
-    except KeyError as exc:
-        raise LabelTaskError(f"{path}: rubric: {exc.args[0]}") from None
     base = path.resolve().parent
     items = load_items(base / spec.items, spec.kind)
-    if rubric is not None and spec.kind == "verification" and rubric.name != "aime_quality":
-        raise LabelTaskError(f"{path}: rubric: verification scores the aime_quality dimensions")
     labels_dir = base / spec.labels if spec.labels else base / f"{path.stem}_labels"
     return Tasks(spec, path.resolve(), items, labels_dir)
 
@@ -184,6 +198,13 @@ def load_items(path: Path, kind: Kind) -> list[Item]:
     """
     if not path.is_file():
         raise LabelTaskError(f"{path}: items file not found")
+    try:
+        return _checked_items(path, kind)
+    except UnicodeDecodeError as exc:
+        raise LabelTaskError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def _checked_items(path: Path, kind: Kind) -> list[Item]:
     items: list[Item] = []
     seen: dict[str, int] = {}
     for line, raw in _records(path):
@@ -244,7 +265,12 @@ def _digest(*parts: Any) -> str:
 
 def _item_id(raw: Mapping[str, Any], where: str, keys: tuple[str, ...] = ("item",)) -> str:
     for key in keys:
-        if raw.get(key) not in (None, ""):
+        value = raw.get(key)
+        if isinstance(value, float) and not math.isfinite(value):  # JSON NaN, pandas' missing
+            raise LabelTaskError(
+                f"{where}: field {key!r}: expected text or a finite number, got {json.dumps(value)}"
+            )
+        if value not in (None, ""):
             return str(_text(raw, key, where))
     raise LabelTaskError(f"{where}: field {keys[0]!r}: missing or empty")
 
