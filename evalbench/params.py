@@ -188,7 +188,28 @@ def validate_params(cls: type[P], data: dict[str, Any], path: Path) -> P:
         raise ParamsError(f"{path}: {format_validation_error(exc)}") from None
     for where, value in _non_finite(params.model_dump()):
         raise ParamsError(f"{path}: {where}: expected a finite number, got {value}")
+    for where, flag in _flags_read_as_numbers(data, params):
+        raise ParamsError(f"{path}: {where}: expected a number, got {str(flag).lower()}")
     return params
+
+
+def _flags_read_as_numbers(given: Any, value: Any, where: str = "") -> list[tuple[str, bool]]:
+    """(field path, flag) of every YAML ``true``/``false`` in ``given`` (the params as written)
+    that validation turned into a number in ``value`` (the validated params): pydantic reads
+    a bool as 1 or 0 (``-p seed=true`` ran seed 1, ``sample: true`` studied one item)."""
+    if isinstance(given, bool):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return [(where or "(top level)", given)] if number else []
+    pairs: list[tuple[Any, Any, Any]] = []
+    if isinstance(given, dict) and isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        pairs = [(k, v, getattr(value, k)) for k, v in given.items() if k in fields]
+    elif isinstance(given, dict) and isinstance(value, dict):
+        pairs = [(k, v, value[k]) for k, v in given.items() if k in value]
+    elif isinstance(given, list) and isinstance(value, (list, tuple)) and len(given) == len(value):
+        pairs = list(zip(range(len(given)), given, value, strict=True))
+    return [hit for key, item, got in pairs
+            for hit in _flags_read_as_numbers(item, got, f"{where}.{key}".lstrip("."))]  # fmt: skip
 
 
 def _non_finite(value: Any, where: str = "") -> list[tuple[str, float]]:
@@ -241,9 +262,9 @@ def _format_error(err: Any) -> str:
         expected = err.get("ctx", {}).get("expected", "")
         return f"{loc}: expected one of {expected}, got {given!r}"
     message = err["msg"].removeprefix("Value error, ")
-    return (
-        f"{loc}: {message} (got {_short(given)})" if kind != "value_error" else f"{loc}: {message}"
-    )
+    if kind == "value_error":  # a check of the whole study names its own field
+        return message if not err["loc"] else f"{loc}: {message}"
+    return f"{loc}: {message} (got {_short(given)})"
 
 
 def _short(value: Any) -> str:

@@ -202,6 +202,54 @@ def test_inf_and_nan_are_numbers_that_params_refuse(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("override", "field"),
+    [("seed=true", "seed"), ("sample=true", "sample"), ("systems.0.max_retries=false", "systems.0.max_retries"),
+     ("systems.0.timeout_s=true", "systems.0.timeout_s"),
+     ("systems.0.sim.accuracy=true", "systems.0.sim.accuracy"),
+     ("systems.0.sim.accuracy={'1': true}", "systems.0.sim.accuracy.1")],
+)  # fmt: skip
+def test_true_or_false_is_not_a_number(tmp_path, override, field):
+    """YAML's true/false is a bool: pydantic read it as 1 or 0 (``-p seed=true`` ran seed 1,
+    ``sample: true`` studied one item)."""
+    path = _write(tmp_path, GOOD)
+    with pytest.raises(ParamsError) as err:
+        load_params(path, [override])
+    value = override.rsplit("=", 1)[1].split(": ")[-1].strip("}")
+    assert str(err.value) == f"{path}: {field}: expected a number, got {value}"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("systems.0.sim.accuracy={level1: 0.3}",
+      "systems.0.sim.accuracy: unknown key 'level1' (levels are 1, 2, 3; 'default' is the fallback)"),
+     ("systems.0.sim.accuracy={4: 0.3}", "systems.0.sim.accuracy: unknown key '4' (levels are 1, 2, 3;"),
+     ("semantic_judge={name: j, provider: sim, sim: {accuracy: {Same: 0.9}}}",
+      "semantic_judge.sim.accuracy: unknown key 'Same' (semantic cases are same, variant, different;")],
+)  # fmt: skip
+def test_a_simulated_accuracy_for_a_key_the_study_never_asks_is_refused(
+    tmp_path, override, message
+):
+    """Unknown keys fell silently back to ``default``: a typo ran a study of other numbers."""
+    path = _write(tmp_path, GOOD)
+    with pytest.raises(ParamsError) as err:
+        load_params(path, [override])
+    assert str(err.value).startswith(f"{path}: {message}"), str(err.value)
+
+
+def test_a_simulated_accuracy_table_takes_levels_as_numbers_or_text(tmp_path):
+    params = load_params(
+        _write(tmp_path, GOOD), ["systems.0.sim.accuracy={1: 0.2, '2': 0.4, default: 0.5}"]
+    )
+    knobs = params.systems[0].sim
+    assert [knobs.accuracy_for(lv) for lv in (1, 2, 3)] == [0.2, 0.4, 0.5]
+
+
+def test_true_or_false_stays_a_flag_where_a_flag_is_meant(tmp_path):
+    params = load_params(_write(tmp_path, GOOD), ["allow_degraded=true", "seed=1"])
+    assert params.allow_degraded is True and params.seed == 1
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         ("{a: 1}: 2\n", "t.yaml:1:1: a mapping key must be text or a number, not a mapping"),
@@ -310,3 +358,11 @@ def test_a_seed_the_samplers_cannot_take_is_refused_before_the_run(override):
     with pytest.raises(ParamsError, match="seed"):
         load_params(demo, [override])
     assert load_params(demo, [f"seed={2**32 - 1}"]).seed == 2**32 - 1
+
+
+def test_the_browse_suite_refuses_a_simulated_accuracy_for_a_level_it_has_not():
+    path = ROOT / "params" / "browse_suite_demo.yaml"
+    with pytest.raises(ParamsError) as err:
+        load_params(path, ["systems.0.sim.accuracy={6: 0.5}"])
+    assert str(err.value) == (f"{path}: systems.0.sim.accuracy: unknown key '6' "
+                              "(levels are 1, 2, 3, 4, 5; 'default' is the fallback)")  # fmt: skip

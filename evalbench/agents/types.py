@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from evalbench.executors import RayHints
 from evalbench.models import ModelSpec
+from evalbench.models.types import TableKey
 from evalbench.records import Record
 
 from .tools.sandbox import SandboxLimits
@@ -60,9 +61,9 @@ class SimAgentKnobs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mean_steps: dict[str, float] = Field(default_factory=lambda: {"default": 5.0})
+    mean_steps: dict[TableKey, float] = Field(default_factory=lambda: {"default": 5.0})
     """Mean tool calls per task (Poisson) before the final answer."""
-    timeout_rate: dict[str, float] = Field(default_factory=lambda: {"default": 0.0})
+    timeout_rate: dict[TableKey, float] = Field(default_factory=lambda: {"default": 0.0})
     """P(the task runs out of time)."""
     tool_error_rate: float = Field(default=0.05, ge=0, le=1)
     """P(a tool call fails: bad arguments, a crash in the model's code)."""

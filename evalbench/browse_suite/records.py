@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 from evalbench.agents import SystemSpec
 from evalbench.judge.spec import JudgeModel
 from evalbench.models import ModelSpec
+from evalbench.models.types import check_accuracy_keys
 from evalbench.params import StudyParams, data_path
 from evalbench.records import Record
 
@@ -75,6 +76,8 @@ class BrowseSuiteParams(StudyParams):
             raise ValueError(f"systems: names must be unique (got {names})")
         if self.judge.name in names:
             raise ValueError(f"a system may not share a name with the judge: {self.judge.name}")
+        for i, system in enumerate(self.systems):
+            check_accuracy_keys(system, f"systems.{i}", [str(lv) for lv in LEVELS], "levels")
         return self
 
     def model_specs(self) -> list[ModelSpec]:

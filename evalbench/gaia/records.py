@@ -16,10 +16,12 @@ from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 from evalbench.agents import SystemSpec
 from evalbench.judge.matching import MatchPrompt
 from evalbench.models import ModelSpec
+from evalbench.models.types import check_accuracy_keys
 from evalbench.params import StudyParams, data_path
 from evalbench.stats import PairedComparison
 
 from .data import LEVELS, GaiaItem
+from .equivalence import SEMANTIC_CASES
 from .metrics import AgentSummary, GaiaSummary, SemanticSummary
 from .scoring import DEFAULT_ATTACHMENT_CHARS, GaiaRecord
 
@@ -107,6 +109,10 @@ class GaiaParams(StudyParams):
         judge = self.semantic_judge
         if judge is not None and judge.name in names:
             raise ValueError(f"semantic_judge: a system is named like the judge: {judge.name!r}")
+        for i, system in enumerate(self.systems):
+            check_accuracy_keys(system, f"systems.{i}", [str(lv) for lv in LEVELS], "levels")
+        if judge is not None:
+            check_accuracy_keys(judge, "semantic_judge", SEMANTIC_CASES, "semantic cases")
         return self
 
     def model_specs(self) -> list[ModelSpec]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     JsonValue,
@@ -74,6 +75,15 @@ def _is_empty(value: Any) -> bool:
     return not value
 
 
+def _key_text(key: Any) -> Any:
+    """An integer key of a YAML table (``accuracy: {1: 0.9}``, a level) as its text."""
+    return str(key) if isinstance(key, int) and not isinstance(key, bool) else key
+
+
+TableKey = Annotated[str, BeforeValidator(_key_text)]
+"""A key of a simulator's per-level/category table: text, or an integer (a level) as text."""
+
+
 class SimSpec(BaseModel):
     """Knobs of a simulated (``provider: sim``) system, judge or generator.
 
@@ -82,7 +92,7 @@ class SimSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    accuracy: float | dict[str, float] = 0.7
+    accuracy: float | dict[TableKey, float] = 0.7
     """P(correct answer): one number, or per level/category (key ``default`` as fallback)."""
     strength: float = 0.0
     """Latent quality on the log-odds scale (arena systems; higher is better)."""
@@ -112,6 +122,34 @@ class SimSpec(BaseModel):
             return float(self.accuracy)
         table = self.accuracy
         return float(table.get(str(key), table.get("default", 0.7)))
+
+
+def check_accuracy_keys(spec: ModelSpec, where: str, known: Sequence[str], what: str) -> None:
+    """Refuse a simulated ``spec`` whose ``sim.accuracy`` table (or, for a simulated agent,
+    per-level table) has a key outside ``known``: a key the study never asks for is a typo
+    (``level1`` or ``4`` for GAIA's levels) that fell back to ``default`` silently.
+
+    Raises:
+        ValueError: ``<where>.sim.accuracy: unknown key …`` naming the known keys.
+    """
+    tables = {"sim.accuracy": spec.sim.accuracy} if spec.provider == "sim" else {}
+    agent = getattr(spec, "sim_agent", None)  # a simulated agent's per-level tables
+    if agent is not None:
+        tables |= {f"sim_agent.{name}": getattr(agent, name) for name in LEVEL_TABLES}
+    for name, table in tables.items():
+        unknown = (
+            [k for k in table if k not in (*known, "default")] if isinstance(table, dict) else []
+        )
+        if unknown:
+            raise ValueError(
+                f"{where}.{name}: unknown key {unknown[0]!r} ({what} are "
+                f"{', '.join(known)}; 'default' is the fallback)"
+            )
+
+
+LEVEL_TABLES = ("mean_steps", "timeout_rate")
+"""A simulated agent's tables keyed like ``sim.accuracy`` (:class:`~evalbench.agents.types.
+SimAgentKnobs`)."""
 
 
 _SERVER_OWNED_ARGS = frozenset({

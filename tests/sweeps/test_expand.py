@@ -111,13 +111,13 @@ def test_seed_keys_that_are_seed_fields_are_accepted(tmp_path: Path) -> None:
 
 
 def test_a_seed_key_must_hold_an_integer_once_validated(tmp_path: Path) -> None:
-    # named like a seed, but a key of the accuracy table (level -> probability): 0 becomes 0.0
-    systems = [{"name": "a", "provider": "sim", "sim": {"accuracy": {"1": 0.5}}}]
-    sweep = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.sim.accuracy.seed"]}
+    # named like a seed, but a key of a simulated agent's tool mix (tool -> weight): 0 becomes 0.0
+    systems = [{"name": "a", "provider": "sim", "sim_agent": {"tool_mix": {"search": 1.0}}}]
+    sweep = {"seeds": [0, 1], "seed_keys": ["seed", "systems.0.sim_agent.tool_mix.seed"]}
     path = sweep_file(tmp_path, sweep, systems=systems)
     assert (
-        "sweep.seed_keys: systems.0.sim.accuracy.seed is not a seed field (a seed key names an "
-        "integer seed: seed, sample_seed, systems.0.seed); cell 0 has 0.0 there"
+        "sweep.seed_keys: systems.0.sim_agent.tool_mix.seed is not a seed field (a seed key names "
+        "an integer seed: seed, sample_seed, systems.0.seed); cell 0 has 0.0 there"
     ) in refused(path)
 
 
@@ -196,14 +196,15 @@ def test_a_key_nested_deeper_than_a_params_file_may_be_is_refused(tmp_path: Path
 
 
 def test_a_swept_key_a_mapping_does_not_have_is_refused(tmp_path: Path) -> None:
-    # GAIA's accuracy table has levels 1-3: a level 9 is a key the simulator never reads, so the
-    # two configurations were the same study, ranked as if they differed
+    # a key the table has not written is one the simulator may never read (a level 9, which
+    # the params now refuse too: test_params.py), so the configurations may be the same study,
+    # ranked as if they differed
     table = [{"name": "a", "provider": "sim", "sim": {"accuracy": {"1": 0.6, "2": 0.4, "3": 0.2}}}]
-    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy.9": [0.1, 0.9]}},
+    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy.default": [0.1, 0.9]}},
                       systems=table)  # fmt: skip
     assert (
-        "sweep.grid.systems.0.sim.accuracy.9: no key '9' in systems.0.sim.accuracy (it has: 1, "
-        "2, 3); a sweep varies settings that exist: add it to the params file first"
+        "sweep.grid.systems.0.sim.accuracy.default: no key 'default' in systems.0.sim.accuracy (it "
+        "has: 1, 2, 3); a sweep varies settings that exist: add it to the params file first"
     ) in refused(path)
     # a mapping the file does not write takes its default: the agent's tool mix
     agent = [{"name": "a", "provider": "sim", "sim_agent": {"mean_steps": {"1": 3}}}]
