@@ -247,6 +247,11 @@ def test_a_simulated_accuracy_table_takes_levels_as_numbers_or_text(tmp_path):
 def test_true_or_false_stays_a_flag_where_a_flag_is_meant(tmp_path):
     params = load_params(_write(tmp_path, GOOD), ["allow_degraded=true", "seed=1"])
     assert params.allow_degraded is True and params.seed == 1
+    served = ["systems.0={name: s, provider: openai, model: m, base_url: 'http://127.0.0.1:9/v1', "
+              "extra_body: {thinking: false, top_k: 1, opts: [true, 2]}}"]  # fmt: skip
+    body = load_params(_write(tmp_path, GOOD), served).systems[0].extra_body
+    assert body == {"thinking": False, "top_k": 1, "opts": [True, 2]}
+    assert body["thinking"] is False and body["opts"][0] is True  # any JSON: flags stay flags
 
 
 @pytest.mark.parametrize(
