@@ -235,12 +235,15 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _text(raw: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
     value = raw.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    nan = isinstance(value, float) and math.isnan(value)  # JSON's NaN, pandas' missing value
+    if value is None or nan or (isinstance(value, str) and not value.strip()):
         if required:
             raise LabelTaskError(f"{where}: field {key!r}: missing or empty")
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise LabelTaskError(f"{where}: field {key!r}: expected text, got {type(value).__name__}")
+    if isinstance(value, float) and math.isinf(value):
+        raise LabelTaskError(f"{where}: field {key!r}: expected text, got {json.dumps(value)}")
     text = str(value)
     if len(text) > MAX_TEXT:
         raise LabelTaskError(

@@ -81,7 +81,11 @@ def test_hle_rubric_scores_on_its_0_to_100_scale(tmp_path):
      ("rubric", "not json", "items.jsonl:1: not JSON"),
      ("pairwise", '{"item": "a", "question": "Q", "system_x": "s", "answer_x": "1", '
       '"system_y": "s", "answer_y": "2"}', "field 'system_y': the same system"),
-     ("verification", '{"problem": "P", "answer": "1", "solution": "S"}', "field 'id': missing")],
+     ("verification", '{"problem": "P", "answer": "1", "solution": "S"}', "field 'id': missing"),
+     # JSON's NaN (pandas' missing value) is no text: it was shown to annotators as "nan"
+     ("rubric", '{"item": "a", "question": "Q", "answer": NaN}', "items.jsonl:1: field 'answer': missing or empty"),
+     ("rubric", '{"item": "a", "question": Infinity, "answer": "A"}',
+      "items.jsonl:1: field 'question': expected text, got Infinity")],
 )  # fmt: skip
 def test_a_bad_item_is_one_line_naming_file_line_and_field(tmp_path, kind, line, message):
     (tmp_path / "items.jsonl").write_text(line + "\n")
@@ -102,6 +106,14 @@ def test_a_repeated_item_and_bad_task_fields_are_refused(tmp_path):
         (tmp_path / "t.yaml").write_text(body)
         with pytest.raises(LabelTaskError, match=message):
             load_tasks(tmp_path / "t.yaml")
+
+
+def test_a_missing_optional_text_is_no_text_not_nan(tmp_path):
+    (tmp_path / "items.jsonl").write_text(
+        '{"item": "a", "question": "Q", "answer": "A", "reference": NaN}\n'
+    )
+    (tmp_path / "t.yaml").write_text("kind: rubric\ntitle: T\nitems: items.jsonl\n")
+    assert load_tasks(tmp_path / "t.yaml").items[0].fields["reference"] is None
 
 
 def test_csv_items_load_too(tmp_path):
