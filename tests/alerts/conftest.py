@@ -30,3 +30,18 @@ def runs():
                     started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
     pin_baseline(base, outputs)
     return base, now
+
+
+@pytest.fixture
+def costed_runs():
+    """A pinned baseline (40 of 40 right, $0.01 per task) and a run that dropped to 10 of 40
+    and costs twice as much per task."""
+    outputs = get_settings().outputs_dir
+    usage = {"calls": 40, "errors": 0}
+    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)},
+                     usage={"a": {**usage, "cost_usd": 0.40}})  # fmt: skip
+    now = write_run(outputs, "now", {"a": outcomes_from([False] * 30 + [True] * 10)},
+                    usage={"a": {**usage, "cost_usd": 0.80}},
+                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    pin_baseline(base, outputs)
+    return base, now

@@ -46,26 +46,12 @@ def hook(receiver, monkeypatch):
     return receiver
 
 
-@pytest.fixture
-def runs():
-    """A pinned baseline and a run that dropped and costs twice as much per task."""
-    outputs = get_settings().outputs_dir
-    usage = {"calls": 40, "errors": 0}
-    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)},
-                     usage={"a": {**usage, "cost_usd": 0.40}})  # fmt: skip
-    now = write_run(outputs, "now", {"a": outcomes_from([False] * 30 + [True] * 10)},
-                    usage={"a": {**usage, "cost_usd": 0.80}},
-                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
-    pin_baseline(base, outputs)
-    return base, now
-
-
 def _spec(*notify, rules=RULES):
     return AlertsSpec.model_validate({"rules": rules, "notify": list(notify)})
 
 
-def test_one_notification_per_triggered_rule_with_its_facts(runs, hook):
-    base, now = runs
+def test_one_notification_per_triggered_rule_with_its_facts(costed_runs, hook):
+    base, now = costed_runs
     record = check_run(now, _spec({"webhook_env": "TEST_WEBHOOK_URL"}, {"file": "alerts.jsonl"}))
     assert [b["evalbench"]["rule"] for b in hook.bodies] == [
         "accuracy drop_more_than 0.05", "cost_usd_more_than 1.25"
@@ -95,7 +81,7 @@ def test_one_notification_per_triggered_rule_with_its_facts(runs, hook):
     assert status_note(record).startswith("ALERT: 2 rule(s) fired vs watched/base: a accuracy")
 
 
-def test_nothing_triggered_sends_nothing(runs, hook):
+def test_nothing_triggered_sends_nothing(costed_runs, hook):
     same = write_run(get_settings().outputs_dir, "same", {"a": outcomes_from([True] * 40)},
                      usage={"a": {"calls": 40, "errors": 0, "cost_usd": 0.40}})  # fmt: skip
     record = check_run(same, _spec({"webhook_env": "TEST_WEBHOOK_URL"}, {"file": "alerts.jsonl"}))
@@ -105,8 +91,8 @@ def test_nothing_triggered_sends_nothing(runs, hook):
     assert status_note(record) == "alerts: none fired vs watched/base (pinned baseline)"
 
 
-def test_a_failing_receiver_is_retried_with_backoff(runs, hook):
-    _, now = runs
+def test_a_failing_receiver_is_retried_with_backoff(costed_runs, hook):
+    _, now = costed_runs
     hook.fail_next = 2  # 503, 503, then 200
     target = {"webhook_env": "TEST_WEBHOOK_URL", "attempts": 3, "backoff_s": 0.01}
     record = check_run(now, _spec(target, rules=RULES[:1]))
@@ -118,8 +104,8 @@ def test_a_failing_receiver_is_retried_with_backoff(runs, hook):
                                      "target_key": NotifyTarget(**target).key()}]  # fmt: skip
 
 
-def test_a_receiver_that_is_down_is_retried_then_reported(runs, monkeypatch):
-    _, now = runs
+def test_a_receiver_that_is_down_is_retried_then_reported(costed_runs, monkeypatch):
+    _, now = costed_runs
     monkeypatch.setenv("TEST_WEBHOOK_URL", closed_port_url())
     target = {"webhook_env": "TEST_WEBHOOK_URL", "attempts": 3, "backoff_s": 0.01}
     record = check_run(now, _spec(target, rules=RULES[:1]))
@@ -133,8 +119,8 @@ def test_a_receiver_that_is_down_is_retried_then_reported(runs, monkeypatch):
     assert "SECRET-TOKEN" not in manifest + note  # the URL (a secret) is written nowhere
 
 
-def test_a_client_error_is_not_retried_and_an_unset_variable_is_reported(runs, hook):
-    _, now = runs
+def test_a_client_error_is_not_retried_and_an_unset_variable_is_reported(costed_runs, hook):
+    _, now = costed_runs
     hook.fail_next, hook.fail_status = 5, 404
     target = {"webhook_env": "TEST_WEBHOOK_URL", "attempts": 3, "backoff_s": 0.01}
     record = check_run(now, _spec(target, {"webhook_env": "UNSET_HOOK_VAR"}, rules=RULES[:1]))
@@ -145,8 +131,8 @@ def test_a_client_error_is_not_retried_and_an_unset_variable_is_reported(runs, h
     assert second["error"] == "the environment variable UNSET_HOOK_VAR is not set"
 
 
-def test_without_a_baseline_only_the_error_rate_is_checked_and_the_line_says_why(runs, hook):
-    base, _ = runs
+def test_without_a_baseline_only_the_error_rate_is_checked_and_the_line_says_why(costed_runs, hook):
+    base, _ = costed_runs
     record = check_run(base, _spec({"webhook_env": "TEST_WEBHOOK_URL"}))
     assert record["baseline"] is None and hook.requests == 0
     assert record["checked"] == ["error_rate_more_than 0.5"]  # needs no baseline: quiet here
@@ -172,9 +158,9 @@ BAD_URLS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("url", "why"), BAD_URLS.values(), ids=BAD_URLS.keys())
-def test_an_unusable_webhook_url_fails_alone_and_is_never_shown(runs, hook, monkeypatch,
+def test_an_unusable_webhook_url_fails_alone_and_is_never_shown(costed_runs, hook, monkeypatch,
                                                                  capsys, url, why):  # fmt: skip
-    _, now = runs
+    _, now = costed_runs
     monkeypatch.setenv("BAD_HOOK", url)
     spec = _spec({"webhook_env": "BAD_HOOK"}, {"file": "alerts.jsonl"},
                  {"webhook_env": "TEST_WEBHOOK_URL"}, rules=RULES[:1])  # fmt: skip
@@ -189,10 +175,10 @@ def test_an_unusable_webhook_url_fails_alone_and_is_never_shown(runs, hook, monk
     assert "SECRET" not in shown
 
 
-def test_the_undelivered_notifications_are_retried_and_only_those(runs, hook, monkeypatch):
+def test_the_undelivered_notifications_are_retried_and_only_those(costed_runs, hook, monkeypatch):
     from evalbench.alerts.check import redeliver
 
-    _, now = runs
+    _, now = costed_runs
     monkeypatch.setenv("BAD_HOOK", "http://127.0.0.1:SECRET/x")
     spec = _spec({"webhook_env": "BAD_HOOK"}, {"file": "alerts.jsonl"}, rules=RULES[:1])
     check_run(now, spec)
@@ -214,8 +200,8 @@ def test_the_undelivered_notifications_are_retried_and_only_those(runs, hook, mo
     assert len(hook.bodies) == 1
 
 
-def test_a_redirect_is_a_failed_delivery_never_followed(runs, hook, monkeypatch):
-    _, now = runs
+def test_a_redirect_is_a_failed_delivery_never_followed(costed_runs, hook, monkeypatch):
+    _, now = costed_runs
     for location in (hook.url, "ftp://127.0.0.1/x"):
         redirector = Redirector(location).start()
         try:
@@ -237,8 +223,8 @@ def trickler():
     server.stop()
 
 
-def test_a_trickling_receiver_is_cut_at_the_total_deadline(runs, trickler, monkeypatch):
-    _, now = runs
+def test_a_trickling_receiver_is_cut_at_the_total_deadline(costed_runs, trickler, monkeypatch):
+    _, now = costed_runs
     monkeypatch.setenv("SLOW_HOOK", trickler.url)
     target = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}
     (delivery,) = check_run(now, _spec(target, rules=RULES[:1]))["deliveries"]
@@ -247,9 +233,9 @@ def test_a_trickling_receiver_is_cut_at_the_total_deadline(runs, trickler, monke
 
 
 @pytest.mark.slow
-def test_a_target_that_failed_is_not_tried_again_for_the_next_notification(runs, trickler,
+def test_a_target_that_failed_is_not_tried_again_for_the_next_notification(costed_runs, trickler,
                                                                            monkeypatch):  # fmt: skip
-    _, now = runs
+    _, now = costed_runs
     monkeypatch.setenv("SLOW_HOOK", trickler.url)
     target = {"webhook_env": "SLOW_HOOK", "attempts": 1, "timeout_s": 0.5}
     first, second = check_run(now, _spec(target))["deliveries"]  # two rules fired
@@ -286,11 +272,11 @@ def test_slack_text_escapes_what_it_quotes_and_keeps_its_own_links(hook):
 
 
 @pytest.mark.slow
-def test_a_target_that_fails_a_retry_is_not_tried_for_the_other_runs(runs, trickler,
+def test_a_target_that_fails_a_retry_is_not_tried_for_the_other_runs(costed_runs, trickler,
                                                                      monkeypatch):  # fmt: skip
     from evalbench.alerts.check import redeliver
 
-    _, now = runs
+    _, now = costed_runs
     later = write_run(get_settings().outputs_dir, "later",
                       {"a": outcomes_from([False] * 30 + [True] * 10)},
                       started_at="2026-01-03T00:00:00+00:00")  # fmt: skip

@@ -5,13 +5,12 @@ label (a query or fragment right after the host), not as a ``-p`` override."""
 from __future__ import annotations
 
 import pytest
-from alerts.helpers import closed_port_url, outcomes_from, write_run
+from alerts.helpers import closed_port_url
 
 from evalbench import publish
 from evalbench.alerts import AlertsSpec, NotifyTarget
 from evalbench.alerts.check import check_run, redeliver, status_note
 from evalbench.cli import main
-from evalbench.history import pin_baseline
 from evalbench.index import build_index
 from evalbench.settings import get_settings
 
@@ -20,17 +19,9 @@ COST = {"cost_usd_more_than": 1.25}  # fires: 0.01 -> 0.02 per task
 
 
 @pytest.fixture
-def now():
+def now(costed_runs):
     """A run that dropped and costs twice as much per task as its pinned baseline."""
-    outputs = get_settings().outputs_dir
-    usage = {"calls": 40, "errors": 0}
-    base = write_run(outputs, "base", {"a": outcomes_from([True] * 40)},
-                     usage={"a": {**usage, "cost_usd": 0.40}})  # fmt: skip
-    run = write_run(outputs, "now", {"a": outcomes_from([False] * 30 + [True] * 10)},
-                    usage={"a": {**usage, "cost_usd": 0.80}},
-                    started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
-    pin_baseline(base, outputs)
-    return run
+    return costed_runs[1]
 
 
 def _spec(*webhooks: str, rules=(DROP,)) -> AlertsSpec:
