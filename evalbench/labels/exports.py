@@ -28,9 +28,8 @@ from .storage import (
     LabelRecord,
     LabelStore,
     current_labels,
-    read_labels,
+    read_counted,
     stale_labels,
-    torn_files,
 )
 from .tasks import Tasks
 
@@ -122,8 +121,7 @@ def export_labels(
     out = Path(out)
     if out.suffix.lower() not in (".jsonl", ".csv"):
         raise ValueError(f"{out}: export to a .jsonl or .csv file")
-    source = list(read_labels(tasks.labels_dir) if labels is None else labels)
-    torn = tuple(torn_files(tasks.labels_dir)) if labels is None else ()
+    source, torn = read_counted(tasks.labels_dir) if labels is None else (list(labels), [])
     rows = EXPORTERS[tasks.spec.kind](tasks, source)
     stale = _usable(tasks, source)[1]
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -132,7 +130,7 @@ def export_labels(
     else:
         write_atomic(out, (to_json(row) + "\n" for row in rows))
     names = sorted({str(r.get("annotator", r.get("reviewer"))) for r in rows})
-    return Export(out, len(rows), stale, names, torn)
+    return Export(out, len(rows), stale, names, tuple(torn))
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -165,13 +163,14 @@ def label_status(tasks: Tasks) -> pd.DataFrame:
     digests = _digests(tasks)
     rows = []
     for name in names:
-        lines = [r for r in store.read(name) if r.task == tasks.name]
+        lines, torn = store.read_counted(name)
+        lines = [r for r in lines if r.task == tasks.name]
         current = current_labels(lines)
         stale = stale_labels(current, digests)
         rows.append({
             "annotator": name, "done": len(current) - len(stale), "total": len(tasks.items),
             "edits": len(lines) - len(current), "stale": len(stale),
-            "last_label": max((r.time for r in lines), default=None), "torn": store.torn(name),
+            "last_label": max((r.time for r in lines), default=None), "torn": torn,
         })  # fmt: skip
     columns = ["annotator", "done", "total", "edits", "stale", "last_label", "torn"]
     return pd.DataFrame(rows, columns=columns)

@@ -8,7 +8,7 @@ item is its annotator's last line (:func:`current_labels`). Two annotators never
 file; two writers of the same file (two tabs, two servers on one folder) take a lock
 (``filelock``) around each append. A torn last line (a crash mid-write, never acknowledged)
 is cut off before the next append and skipped when reading; ``label status`` and
-``label export`` name the file (:meth:`LabelStore.torn`, :func:`torn_files`).
+``label export`` name the file (:meth:`LabelStore.read_counted`, :func:`read_counted`).
 """
 
 from __future__ import annotations
@@ -110,12 +110,11 @@ class LabelStore:
 
     def read(self, annotator: str) -> list[LabelRecord]:
         """Every label line of ``annotator`` in file order (``[]`` without a file)."""
-        return _read_file(label_path(self.folder, annotator))[0]
+        return self.read_counted(annotator)[0]
 
-    def torn(self, annotator: str) -> int:
-        """1 if ``annotator``'s file ends in a torn line (skipped when reading), else 0."""
-        path = label_path(self.folder, annotator)
-        return _torn(path.read_bytes()) if path.exists() else 0
+    def read_counted(self, annotator: str) -> tuple[list[LabelRecord], int]:
+        """:meth:`read`, and 1 if the file ends in a torn line it skipped (else 0)."""
+        return _read_file(label_path(self.folder, annotator))
 
     def annotators(self) -> list[str]:
         """Annotators with a label file in the folder, sorted."""
@@ -147,12 +146,7 @@ def _read_file(path: Path) -> tuple[list[LabelRecord], int]:
     for number, line in enumerate(lines[:-1], start=1):
         if line.strip():
             out.append(_parse_line(line, f"{path}:{number}"))
-    return out, _torn(raw)
-
-
-def _torn(raw: bytes) -> int:
-    """1 if a file's text ends in a line without its newline (never acknowledged), else 0."""
-    return 1 if raw.rsplit(b"\n", 1)[-1].strip() else 0
+    return out, 1 if lines[-1].strip() else 0  # no trailing newline: never acknowledged
 
 
 def _parse_line(line: bytes, where: str) -> LabelRecord:
@@ -176,12 +170,19 @@ def read_labels(source: Path | str | Iterable[LabelRecord]) -> list[LabelRecord]
     """
     if not isinstance(source, (str, Path)):
         return list(source)
-    return [r for f in _label_files(Path(source)) for r in _read_file(f)[0]]
+    return read_counted(source)[0]
 
 
-def torn_files(source: Path | str) -> list[Path]:
-    """The label files of a folder (or the one file) whose torn last line reading skips."""
-    return [f for f in _label_files(Path(source)) if _torn(f.read_bytes())]
+def read_counted(source: Path | str) -> tuple[list[LabelRecord], list[Path]]:
+    """:func:`read_labels` of a folder or file, and the files whose torn last line it
+    skipped."""
+    records: list[LabelRecord] = []
+    torn = []
+    for path in _label_files(Path(source)):
+        lines, cut = _read_file(path)
+        records += lines
+        torn += [path] * cut
+    return records, torn
 
 
 def _label_files(path: Path) -> list[Path]:
