@@ -193,21 +193,29 @@ def validate_params(cls: type[P], data: dict[str, Any], path: Path) -> P:
     return params
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _flags_read_as_numbers(given: Any, value: Any, where: str = "") -> list[tuple[str, bool]]:
     """(field path, flag) of every YAML ``true``/``false`` in ``given`` (the params as written)
     that validation turned into a number in ``value`` (the validated params): pydantic reads
     a bool as 1 or 0 (``-p seed=true`` ran seed 1, ``sample: true`` studied one item)."""
     if isinstance(given, bool):
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return [(where or "(top level)", given)] if number else []
+        return [(where or "(top level)", given)] if _is_number(value) else []
     pairs: list[tuple[Any, Any, Any]] = []
     if isinstance(given, dict) and isinstance(value, BaseModel):
         fields = type(value).model_fields
         pairs = [(k, v, getattr(value, k)) for k, v in given.items() if k in fields]
     elif isinstance(given, dict) and isinstance(value, dict):
-        pairs = [(k, v, value[k]) for k, v in given.items() if k in value]
-    elif isinstance(given, list) and isinstance(value, (list, tuple)) and len(given) == len(value):
-        pairs = list(zip(range(len(given)), given, value, strict=True))
+        keys = [(k, k if k in value else str(k)) for k in given]  # a level key 1 is read "1"
+        pairs = [(k, given[k], value[key]) for k, key in keys if key in value]
+    elif isinstance(given, list) and isinstance(value, (list, tuple)):
+        if len(given) == len(value):
+            pairs = list(zip(range(len(given)), given, value, strict=True))
+        elif any(_is_number(v) for v in value) and not any(isinstance(v, bool) for v in value):
+            # folded by its validator (``levels`` sorted and deduplicated): its flags are numbers
+            return [(f"{where}.{i}", g) for i, g in enumerate(given) if isinstance(g, bool)]
     return [hit for key, item, got in pairs
             for hit in _flags_read_as_numbers(item, got, f"{where}.{key}".lstrip("."))]  # fmt: skip
 

@@ -206,7 +206,10 @@ def test_inf_and_nan_are_numbers_that_params_refuse(tmp_path):
     [("seed=true", "seed"), ("sample=true", "sample"), ("systems.0.max_retries=false", "systems.0.max_retries"),
      ("systems.0.timeout_s=true", "systems.0.timeout_s"),
      ("systems.0.sim.accuracy=true", "systems.0.sim.accuracy"),
-     ("systems.0.sim.accuracy={'1': true}", "systems.0.sim.accuracy.1")],
+     ("systems.0.sim.accuracy={'1': true}", "systems.0.sim.accuracy.1"),
+     # a key the validator rewrites (a level written as a number), a list it folds (levels)
+     ("systems.0.sim.accuracy={1: true}", "systems.0.sim.accuracy.1"),
+     ("levels=[true, true]", "levels.0"), ("levels=[2, true]", "levels.1")],
 )  # fmt: skip
 def test_true_or_false_is_not_a_number(tmp_path, override, field):
     """YAML's true/false is a bool: pydantic read it as 1 or 0 (``-p seed=true`` ran seed 1,
@@ -214,7 +217,7 @@ def test_true_or_false_is_not_a_number(tmp_path, override, field):
     path = _write(tmp_path, GOOD)
     with pytest.raises(ParamsError) as err:
         load_params(path, [override])
-    value = override.rsplit("=", 1)[1].split(": ")[-1].strip("}")
+    value = "false" if "false" in override else "true"
     assert str(err.value) == f"{path}: {field}: expected a number, got {value}"
 
 
