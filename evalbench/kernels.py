@@ -82,6 +82,20 @@ def manager_class() -> type:
             finally:
                 self.client_factory = kept
 
+        def client(self, **kwargs: Any) -> Any:
+            """A client of this kernel, kept until :meth:`close_clients`: papermill leaves
+            open the client it opens on a kernel it was handed (the warm one)."""
+            made = super().client(**kwargs)
+            self.__dict__.setdefault("_opened", []).append(made)
+            return made
+
+        def close_clients(self) -> None:
+            """Stop every client opened so far: its channels (the heartbeat's thread) and
+            its zmq context (two threads, a dozen descriptors), each render's otherwise."""
+            opened = self.__dict__.get("_opened", [])
+            while opened:
+                opened.pop().stop_channels()
+
         def write_connection_file(self, **kwargs: Any) -> None:
             super().write_connection_file(**kwargs)
             processes.remove_at_end(self.connection_file)
@@ -145,5 +159,7 @@ def shutdown() -> None:
     """Stop this process's warm kernel, if any."""
     km = _STATE.pop("km", None)
     _STATE.pop("cwd", None)
-    if km is not None and km.has_kernel:
-        km.shutdown_kernel(now=True)
+    if km is not None:
+        km.close_clients()
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)

@@ -516,6 +516,8 @@ class _Execution:
                 stderr_file=sys.stderr if self.progress else None, **extra,
             )  # fmt: skip
         finally:
+            if self.warm:
+                extra["km"].close_clients()  # papermill's client of a kernel it was handed
             self._time_cells(output, time.perf_counter() - started)
 
     def _time_cells(self, output: Path, wall: float) -> None:

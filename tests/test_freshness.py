@@ -4,6 +4,8 @@ warm kernel renders exactly what a fresh kernel renders."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import pytest
 from loopback import Fault
@@ -92,6 +94,24 @@ def test_a_warm_kernel_renders_what_a_fresh_one_renders(tmp_path, monkeypatch):
     km = kernels._STATE["km"]  # the one run_many used
     kernels.prepare(km)
     kernels._run(km, "import gc; assert gc.get_freeze_count() > 100_000, gc.get_freeze_count()")
+
+
+@pytest.mark.slow
+def test_renders_in_the_warm_kernel_leave_no_descriptor_or_thread_behind(tmp_path):
+    # `make report` renders every study in one process, in its warm kernel. Each render left
+    # papermill's client of that kernel open: its heartbeat thread, a zmq context with two
+    # threads and 14 file descriptors, so ~70 renders exhausted a limit of 1,024 descriptors
+    # (and a serial `make test TEST_JOBS=0` went past it)
+    path = _study(tmp_path)
+    assert run_study(path, warm=True, force=True).status == "ok"  # the warm kernel is up
+
+    def held() -> tuple[int, int]:
+        return len(os.listdir("/proc/self/fd")), threading.active_count()
+
+    before = held()
+    for _ in range(3):
+        assert run_study(path, warm=True, force=True).status == "ok"
+    assert held() == before
 
 
 @pytest.mark.slow
