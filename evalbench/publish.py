@@ -500,9 +500,8 @@ class _Execution:
         started = time.perf_counter()
         extra: dict[str, Any] = {}
         if self.warm:
-            km, _ = kernels.warm_kernel(self.notebook.parent)
-            kernels.prepare(km)
-            extra["km"] = km
+            extra["km"] = kernels.warm_kernel(self.notebook.parent)[0]
+            kernels.prepare(extra["km"])
         else:  # the kernel's own log (TCP notice, shutdown chatter) is not the study's output
             extra["extra_arguments"] = kernels.KERNEL_ARGS
             extra["kernel_manager_class"] = kernels.manager_class()
@@ -529,11 +528,9 @@ class _Execution:
             cells = sum(float(c.metadata.get("papermill", {}).get("duration") or 0)
                         for c in nb.cells)  # fmt: skip
         load = float((read_manifest(output.parent).get("phases") or {}).get("load", 0.0))
-        self.timing = {
-            "kernel_start_s": round(max(0.0, wall - cells), 3),
-            "data_load_s": round(load, 3),
-            "compute_s": round(max(0.0, cells - load), 3),
-        }
+        self.timing = {"kernel_start_s": round(max(0.0, wall - cells), 3),
+                       "data_load_s": round(load, 3),
+                       "compute_s": round(max(0.0, cells - load), 3)}  # fmt: skip
 
     def export(self, notebook: Path, html: Path) -> None:
         started = time.perf_counter()
