@@ -9,6 +9,8 @@ skips the keys already written.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import json
 import math
@@ -393,6 +395,11 @@ def open_in_folder(path: Path | str, mode: Literal["w", "a"]) -> TextIO:
     return os.fdopen(os.open(path, flags, 0o644), mode, encoding="utf-8")
 
 
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+"""Errors only a write meets (a full disk or quota, a read-only folder, ``ulimit -f``): the
+commands say them in one line naming the folder, whatever was being written."""
+
+
 def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
     """Write text to ``path`` through a temp file renamed over it: readers see the old file
     or the new one, never half of one, whoever else writes it at the same time; a failed
@@ -411,7 +418,8 @@ def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
             fh.writelines([parts] if isinstance(parts, str) else parts)
         tmp.replace(path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only folder refuses this too: the
+            tmp.unlink(missing_ok=True)  # write's own error is the one to see
         raise
     return path
 

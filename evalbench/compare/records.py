@@ -11,6 +11,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evalbench.history import Comparison
+from evalbench.history.paired import repeated_pair
 from evalbench.importers import RunOutcomes
 from evalbench.params import StudyParams
 from evalbench.records import Record
@@ -65,6 +66,9 @@ class CompareParams(StudyParams):
         names = [r.label for r in self.runs if r.label]
         if len(set(names)) != len(names):
             raise ValueError(f"runs: labels must be unique (got {names})")
+        if twice := repeated_pair(self.pairs):
+            raise ValueError(f"pairs: [{', '.join(twice)}] is given twice (the same tests "
+                             "twice would weaken every Holm-adjusted p)")  # fmt: skip
         return self
 
 

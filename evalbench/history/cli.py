@@ -32,7 +32,7 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_options
 from evalbench.params import dump_yaml
-from evalbench.records import write_atomic
+from evalbench.records import WRITE_ERRORS, write_atomic
 from evalbench.settings import get_settings
 
 from .paired import (
@@ -41,6 +41,7 @@ from .paired import (
     gate_blockers,
     regression_line,
     regressions,
+    repeated_pair,
     unfinished,
 )
 from .runs import (
@@ -129,6 +130,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:
         check_numbers(args)
         if args.pin:
+            if args.runs:
+                raise OutcomeError(f"--pin takes one run (got {len(args.runs)} more)")
             path = pin_baseline(resolve_run(args.pin))
             print(f"pinned {resolve_run(args.pin)} as the baseline of its study ({path})")
             return 0
@@ -177,6 +180,9 @@ def check_numbers(args: argparse.Namespace) -> None:
                            f"{MIN_ROUNDS} to {MAX_ROUNDS:,d}")  # fmt: skip
     if args.max_log_mb is not None and args.max_log_mb < 1:
         raise OutcomeError(f"--max-log-mb: {args.max_log_mb} is not a size of 1 MB or more")
+    if twice := repeated_pair(args.pair):
+        raise OutcomeError(f"--pair {' '.join(twice)} is given twice (the same tests twice "
+                           "would weaken every Holm-adjusted p)")  # fmt: skip
 
 
 def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
@@ -192,6 +198,13 @@ def _gate(args: argparse.Namespace, found: Comparison, runs: list[RunOutcomes]) 
     """The gate's exit code, with its lines: 2 when it cannot decide (one line on stderr);
     1 on a regression of what it could compare in finished runs, even where it could not
     decide on something else (a system that measured nothing: said on stderr as well)."""
+    if args.min_drop >= 1 and len(found.tests) and (found.tests["kind"] == "binary").all():
+        print(
+            f"evalbench: --min-drop {args.min_drop:g} can never fire: every metric compared "
+            "is a share (from 0 to 1), which cannot fall by more than 1",
+            file=sys.stderr,
+        )
+        return 2
     blockers = gate_blockers(found, runs)
     more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
     bad = regressions(found.tests, min_drop=args.min_drop, alpha=args.alpha)
@@ -213,7 +226,13 @@ def _report(args: argparse.Namespace, runs: list[RunOutcomes], code: int) -> int
     already failed (its 1 stands)."""
     try:
         print(f"report: {render_report(args, runs)}")
-    except OutcomeError as exc:
+    except (OutcomeError, OSError) as exc:
+        if isinstance(exc, OSError) and not (exc.errno in WRITE_ERRORS and exc.filename):
+            raise
+        if isinstance(exc, OSError):
+            from evalbench.publish import unwritable
+
+            exc = unwritable(Path(exc.filename).parent, exc)
         print(f"evalbench: {exc}", file=sys.stderr)
         return code or 3
     return code

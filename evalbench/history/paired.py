@@ -359,6 +359,17 @@ class SystemPair(NamedTuple):
     candidate: str
 
 
+def repeated_pair(named: Sequence[Sequence[str]]) -> tuple[str, str] | None:
+    """The first system pair named twice, if any: its tests would join the Holm family twice
+    (five repeats turned a gate's exit 1, Holm p = 0.017, into "no regression")."""
+    seen: set[tuple[str, str]] = set()
+    for x, y in named:
+        if (pair := (str(x), str(y))) in seen:
+            return pair
+        seen.add(pair)
+    return None
+
+
 def system_pairs(
     a: RunOutcomes, b: RunOutcomes, named: Sequence[Sequence[str]] = ()
 ) -> tuple[list[SystemPair], list[str]]:

@@ -203,7 +203,11 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
     if not is_published(manifest):
         raise OutcomeError(f"{run_dir}: has no published report (status {manifest.get('status')})")
     study = str(manifest.get("study") or run_dir.parent.name)
-    target = _outputs(outputs) / study / BASELINE_FILE
+    home = _outputs(outputs) / study
+    if run_dir.resolve().parent != home.resolve():  # the gate looks for it there, by name
+        raise OutcomeError(f"{run_dir}: not a run folder of study {study!r} in "
+                           f"{_outputs(outputs)} (pin one of {home}/RUN_ID)")  # fmt: skip
+    target = home / BASELINE_FILE
     pin = {"study": study, "run_id": run_dir.name, "pinned_at": now_iso(), "note": note}
     return write_atomic(target, to_json(pin, indent=2) + "\n")
 
