@@ -9,9 +9,28 @@ stored in params, records, caches, manifests or reports.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_TOKEN = re.compile(r"(hf|ghp|gho|ghs|ghu|github_pat)_|AKIA[0-9A-Z]{16}$")
+"""Tokens that are also valid variable names (Hugging Face, GitHub, AWS access key ids)."""
+
+
+def _env_name(value: str) -> str:
+    if not _ENV_NAME.fullmatch(value) or _TOKEN.match(value):  # not shown: a secret, maybe
+        raise ValueError("not the name of an environment variable (up to 64 letters, digits "
+                         "and _); if it is the key or URL itself, put that in the environment "
+                         "and name the variable here (the value is not shown)")  # fmt: skip
+    return value
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]
+"""A params field that names an environment variable holding a secret (``api_key_env``): a
+value that is no such name is refused without being shown (a key pasted there was printed)."""
 
 ENV_OUTPUTS = "EVALBENCH_OUTPUTS"
 ENV_CACHE = "EVALBENCH_CACHE"

@@ -374,3 +374,32 @@ def test_the_browse_suite_refuses_a_simulated_accuracy_for_a_level_it_has_not():
         load_params(path, ["systems.0.sim.accuracy={6: 0.5}"])
     assert str(err.value) == (f"{path}: systems.0.sim.accuracy: unknown key '6' "
                               "(levels are 1, 2, 3, 4, 5; 'default' is the fallback)")  # fmt: skip
+
+
+NOT_A_NAME = ("not the name of an environment variable (up to 64 letters, digits and _); if it "
+              "is the key or URL itself, put that in the environment and name the variable here "
+              "(the value is not shown)")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("systems.0.api_key_env", "sk-proj-sekret21abcdef"),
+     ("systems.0.api_key_env", "hf_sekretAbCdEfGhIjKlMnOpQrStUvWxYz01"),
+     ("systems.0.api_key_env", "AKIASEKRET0EXAMPLE12"),
+     ("systems.0.base_url_env", "https://user:sekret@example.com/v1"),
+     ("alerts", "{rules: [{error_rate_more_than: 0.5}], notify: [{webhook_env: x-sekret}]}")],
+)  # fmt: skip
+def test_a_secret_where_its_variables_name_goes_is_refused_and_never_shown(
+    tmp_path, capsys, field, value
+):
+    """A key pasted into ``api_key_env`` was printed: "needs the environment variable
+    sk-proj-…; it is not set" (a CI log keeps it); a ``webhook_env`` was echoed "(got …)"."""
+    from evalbench.cli import main
+
+    path = _write(tmp_path, GOOD)
+    system = ["-p", "systems.0.provider=openai", "-p", "systems.0.model=m"]
+    assert main(["run", str(path), *system, "-p", f"{field}={value}"]) == 2
+    out, err = capsys.readouterr()
+    assert "sekret" not in out + err and "AKIA" not in out + err
+    where = "alerts.notify.0.webhook_env" if field == "alerts" else field
+    assert err == f"evalbench: {path}: {where}: {NOT_A_NAME}\n"

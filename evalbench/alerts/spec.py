@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from evalbench.settings import EnvName
+
 THRESHOLDS = (
     "drop_more_than",
     "cost_usd_more_than",
@@ -166,7 +168,7 @@ class NotifyTarget(BaseModel):
 
     webhook: str | None = None
     """A URL that takes a Slack-compatible JSON POST (``{"text": ...}`` and more fields)."""
-    webhook_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    webhook_env: EnvName | None = None
     """The name of the environment variable that holds the webhook URL (a secret: it stays
     out of params files, manifests and logs)."""
     file: str | None = Field(default=None, min_length=1, max_length=255)

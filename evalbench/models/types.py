@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from evalbench.settings import EnvName
+
 Provider = Literal["openai", "local", "sim"]
 ENDPOINT_PROVIDERS: frozenset[str] = frozenset({"openai", "local", "agent"})
 """Providers whose calls go to an endpoint (the reference ``agent`` calls its model's; ``local``
@@ -259,9 +261,9 @@ class ModelSpec(BaseModel):
     name without suffix)."""
     base_url: str | None = None
     """Endpoint base URL, e.g. ``http://localhost:8000/v1`` (not a secret)."""
-    base_url_env: str | None = None
+    base_url_env: EnvName | None = None
     """Environment variable holding the base URL (alternative to ``base_url``)."""
-    api_key_env: str | None = "OPENAI_API_KEY"
+    api_key_env: EnvName | None = "OPENAI_API_KEY"
     """Environment variable holding the API key; ``None``: the endpoint takes no key (none is
     sent). An endpoint on loopback (``localhost``, 127.0.0.0/8, ``::1``) needs none either:
     the key is sent only when the variable is set."""
