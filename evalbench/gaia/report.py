@@ -71,10 +71,24 @@ def key_result(result: GaiaResult) -> str:
         "({level:.0%} Wilson intervals): ",
         level=level,
     )
-    return head + "; ".join(_system_sentence(row, result) for row in rows) + ".</p>"
+    scored = _scored(result)
+    return head + "; ".join(_system_sentence(row, result, scored) for row in rows) + ".</p>"
 
 
-def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
+def _scored(result: GaiaResult) -> set[str]:
+    """The systems some of whose first answers were measured (the others have no result)."""
+    return {m.system for m in metrics.measured_systems(result.records) if m.scored}
+
+
+def _system_sentence(row: dict[str, Any], result: GaiaResult, scored: set[str]) -> str:
+    failed = display.failed_calls(result.usage, row["system"])
+    if str(row["system"]) not in scored:  # the official table's 0.0% is its misses, no result
+        name = row["system"]
+        text = display.fill("{name} ({kind}): no result, every first call failed", name=name,
+                            kind=system_kind(result, name))  # fmt: skip
+        if failed:
+            text += display.fill(" — {failed} (every attempt counted)", failed=failed)
+        return text
     text = display.fill(
         "{name} ({kind}) {acc:.1%} [{low:.1%}, {high:.1%}], {k} of {n}",
         name=row["system"],
@@ -85,7 +99,6 @@ def _system_sentence(row: dict[str, Any], result: GaiaResult) -> str:
         k=row["correct"],
         n=row["n"],
     )
-    failed = display.failed_calls(result.usage, row["system"])
     if failed:
         text += display.fill(" — {failed} (every attempt counted)", failed=failed)
     if not row["errors"]:
@@ -479,6 +492,12 @@ def paired_sentence(result: GaiaResult) -> str:
     if result.pair is None or result.comparison is None:
         return "<p>One system only: no paired comparison.</p>"
     (a, b), cmp = result.pair, result.comparison
+    if unmeasured := [s for s in (a, b) if s not in _scored(result)]:
+        return display.fill(
+            "<p>No paired comparison of <b>{a}</b> and <b>{b}</b>: {none} {verb} no result "
+            "(every first call failed).</p>",
+            a=a, b=b, none=" and ".join(unmeasured), verb="has" if len(unmeasured) == 1 else "have",
+        )  # fmt: skip
     return display.fill(
         "<p><b>{a}</b> vs <b>{b}</b> on {n}: accuracy {acc_a:.1%} vs {acc_b:.1%}; "
         "difference {d:+.1%} ({lvl:.0%} paired bootstrap interval {lo:+.1%} to {hi:+.1%}); "

@@ -59,10 +59,28 @@ def test_key_result_states_failed_calls_and_accuracy_over_answered_items():
 
 
 def test_key_result_when_every_call_failed():
-    recs = records({"A": {1: [False, False]}}, error="http_401: no")
+    # Before: "A (simulated) 0.0% [0.0%, 65.8%], 0 of 2": a number over nothing measured,
+    # beside the banner's "no result"
+    recs = records({"A": {1: [False, False]}, "B": {1: [True, False]}})
+    recs.loc[recs.system == "A", "error"] = "http_401: no"
     text = report.key_result(_result(recs, usage=_usage(A=(2, 2, {"http_401": 2}))))
-    assert "0.0% [" in text and "2 of 2 calls failed: http_401 × 2" in text
-    assert text.endswith(" — every first call failed.</p>")
+    low, high = wilson_by_hand(1, 2)
+    assert text.endswith(
+        "A (simulated): no result, every first call failed — 2 of 2 calls failed: http_401 × 2 "
+        f"(every attempt counted); B (simulated) 50.0% [{low:.1%}, {high:.1%}], 1 of 2.</p>"
+    )
+
+
+def test_no_paired_comparison_with_a_system_that_measured_nothing():
+    # Before: "A vs B … difference -50.0% … exact McNemar p = …" for a system none of whose
+    # answers was measured: a significant "difference" between a failure and a result
+    recs = records({"A": {1: [False, False]}, "B": {1: [True, True]}})
+    recs.loc[recs.system == "A", "error"] = "http_401: no"
+    cmp = PairedComparison(n=2, accuracy_a=0.0, accuracy_b=1.0, only_a=0, only_b=2,
+                           difference=Interval(-1.0, -1.0, -1.0, 0.95), mcnemar_p=0.5)  # fmt: skip
+    text = report.paired_sentence(_result(recs, pair=("A", "B"), comparison=cmp))
+    assert text == ("<p>No paired comparison of <b>A</b> and <b>B</b>: A has no result (every "
+                    "first call failed).</p>")  # fmt: skip
 
 
 def test_untrusted_names_are_escaped():
