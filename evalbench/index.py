@@ -19,6 +19,7 @@ import html
 import itertools
 import os
 import re
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,13 @@ def short_reason(reason: str) -> str:
     return short if len(short) <= SHORT_REASON else short[: SHORT_REASON - 1] + "…"
 
 
+def href(path: str) -> str:
+    """A relative link to ``path`` in an ``href`` attribute: its characters URL-quoted (a
+    study file named ``a#b?c.yaml``: the link was read as ``a`` with a fragment) and then
+    HTML-escaped."""
+    return html.escape(urllib.parse.quote(path, safe="/"))
+
+
 def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
     """The run's report and summary (when published) and its study's trends page."""
     run_dir = Path(m["_dir"])
@@ -174,8 +182,7 @@ def _links(m: dict[str, Any], outputs: Path, trends: bool) -> str:
     if trends:
         pages.append(("trends", run_dir.parent / "trends.html"))
     return " · ".join(
-        f'<a href="{html.escape(path.relative_to(outputs).as_posix())}">{name}</a>'
-        for name, path in pages
+        f'<a href="{href(path.relative_to(outputs).as_posix())}">{name}</a>' for name, path in pages
     )
 
 
@@ -259,8 +266,8 @@ def _cost(value: Any) -> str:
 def _report_href(report: Any, page_dir: Path, outputs: Path) -> str:
     if not report:
         return ""
-    href = os.path.relpath(Path(str(report)), page_dir)
-    return f' · <a href="{html.escape(Path(href).as_posix())}">report</a>'
+    relative = os.path.relpath(Path(str(report)), page_dir)
+    return f' · <a href="{href(Path(relative).as_posix())}">report</a>'
 
 
 def scorecard_html(card: Any, outputs: Path) -> str:
@@ -331,7 +338,7 @@ def _card_row(rows: list[Any], outputs: Path, costs: bool) -> str:
     sim = ' <span class="sim">simulated</span>' if simulated else ""
     heads = "<br>".join(f"{e(str(r.metric))}: {_interval(r)}" for r in rows)
     cost = f"<td>{'' if simulated else e(_cost(first.cost_usd))}</td>" if costs else ""
-    link = f'<a href="systems/{e(page)}">{e(str(first.system))}</a>'
+    link = f'<a href="{href(f"systems/{page}")}">{e(str(first.system))}</a>'
     run = f"{e(str(first.run_id))}{_report_href(first.report, outputs, outputs)}"
     return (f'<tr class="system"><td>{link}</td><td>{heads}{sim}</td><td>{e(_n(first))}</td>'
             f"{cost}<td class='id'>{run}</td></tr>")  # fmt: skip

@@ -115,3 +115,28 @@ def test_the_no_result_page_tables_scroll_in_their_boxes():
     assert page.count("<table") == 2
     assert page.count('<div class="evalbench-scroll"><table') == 2
     assert "div.evalbench-scroll::-webkit-scrollbar" in page
+
+
+def test_a_study_named_with_url_characters_links_to_its_own_pages(gaia_run, outputs):
+    # Before: href="a#b?c/r1/report.html": a browser asked for "a" (the rest a query and a
+    # fragment); a newline in a name broke the link the same way
+    from html.parser import HTMLParser
+    from urllib.parse import unquote, urlsplit
+
+    for study in ("a#b?c", "per%cent", "new\nline", "sp ace"):
+        gaia_run(study, "r1", {"s": {"t1": True}})
+    index = build_index(outputs)
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            hrefs.extend(v for k, v in attrs if tag == "a" and k == "href" and v)
+
+    hrefs: list[str] = []
+    parser = Links()
+    parser.feed(index.read_text())
+    targets = [h for h in hrefs if not h.startswith("#")]
+    assert len(targets) >= 8
+    for href in targets:  # as a browser reads it: the path only, then unquoted
+        parts = urlsplit(href)
+        assert not parts.query and not parts.fragment, href
+        assert (index.parent / unquote(parts.path)).is_file(), href
