@@ -39,6 +39,7 @@ from .paired import (
     Comparison,
     compare_runs,
     gate_blockers,
+    left_out,
     regression_line,
     regressions,
     repeated_pair,
@@ -189,7 +190,8 @@ def _print_table(runs: list[RunOutcomes], found: Comparison) -> None:
     print(_describe(runs))
     print(format_tests(found.tests, {r.label: _letter(i) for i, r in enumerate(runs)}))
     notes = [unfinished(r) for r in runs if not r.finished]
-    for note in notes + found.notes + [f"{r.label}: {n}" for r in runs for n in r.notes]:
+    notes += found.notes + left_out(found)
+    for note in notes + [f"{r.label}: {n}" for r in runs for n in r.notes]:
         print(f"note: {note}")
     sys.stdout.flush()  # the table before any report work, also when stdout is a pipe
 

@@ -672,6 +672,19 @@ def gate_blockers(comparison: Comparison, runs: Sequence[RunOutcomes] = ()) -> l
     return lines
 
 
+def left_out(comparison: Comparison) -> list[str]:
+    """One line per system pair and metric that left items out of its tests: items in one
+    run only, items unscored in either, failed calls excluded (``--errors exclude``)."""
+    lines = []
+    for row in comparison.pairing.itertuples():
+        counts = [(row.only_a, "only in A"), (row.only_b, "only in B"), (row.unscored,
+                  "unscored"), (row.excluded_errors, "failed calls excluded")]  # fmt: skip
+        if parts := [f"{int(n)} {what}" for n, what in counts if n]:
+            paired = f"{int(row.paired)} paired item{'s' * (row.paired != 1)}"
+            lines.append(f"{_pair_name(row)}: {paired}; left out: {', '.join(parts)}")
+    return lines
+
+
 def _pair_name(row: Any) -> str:
     system = row.system_a if row.system_a == row.system_b else f"{row.system_a}->{row.system_b}"
     return f"{row.candidate} vs {row.baseline}, {system} {row.metric}"

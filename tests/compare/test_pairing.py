@@ -66,3 +66,17 @@ def test_runs_of_different_benchmarks_do_not_pair(gaia_run, outputs):
         compare_runs([gaia, other])
     with pytest.raises(OutcomeError, match="do not pair"):
         compare_runs([gaia, gaia._replace(pairable=False)])
+
+
+def test_the_printed_table_says_which_items_were_left_out(gaia_run, capsys):
+    # Before: A had 3 items, B 1: the table showed n=1 and "mean A 1.000" (A's one paired
+    # item) with no word of the 2 items only in A; the gate (--no-report) said nothing either
+    from evalbench.cli import main
+
+    base = gaia_run("g", "a", {"s": {"t1": True, "t2": False, "t3": None}})
+    cand = gaia_run("g", "b", {"s": {"t1": True, "t4": True}})
+    assert main(["compare", str(base), str(cand), "--no-report"]) == 0
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert (
+        "note: g/b vs g/a, s accuracy: 1 paired item; left out: 2 only in A, 1 only in B" in notes
+    )
