@@ -27,17 +27,13 @@ import pandas as pd
 
 from evalbench.alerts.shown import shown
 from evalbench.look import SCROLL_CSS
-from evalbench.records import write_atomic
+from evalbench.records import OutputsUnwritable, write_atomic
 from evalbench.runs import PUBLISHED_STATUSES, current_manifest
 from evalbench.settings import get_settings
 from evalbench.skipped import skip_hints, skip_reason
 
 PUBLISHED: frozenset[str] = frozenset(PUBLISHED_STATUSES)
 """Statuses whose attempt is published (its report linked)."""
-
-
-class OutputsUnwritable(OSError):
-    """The outputs folder cannot be written (read-only, no permission, disk full)."""
 
 
 def collect_runs(outputs: Path) -> list[dict[str, Any]]:

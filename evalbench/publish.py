@@ -9,13 +9,11 @@ sanitizes the HTML, so a report opens offline and untrusted text stays inert.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import logging
 import math
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import threading
@@ -32,7 +30,6 @@ from evalbench.alerts import AlertsSpec
 from evalbench.freshness import find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
     PUBLISHED,
-    OutputsUnwritable,
     _fmt,
     build_index,
     collect_runs,
@@ -41,7 +38,14 @@ from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
-from evalbench.records import open_in_folder, write_atomic
+from evalbench.records import (
+    NO_SPACE,
+    UNWRITABLE,
+    OutputsUnwritable,
+    ensure_writable,
+    unwritable,
+    write_atomic,
+)
 from evalbench.runs import (
     LOCK_ENV,
     RunInUse,
@@ -184,17 +188,6 @@ def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
     return result._replace(reason="; ".join(note for note in notes if note))
 
 
-UNWRITABLE = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
-)
-"""Why a file cannot be written (a full disk or quota, a read-only or forbidden folder, a
-file past the size limit: ``ulimit -f``, ``prlimit --fsize``)."""
-NO_SPACE = re.compile(
-    rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\][^'\n]*(?:'(?P<path>[^'\n]+)')?"
-)
-"""A failure's reason that says a disk (or quota) is full, and which file it was writing."""
-
-
 def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
     """The manifest could not be written at the end of an attempt: write it ``failed``, if
     need be after deleting this failed attempt's files (what filled the disk, often). When
@@ -208,19 +201,6 @@ def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
         with contextlib.suppress(OSError):  # still full: free more, or leave the old one
             update_manifest(run_dir, **fields)
             return
-
-
-def unwritable(where: Path, cause: object) -> OutputsUnwritable:
-    """The one-line error for a folder or file that cannot be written (read-only, full)."""
-    text = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
-    if NO_SPACE.search(text):
-        text = os.strerror(errno.ENOSPC)
-    cache = get_settings().cache_dir.resolve()
-    variable = "EVALBENCH_CACHE" if where.resolve().is_relative_to(cache) else "EVALBENCH_OUTPUTS"
-    return OutputsUnwritable(
-        f"cannot write to {where} ({text}); set {variable} to a writable folder "
-        "or free some disk space"
-    )
 
 
 def _inputs(notebook: Path, params_file: Path, params: StudyParams,
@@ -324,22 +304,6 @@ def _check_cache(params: StudyParams) -> None:
     (simulated systems, users' own agents) never open it."""
     if params.cache != "off" and any(s.calls_endpoint for s in params.model_specs()):
         ResponseCache(get_settings().cache_dir / "responses.sqlite").close()
-
-
-def ensure_writable(run_dir: Path) -> None:
-    """Create the run folder and write a small probe file in it.
-
-    Raises:
-        OutputsUnwritable: one line naming the folder and the cause.
-    """
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        probe = run_dir / ".write-probe"
-        with open_in_folder(probe, "w") as fh:
-            fh.write("\0" * 65536)
-        probe.unlink()
-    except OSError as exc:
-        raise unwritable(run_dir, exc) from None
 
 
 class _lock_env(contextlib.AbstractContextManager):

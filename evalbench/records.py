@@ -15,6 +15,7 @@ import functools
 import json
 import math
 import os
+import re
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,6 +25,8 @@ from typing import Any, Literal, TextIO
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from evalbench.settings import get_settings
 
 
 class Record(BaseModel):
@@ -393,6 +396,58 @@ def open_in_folder(path: Path | str, mode: Literal["w", "a"]) -> TextIO:
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     flags |= os.O_APPEND if mode == "a" else os.O_TRUNC
     return os.fdopen(os.open(path, flags, 0o644), mode, encoding="utf-8")
+
+
+class OutputsUnwritable(OSError):
+    """The outputs folder cannot be written (read-only, no permission, disk full)."""
+
+
+UNWRITABLE = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
+)
+"""Why a file cannot be written (a full disk or quota, a read-only or forbidden folder, a
+file past the size limit: ``ulimit -f``, ``prlimit --fsize``)."""
+NO_SPACE = re.compile(
+    rf"\[Errno (?:{errno.ENOSPC}|{errno.EDQUOT})\][^'\n]*(?:'(?P<path>[^'\n]+)')?"
+)
+"""A failure's reason that says a disk (or quota) is full, and which file it was writing."""
+
+
+def unwritable(where: Path, cause: object) -> OutputsUnwritable:
+    """The one-line error for a folder or file that cannot be written (read-only, full)."""
+    text = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+    if NO_SPACE.search(text):
+        text = os.strerror(errno.ENOSPC)
+    cache = get_settings().cache_dir.resolve()
+    variable = "EVALBENCH_CACHE" if where.resolve().is_relative_to(cache) else "EVALBENCH_OUTPUTS"
+    return OutputsUnwritable(
+        f"cannot write to {where} ({text}); set {variable} to a writable folder "
+        "or free some disk space"
+    )
+
+
+def ensure_writable(run_dir: Path) -> None:
+    """Create the run folder and write a small probe file in it (removed again, also when
+    the write failed).
+
+    Raises:
+        OutputsUnwritable: one line naming the folder and the cause; or the folder leads out
+            of the outputs folder (a link in its path; the outputs folder itself may be one).
+    """
+    outputs = get_settings().outputs_dir
+    if not (real := run_dir.resolve()).is_relative_to(outputs.resolve()):
+        raise OutputsUnwritable(f"{run_dir}: leads to {real} (a link), outside the outputs "
+                                f"folder {outputs}; evalbench writes only inside it")  # fmt: skip
+    probe = run_dir / ".write-probe"
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with open_in_folder(probe, "w") as fh:
+            fh.write("\0" * 65536)
+    except OSError as exc:
+        raise unwritable(run_dir, exc) from None
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
 
 
 WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})

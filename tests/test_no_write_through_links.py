@@ -52,11 +52,14 @@ def _cell_log(folder: Path) -> None:
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_a_link_planted_in_a_folder_is_never_written_through(tmp_path, writer):
+    from evalbench.settings import get_settings
+
     name, write = WRITERS[writer]
-    folder = tmp_path / "run"
+    folder = get_settings().outputs_dir / "study" / "run"  # a run folder where it belongs
     target = _planted(folder, name, tmp_path)
-    with pytest.raises((OSError, OutputsUnwritable)):
+    with pytest.raises((OSError, OutputsUnwritable)) as refused:
         write(folder)
+    assert "outside the outputs folder" not in str(refused.value)  # the link's own error
     assert target.read_text() == TARGET_TEXT
 
 
@@ -107,3 +110,52 @@ def test_a_reader_never_settles_a_run_through_a_link(tmp_path, linked):
     assert shown["status"] == "interrupted" and "killed?" in shown["reason"]
     assert (elsewhere / "run1" / "manifest.json").read_text() == text
     assert sorted(p.name for p in (elsewhere / "run1").iterdir()) == ["manifest.json"]
+
+
+@pytest.mark.parametrize("linked", ["run folder", "study folder"])
+def test_a_run_folder_that_leads_out_of_the_outputs_folder_is_refused(tmp_path, linked):
+    # Before: outputs/<study>/<run> (or outputs/<study>) as a link to a folder elsewhere:
+    # the report, the records, the manifest and the lock were all written there
+    from evalbench.settings import get_settings
+
+    outputs = get_settings().outputs_dir
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run_dir = outputs / "study" / "abc123"
+    link = run_dir if linked == "run folder" else run_dir.parent
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(OutputsUnwritable) as refused:
+        ensure_writable(run_dir)
+    assert str(refused.value) == (
+        f"{run_dir}: leads to {elsewhere}{'' if linked == 'run folder' else '/abc123'} (a "
+        f"link), outside the outputs folder {outputs}; evalbench writes only inside it"
+    )
+    assert list(elsewhere.iterdir()) == []  # not even the write probe
+
+
+def test_an_outputs_folder_that_is_itself_a_link_is_written_as_usual(tmp_path, monkeypatch):
+    # a bigger disk for every run: EVALBENCH_OUTPUTS (or outputs/) pointing at it is fine
+    disk = tmp_path / "big-disk"
+    disk.mkdir()
+    (tmp_path / "outputs").symlink_to(disk, target_is_directory=True)
+    monkeypatch.setenv("EVALBENCH_OUTPUTS", str(tmp_path / "outputs"))
+    ensure_writable(tmp_path / "outputs" / "study" / "abc123")
+    assert (disk / "study" / "abc123").is_dir() and not list((disk / "study" / "abc123").iterdir())
+
+
+def test_a_write_probe_that_fails_is_not_left_behind(tmp_path, monkeypatch):
+    # Before: a full disk left an empty .write-probe in the run folder
+    import evalbench.records
+
+    def full(path, mode):
+        path.write_text("")  # created, then the disk is full
+        raise OSError(28, "No space left on device", str(path))
+
+    from evalbench.settings import get_settings
+
+    monkeypatch.setattr(evalbench.records, "open_in_folder", full)
+    run_dir = get_settings().outputs_dir / "study" / "run"
+    with pytest.raises(OutputsUnwritable, match="No space left on device"):
+        ensure_writable(run_dir)
+    assert list(run_dir.iterdir()) == []
