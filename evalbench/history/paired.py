@@ -420,7 +420,7 @@ class Comparison(NamedTuple):
     one line each (also in ``notes``): nothing to decide on, never a drop to 0."""
 
 
-MEASURED_STATES = ("ok", "no_answer")
+MEASURED_STATES = ("ok", "no_answer", "limit")
 """Outcome states that measured the system (a failed call or an unscored item did not)."""
 _STATE_WORDS = {"error": "failed call", "unscored": "unscored"}
 

@@ -7,9 +7,10 @@ An *outcome frame* has the columns :data:`OUTCOME_COLUMNS` plus one column per s
   otherwise) and is NaN when the item has none (``unscored``: a judge output that did not
   parse, a hidden ground truth, a harness error without a score) — never a made-up number;
 - ``state`` says what happened: ``ok``, ``no_answer`` (scored, counted wrong as the study
-  counts it), ``error`` (a failed call: the value is whatever the study's own headline
-  counts, e.g. wrong for GAIA and BFCL, and NaN where the study leaves it out) or
-  ``unscored``. Comparisons count every state apart.
+  counts it), ``limit`` (an agent stopped at its time or step limit before it answered:
+  scored wrong, as the study scores it), ``error`` (a failed call: the value is whatever the
+  study's own headline counts, e.g. wrong for GAIA and BFCL, and NaN where the study leaves
+  it out) or ``unscored``. Comparisons count every state apart.
 
 :func:`read_run_folder` reads an evalbench run folder (``manifest.json`` + ``records/``)
 through :data:`READERS`, one small function per study kind that knows its declared record
@@ -33,7 +34,7 @@ from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
 """The fixed columns of an outcome frame (slice columns follow)."""
-STATES = ("ok", "no_answer", "error", "unscored")
+STATES = ("ok", "no_answer", "limit", "error", "unscored")
 BINARY, SCORE = "binary", "score"
 
 
@@ -283,6 +284,8 @@ def _gaia(run_dir: Path, params: dict[str, Any]) -> pd.DataFrame:
             state = "error"
         elif row.get("no_answer"):
             state = "no_answer"
+        elif row.get("state") in ("timeout", "step_limit"):
+            state = "limit"
         if correct is None:
             state = "unscored" if state == "ok" else state
         rows.append(

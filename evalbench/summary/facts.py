@@ -318,6 +318,8 @@ FAILURE_KINDS = {
               "the request to the system failed, so the task counts as not done"),
     "no_answer": ("Answers in the wrong form",
                   "the system replied, but no answer could be read from its reply"),
+    "limit": ("Tasks stopped at a limit", "the agent reached its time or step limit before "
+              "it answered, so the task counts as not done"),
     "unscored": ("Answers that could not be graded",
                  "no grade could be given (e.g. the grader's verdict was unreadable)"),
     "wrong": ("Wrong answers", "the system gave an answer, and it was wrong"),

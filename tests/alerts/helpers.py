@@ -61,10 +61,11 @@ def write_run(
         for task_id, (outcome, level) in items.items():
             rows.append({
                 "system": system, "task_id": task_id, "level": level, "attempt": 0,
-                "model_answer": None if outcome == "error" else "x",
-                "extracted_answer": None if outcome == "error" else "x", "expected": "x",
-                "correct": outcome is True, "no_answer": False,
+                "model_answer": None if outcome in ("error", "timeout") else "x",
+                "extracted_answer": None if outcome in ("error", "timeout") else "x",
+                "expected": "x", "correct": outcome is True, "no_answer": False,
                 "error": "http_500: boom" if outcome == "error" else None,
+                **({"state": "timeout"} if outcome == "timeout" else {}),  # an agent's limit
             })  # fmt: skip
     for row in rows:
         ScoredRecord.model_validate(row)  # the GAIA study's declared record type

@@ -30,6 +30,19 @@ def _text(run_dir) -> str:
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)))
 
 
+def test_tasks_an_agent_stopped_at_its_limit_are_not_called_wrong_answers(outputs):
+    # Before: every task of an agent timed out (no answer at all) and the summary said "Wrong
+    # answers: 2 of 2 answers — the system gave an answer, and it was wrong"
+    now = write_run(outputs, "now", {"a": {"t1": ("timeout", 1), "t2": ("timeout", 1),
+                                           "t3": (False, 1), "t4": (True, 1)}})  # fmt: skip
+    risks = {r.title: r.detail for r in summary_facts(now).risks}
+    assert risks["Tasks stopped at a limit"] == (
+        "2 of 4 answers — the agent reached its time or step limit before it answered, so the "
+        "task counts as not done (a: 2)"
+    )
+    assert risks["Wrong answers"].startswith("1 of 4 answers — the system gave an answer")
+
+
 def test_headline_change_cost_and_risks_by_hand(outputs):
     # 40 tasks: the baseline gets all right; now 30 right, 8 wrong, 2 failed calls
     now_outcomes = outcomes_from([True] * 30 + [False] * 10)
