@@ -52,7 +52,7 @@ class Reply:
 
 @dataclass
 class Fault:
-    """An injected failure: ``kind`` in {"429", "500", "401", "400", "slow", "malformed",
+    """An injected failure: ``kind`` in {"429", "500", "501", "401", "400", "slow", "malformed",
     "drop", "empty"} ("empty": a 200 whose ``choices`` list is empty); ``message`` is the
     error body's ``error.message`` (default ``injected <kind>``)."""
 
@@ -375,7 +375,7 @@ class LoopbackServer:
                 _write(writer, 200, json.dumps({"id": "x", "choices": []}).encode(), {})
                 await writer.drain()
                 return True
-            elif step.kind in {"429", "500", "401", "400"}:
+            elif step.kind in {"429", "500", "501", "401", "400"}:
                 extra = (
                     {"retry-after": str(step.retry_after)} if step.retry_after is not None else {}
                 )

@@ -163,6 +163,14 @@ def test_persistent_500_becomes_error_with_reason(loopback):
     assert client.ledger.errors() == {"loop": 1}
 
 
+def test_501_not_implemented_is_not_retried(loopback):
+    # Before: a server without the endpoint (python -m http.server answers 501) was asked 7
+    # times per item, ~50 s per system of 2 items, for an answer it can never give
+    loopback.enqueue(Fault("501"), Reply(text="never reached"))
+    r = ask(client_for(loopback))
+    assert r.error.startswith("http_501") and r.attempts == 1 and loopback.count == 1
+
+
 def test_401_is_not_retried(loopback):
     loopback.enqueue(Fault("401"), Reply(text="never reached"))
     r = ask(client_for(loopback))

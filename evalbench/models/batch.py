@@ -51,7 +51,6 @@ from typing import Any, NamedTuple
 
 from evalbench.models.progress import STOP, progress_bar
 from evalbench.models.providers import (
-    RETRYABLE_STATUS,
     ProviderError,
     api_key,
     endpoint_url,
@@ -59,6 +58,7 @@ from evalbench.models.providers import (
     parse_completion,
     parse_more_choices,
     payload_for,
+    retryable_status,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
 from evalbench.records import open_in_folder, parse_json, to_json
@@ -210,7 +210,7 @@ def _create_failure(exc: Exception) -> str | None:
     if status is None:
         kind = "timeout" if "Timeout" in type(exc).__name__ else "connection_error"
         return f"{kind}: {exc}"
-    if status in RETRYABLE_STATUS or status >= 500:
+    if retryable_status(status):
         body = getattr(exc, "body", None)
         detail = body.get("message") if isinstance(body, dict) else None
         return f"http_{status}: {detail or exc}"[:300]
@@ -555,7 +555,7 @@ def _read_line(line: dict[str, Any]) -> tuple[Any, Any] | _Failure:
         status = int(response.get("status_code") or 0)
         body = response.get("body") or {}
         detail = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
-        transient = status in RETRYABLE_STATUS or status >= 500
+        transient = retryable_status(status)
         return _Failure(f"http_{status}: {str(detail or body)[:300]}", transient)
     error = error or {}
     code = str(error.get("code") or "batch_error")

@@ -34,6 +34,16 @@ from evalbench.models.types import (
 from evalbench.settings import UnusableSecret, secret
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+PERMANENT_5XX = frozenset({501, 505})
+"""Server errors no retry can cure: Not Implemented (no such endpoint or method), HTTP
+Version Not Supported. Every other 5xx is retried."""
+
+
+def retryable_status(status: int) -> bool:
+    """Whether an HTTP error status may succeed when asked again."""
+    return status in RETRYABLE_STATUS or (status >= 500 and status not in PERMANENT_5XX)
+
+
 OPENAI_URL = "https://api.openai.com/v1"
 """The SDK's default endpoint (no ``base_url`` and no ``OPENAI_BASE_URL``)."""
 KEYLESS_HINT = (

@@ -17,7 +17,6 @@ from typing import Any
 
 from evalbench.models import local
 from evalbench.models.providers import (
-    RETRYABLE_STATUS,
     ProviderError,
     api_key,
     endpoint_url,
@@ -26,6 +25,7 @@ from evalbench.models.providers import (
     parse_more_choices,
     payload_for,
     retry_after_seconds,
+    retryable_status,
 )
 from evalbench.models.types import ChatRequest, ModelSpec, SimReply, Usage
 from evalbench.records import parse_json
@@ -192,7 +192,7 @@ def status_error(status: int, raw: bytes, headers: Any) -> ProviderError:
         detail += f" - {message}"
     return ProviderError(
         f"http_{status}: {detail[:300]}",
-        retryable=status in RETRYABLE_STATUS or status >= 500,
+        retryable=retryable_status(status),
         retry_after=retry_after_seconds(dict(headers)),
         status=status,
         headers=headers,

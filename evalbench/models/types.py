@@ -159,6 +159,21 @@ _SERVER_OWNED_ARGS = frozenset({
     "--api_key", "--api-key", "--config_file",
 })  # fmt: skip
 """Engine arguments that ``local.extra_args`` may not set (evalbench's own)."""
+_FIELD_OWNED_ARGS = frozenset({
+    "--n_ctx", "-c", "--ctx-size", "--max-model-len", "--n_threads", "-t", "--threads",
+    "--chat_format", "--chat-template", "-np", "--parallel", "--max-num-seqs",
+})  # fmt: skip
+"""Engine arguments that ``local`` fields set (``n_ctx``, ``threads``, ``chat_format``,
+``slots``): what the run records is what the server was told."""
+
+
+def _taken(names: set[str], owned: frozenset[str]) -> list[str]:
+    # an unambiguous prefix is the option itself to argparse (llama-cpp-python's and
+    # vLLM's parsers): --por 1234 sets the port, --hos 0.0.0.0 the host
+    def prefix(name: str) -> bool:
+        return len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in owned)
+
+    return sorted(name for name in names if name in owned or prefix(name))
 
 
 class LocalSpec(BaseModel):
@@ -213,16 +228,15 @@ class LocalSpec(BaseModel):
     @classmethod
     def _check_extra_args(cls, value: list[str]) -> list[str]:
         names = {arg.split("=", 1)[0] for arg in value}
-        # an unambiguous prefix is the option itself to argparse (llama-cpp-python's and
-        # vLLM's parsers): --por 1234 sets the port, --hos 0.0.0.0 the host
-        taken = sorted(name for name in names if name in _SERVER_OWNED_ARGS or (
-            len(name) > 2 and name.startswith("--")
-            and any(owned.startswith(name) for owned in _SERVER_OWNED_ARGS)))  # fmt: skip
-        if taken:
+        if taken := _taken(names, _SERVER_OWNED_ARGS):
             raise ValueError(
                 f"extra_args may not set {taken}: evalbench chooses the model, address, port "
                 "and model id, and sends no key"
             )
+        if taken := _taken(names, _FIELD_OWNED_ARGS):
+            raise ValueError(f"extra_args may not set {taken}: set local.n_ctx, local.threads, "
+                             "local.chat_format or local.slots (they are recorded with the "
+                             "run)")  # fmt: skip
         return value
 
     @model_validator(mode="after")
@@ -318,8 +332,9 @@ class ModelSpec(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     """Per-request timeout in seconds."""
     max_retries: int = Field(default=6, ge=0, le=50)
-    """Retries on 429/408/5xx/timeouts/connection errors before an error record (a 500 that
-    repeats a refusal of the request word for word is not retried again)."""
+    """Retries on 429/408/5xx/timeouts/connection errors before an error record (not on 501
+    or 505, and a 500 that repeats a refusal of the request word for word is not retried
+    again)."""
     tool_choice: str | None = Field(default=None, exclude_if=_is_none)
     """Sent with every request that offers ``tools`` and sets no ``tool_choice`` of its
     own: ``auto`` (when unset), ``none``, ``required`` or the name of one function (sent as

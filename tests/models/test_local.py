@@ -115,6 +115,13 @@ def test_a_missing_model_file_is_one_line_naming_the_path(tmp_path):
         ({"local": {"extra_args": ["--por", "40123", "--hos=0.0.0.0", "--api_k", "s",
                                    "--config", "/tmp/x.json", "--n_gpu_layers", "0"]}},
          "extra_args may not set ['--api_k', '--config', '--hos', '--por']: evalbench chooses"),
+        # a setting with its own field, recorded with the run: before, extra_args
+        # [--n_ctx, 256] served 256 tokens while the manifest said n_ctx 2048
+        ({"local": {"extra_args": ["--n_ctx", "256", "--n_threads=2", "--chat_format", "x"]}},
+         "extra_args may not set ['--chat_format', '--n_ctx', '--n_threads']: set local.n_ctx, "
+         "local.threads, local.chat_format or local.slots (they are recorded with the run)"),
+        ({"local": {"engine": "llama-server", "extra_args": ["-c", "256", "-np", "2"]}},
+         "extra_args may not set ['-c', '-np']: set local.n_ctx"),
     ],
 )  # fmt: skip
 def test_params_mistakes_are_one_line(tmp_path, system, message):
