@@ -47,7 +47,9 @@ def collect_runs(outputs: Path) -> list[dict[str, Any]]:
     for path in sorted(outputs.glob("*/*/manifest.json")):
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
-        manifest["study"] = manifest.get("study") or path.parent.parent.name  # killed early
+        # named by its folder, where every link goes (a copy under another study's folder
+        # keeps the original's names in its manifest; a run killed early has none yet)
+        manifest["study"], manifest["run_id"] = path.parent.parent.name, path.parent.name
         rows.append(manifest)
     return sorted(rows, key=lambda m: (str(m.get("study", "")), str(m.get("started_at", ""))))
 

@@ -159,10 +159,10 @@ def run_meta(manifest: dict[str, Any], run_dir: Path) -> dict[str, Any]:
     }
     report = run_dir / "report.html"
     return {
-        "study": manifest.get("study", run_dir.parent.name),
+        "study": run_dir.parent.name,  # its folder names it (a copy keeps the original's)
         "kind": manifest.get("kind"),
         "title": manifest.get("title"),
-        "run_id": manifest.get("run_id", run_dir.name),
+        "run_id": run_dir.name,
         "status": manifest.get("status"),
         "started_at": manifest.get("started_at"),
         "ended_at": manifest.get("ended_at"),

@@ -140,3 +140,19 @@ def test_a_study_named_with_url_characters_links_to_its_own_pages(gaia_run, outp
         parts = urlsplit(href)
         assert not parts.query and not parts.fragment, href
         assert (index.parent / unquote(parts.path)).is_file(), href
+
+
+def test_a_run_copied_under_another_study_is_named_by_its_folder(gaia_run, outputs, capsys):
+    # Before: a copy of g/r1 under tamper/ was listed (and compared) as "g/r1" twice, one
+    # of them linking to tamper/: which folder a number came from was not said anywhere
+    import shutil
+
+    from evalbench.cli import main
+
+    original = gaia_run("g", "r1", {"s": {"t1": True, "t2": False}})
+    shutil.copytree(original, outputs / "tamper" / "r1")
+    index = build_index(outputs).read_text()
+    assert "<div class='id'>tamper/r1</div>" in index and "<div class='id'>g/r1</div>" in index
+    assert main(["compare", str(original), str(outputs / "tamper" / "r1"), "--no-report"]) == 0
+    out = capsys.readouterr().out
+    assert "A = baseline  g/r1 " in out and "B = candidate tamper/r1 " in out
