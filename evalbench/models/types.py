@@ -248,6 +248,11 @@ class LocalSpec(BaseModel):
                 "engine 'llama-cpp-python' answers one request at a time: slots must be 1 "
                 "(engine 'llama-server' serves several)"
             )
+        if self.engine != "vllm" and self.n_ctx % 256:  # llama.cpp pads it (measured: 300 ->
+            up = -(-self.n_ctx // 256) * 256  # 512): the run would record another context
+            choices = f"{up - 256} or {up}" if up > 256 else "256"
+            raise ValueError(f"n_ctx {self.n_ctx}: llama.cpp serves a multiple of 256 (it "
+                             f"would serve {up}); give {choices}")  # fmt: skip
         return self
 
     @property

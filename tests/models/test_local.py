@@ -102,6 +102,12 @@ def test_a_missing_model_file_is_one_line_naming_the_path(tmp_path):
                                   "slots must be 1 (engine 'llama-server' serves several)"),
         ({"local": {"engine_path": "/x"}}, "engine_path applies to engine 'llama-server' only"),
         ({"local": {"n_ctx": 0}}, "systems.0.local.n_ctx: Input should be greater than or equal to 64"),
+        # llama.cpp serves n_ctx rounded up to a multiple of 256 (300 -> 512, 200 -> 256,
+        # measured with llama-cpp-python 0.3): the manifest said 300
+        ({"local": {"n_ctx": 300}}, "n_ctx 300: llama.cpp serves a multiple of 256 (it would "
+                                    "serve 512); give 256 or 512"),
+        ({"local": {"n_ctx": 200}}, "n_ctx 200: llama.cpp serves a multiple of 256 (it would "
+                                    "serve 256); give 256"),
         ({"provider": "openai", "model": "x", "local": {}},
          "local applies to provider 'local' (or 'agent') only, not 'openai'"),
         ({"base_url": "http://127.0.0.1:1/v1"}, "a local model has no base_url"),
