@@ -546,7 +546,7 @@ def compare_runs(
                 "system_a": pair.baseline,
                 "system_b": pair.candidate,
             }
-            label = f"{run.label}|{pair.baseline}|{pair.candidate}"
+            label = f"{_identity(run)}|{pair.baseline}|{pair.candidate}"
             frames.append(
                 paired_tests(
                     paired,
@@ -670,6 +670,13 @@ def gate_blockers(comparison: Comparison, runs: Sequence[RunOutcomes] = ()) -> l
             f"mean B {row.mean_b:.3f}, change {row.difference:+.3f}); the gate cannot pass"
         )
     return lines
+
+
+def _identity(run: RunOutcomes) -> str:
+    """What seeds a run's bootstrap streams: its manifest's study and run id, not where its
+    folder is (a copy, a Ray worker's), so the same runs give the same intervals anywhere."""
+    study, run_id = run.meta.get("study"), run.meta.get("run_id")
+    return f"{study}/{run_id}" if study and run_id else run.label
 
 
 def left_out(comparison: Comparison) -> list[str]:

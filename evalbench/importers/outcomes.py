@@ -159,10 +159,10 @@ def run_meta(manifest: dict[str, Any], run_dir: Path) -> dict[str, Any]:
     }
     report = run_dir / "report.html"
     return {
-        "study": run_dir.parent.name,  # its folder names it (a copy keeps the original's)
+        "study": manifest.get("study", run_dir.parent.name),
         "kind": manifest.get("kind"),
         "title": manifest.get("title"),
-        "run_id": run_dir.name,
+        "run_id": manifest.get("run_id", run_dir.name),
         "status": manifest.get("status"),
         "started_at": manifest.get("started_at"),
         "ended_at": manifest.get("ended_at"),
@@ -205,7 +205,8 @@ def read_run_folder(run_dir: Path) -> RunOutcomes:
     check_unique(frame, str(run_dir / "records"))
     meta = run_meta(manifest, run_dir)
     return RunOutcomes(
-        label=f"{meta['study']}/{meta['run_id']}",
+        label=f"{run_dir.parent.name}/{run_dir.name}",  # its folder (a copy keeps the
+        # original's names in its manifest, and in ``meta``: the run's identity)
         benchmark=kind,
         source="evalbench",
         path=run_dir,
