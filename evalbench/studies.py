@@ -91,7 +91,7 @@ class Study(NamedTuple):
     notes: Callable[[Any], list[str]] | None = None
     optional_records: frozenset[str] = frozenset()
     dependencies: Callable[[Any, Path], list[Path]] | None = None
-    load: Callable[[dict[str, Any], Path], StudyParams] | None = None
+    load: Callable[[dict[str, Any], Path, Sequence[str]], StudyParams] | None = None
     verdict: Callable[[Path, Any], tuple[str, str]] | None = None
     findings: Callable[[Any], Findings] | None = None
 
@@ -165,7 +165,7 @@ def load_params(path: Path | str, overrides: Sequence[str] = ()) -> StudyParams:
         del data["sweep"]  # `-p sweep=null`: the study itself (one cell's own report)
     study = get_study(kind)
     if study.load is not None:
-        return study.load(data, path)
+        return study.load(data, path, overrides)
     return validate_params(study.params, data, path)
 
 

@@ -134,6 +134,30 @@ def check_spec(spec: SweepSpec, path: Path) -> None:
         _no_repeats(spec.seeds, "sweep.seeds", path)
 
 
+def check_overrides(spec: SweepSpec, overrides: Sequence[str], path: Path) -> None:
+    """Refuse a ``-p`` of a key every cell sets (a swept key, a seed key with ``seeds``, or
+    a key inside one): the cells' values replaced it without a word, in a new sweep folder.
+
+    Raises:
+        ParamsError: one line naming the override and the sweep part that sets the key.
+    """
+    sets = {**{k: "sweep.grid" for k in spec.grid}, **{k: "sweep.zip" for k in spec.zip}}
+    if spec.seeds is not None:
+        sets |= {k: "sweep.seeds, by sweep.seed_keys" for k in spec.seed_keys}
+    for text in overrides:
+        key = text.split("=", 1)[0].strip()
+        for name, part in sets.items():
+            if key == name or key.startswith(name + "."):
+                what = "it" if key == name else name
+                fix = (
+                    f" (-p '{part}.{name}=[...]')"
+                    if part != "sweep.seeds, by sweep.seed_keys"
+                    else ""
+                )
+                raise ParamsError(f"{path}: -p {key}: the sweep sets {what} in every cell "
+                                  f"({part}); change the sweep instead{fix}")  # fmt: skip
+
+
 def _check_key(key: str, where: str, spec: SweepSpec, path: Path) -> None:
     parts = key.split(".")
     if len(parts) > MAX_DEPTH:

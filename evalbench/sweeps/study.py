@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Sequence
 from contextlib import redirect_stderr
 from functools import partial
 from pathlib import Path
@@ -54,6 +55,7 @@ from .data import IN_FLIGHT, note_sent, read_cell, recorded_tokens, unanswered
 from .executor import CellExecutor, Finished, LocalExecutor, Task
 from .expand import (
     check_new_keys,
+    check_overrides,
     check_seed_fields,
     check_spec,
     expand,
@@ -82,11 +84,12 @@ BUSY_POLL_S = 0.2
 # ------------------------------------------------------------------------------ loading
 
 
-def load(data: dict[str, Any], path: Path) -> SweepParams:
-    """A params mapping with a ``sweep:`` block as :class:`SweepParams`, every cell validated.
+def load(data: dict[str, Any], path: Path, overrides: Sequence[str] = ()) -> SweepParams:
+    """A params mapping with a ``sweep:`` block as :class:`SweepParams`, every cell validated
+    (``overrides``: the ``-p`` given, none of which may set what the cells set).
 
     Raises:
-        ParamsError: one line naming the file and the field, sweep key or cell.
+        ParamsError: one line naming the file and the field, sweep key, override or cell.
     """
     if data.get("study") != SWEEP:
         base = {key: value for key, value in data.items() if key != "sweep"}
@@ -109,6 +112,7 @@ def load(data: dict[str, Any], path: Path) -> SweepParams:
             f"cells by (kinds with them: {', '.join(sorted(READERS))})"
         )
     check_spec(params.sweep, path)
+    check_overrides(params.sweep, overrides, path)
     cells = expand(params.sweep, params.seed, path)
     params._cells = validated_cells(model, dict(params.base), cells, path)
     check_new_keys(model, dict(params.base), params.sweep, cells[0], path)

@@ -395,3 +395,35 @@ def test_run_from_outside_the_project_is_one_line_saying_what_to_do(
         "from your evalbench checkout, or set EVALBENCH_HOME to it"
     )
     assert not any((get_settings().outputs_dir).glob("*/*"))
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("systems.0.sim.accuracy.1=0.3",
+      "-p systems.0.sim.accuracy.1: the sweep sets it in every cell (sweep.grid); change the "
+      "sweep instead (-p 'sweep.grid.systems.0.sim.accuracy.1=[...]')"),
+     ("seed=1", "-p seed: the sweep sets it in every cell (sweep.seeds, by sweep.seed_keys)")],
+)  # fmt: skip
+def test_an_override_of_what_the_sweep_sets_is_refused(tmp_path: Path, override, message) -> None:
+    # Before: ignored without a word: a new sweep folder (the override is in its params),
+    # the same cells with the grid's values, and history showed a configuration never run
+    system = {"name": "s", "provider": "sim", "sim": {"accuracy": {"1": 0.9, "default": 0.5}}}
+    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy.1": [0.85, 0.6]},
+                                 "seeds": [0, 1]}, systems=[system])  # fmt: skip
+    with pytest.raises(ParamsError) as caught:
+        load_params(path, [override])
+    assert str(caught.value).startswith(f"{path}: {message}")
+    # any other key may be set (the cells set the swept ones on top of it)
+    assert load_params(path, ["systems.0.sim.strength=1.0", "tag=x"]).study == "sweep"
+
+
+def test_an_override_inside_a_swept_value_is_refused(tmp_path: Path) -> None:
+    tables = [{"1": 0.9, "default": 0.5}, {"1": 0.6, "default": 0.5}]
+    system = {"name": "s", "provider": "sim", "sim": {"accuracy": dict(tables[0])}}
+    path = sweep_file(tmp_path, {"grid": {"systems.0.sim.accuracy": tables}}, systems=[system])
+    with pytest.raises(ParamsError) as caught:
+        load_params(path, ["systems.0.sim.accuracy.1=0.3"])
+    assert str(caught.value) == (
+        f"{path}: -p systems.0.sim.accuracy.1: the sweep sets systems.0.sim.accuracy in every "
+        "cell (sweep.grid); change the sweep instead (-p 'sweep.grid.systems.0.sim.accuracy=[...]')"
+    )
