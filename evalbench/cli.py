@@ -146,8 +146,9 @@ examples:
 examples:
   evalbench watch params/my_study.yaml --tier quick      daily (cron): a 10% sample
   evalbench watch params/my_study.yaml --tier standard   weekly: 30%
-exit status: 0 nothing fired; 1 an alert fired, a notification failed, a rule was not
-checked or the run was not ok; 2 bad input (e.g. no alerts: block).
+exit status: 0 nothing fired (rules that need a baseline wait for one on a first run);
+1 an alert fired, a notification failed, a rule could not be checked (an unreadable
+baseline, a run with no calls) or the run was not ok; 2 bad input (e.g. no alerts: block).
 """,
     "label": """\
 examples:

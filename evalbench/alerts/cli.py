@@ -15,7 +15,8 @@ Before the run, the notifications earlier checks of the study could not deliver 
 again (:func:`retry_lines`; ``evalbench run`` does the same).
 
 Exit status: 0 nothing fired; 1 an alert fired, a notification was not delivered (this run's
-or an earlier one's, retried), a rule could not be checked, or the run itself was not ok; 2
+or an earlier one's, retried), a rule could not be checked (not one that waits for a
+baseline on a first run), or the run itself was not ok; 2
 bad input (no ``alerts:`` block, a params error); 130 interrupted (Ctrl-C or SIGTERM, also
 during a delivery: the undelivered ones are kept for the next run).
 """

@@ -223,6 +223,11 @@ def _costs(rule: AlertRule, base: RunNumbers, now: RunNumbers, found: Evaluation
 def _error_rates(
     rule: AlertRule, base: RunNumbers | None, now: RunNumbers, found: Evaluation
 ) -> None:
+    if not any(row["calls"] for row in now.usage.values()):  # "none fired" would be a guess
+        found.problems.append(f"{rule.describe()}: this run records no call of its own (a "
+                              "sweep's calls are its cells'; put the rule in the swept "
+                              "study's own runs)")  # fmt: skip
+        return
     for system, row in sorted(now.usage.items()):
         if not _wanted(rule, system) or not row["calls"]:
             continue

@@ -153,3 +153,19 @@ def test_ctrl_c_within_a_target_keeps_the_deliveries_it_made(dropped, monkeypatc
     assert (done.tried, done.failed) == (1, 0)
     assert [s["evalbench"]["rule"] for s in _sent()] == ["accuracy drop_more_than 0.05",
                                                          "cost_usd_more_than 1.25"]  # fmt: skip
+
+
+def test_an_error_rate_rule_on_a_run_that_records_no_call_is_not_checked():
+    # Before: a sweep (its calls are its cells') said "alerts: none fired", the rule listed
+    # as checked, while its cells had 5.2% of failed calls against a threshold of 1%
+    outputs = get_settings().outputs_dir
+    run = write_run(outputs, "sweep", {"a": outcomes_from([True] * 4)})
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps(manifest | {"usage": []}))
+    record = check_run(run, _spec(ERRORS))
+    assert record["checked"] == [] and record["fired"] == []
+    assert record["problems"] == [
+        "error_rate_more_than 0.1: this run records no call of its own (a sweep's calls are "
+        "its cells'; put the rule in the swept study's own runs)"
+    ]
+    assert alert_exit(record) == 1
