@@ -326,7 +326,7 @@ FAILURE_KINDS = {
 }  # fmt: skip
 """Outcome states as failure kinds: title and what it means, in plain words."""
 COUNT_RISKS = ("error", "unscored", "timeout", "failed", "not_answered", "no_answer", "invalid",
-               "dropped", "no_response", "skipped")  # fmt: skip
+               "dropped", "no_response", "skipped", "not_ok")  # fmt: skip
 """Words that mark a manifest count as a failure kind (studies without per-item outcomes)."""
 
 
@@ -420,9 +420,12 @@ def _count_risks(manifest: dict[str, Any]) -> list[Risk]:
         if isinstance(v, int) and v > 0 and any(w in str(k) for w in COUNT_RISKS)
     ]  # fmt: skip
     hits.sort(key=lambda kv: -kv[1])
-    return [
-        Risk(k.replace("_", " ").capitalize(), f"{v} counted in this run", "", v) for k, v in hits
-    ]
+    return [Risk(COUNT_TITLES.get(k, k.replace("_", " ").capitalize()),
+                 f"{v} counted in this run", "", v) for k, v in hits]  # fmt: skip
+
+
+COUNT_TITLES = {"not_ok": "Cells that did not end ok"}
+"""A manifest count's title where its name says too little (a sweep's ``not_ok``)."""
 
 
 ID_FIELDS = ("task_id", "id", "item", "question_id", "problem_id")

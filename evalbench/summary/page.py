@@ -306,6 +306,9 @@ def _risks(facts: Facts) -> str:
     own = list(facts.findings.risks) if facts.findings and not facts.no_result else []
     if not facts.risks and not own and not facts.headlines:  # nothing measured: nothing seen
         return "<h2>Top risks</h2><p>None to show: nothing was measured.</p>"
+    if not facts.risks and not own and facts.kind == "sweep":  # its own counts are cells'
+        return ("<h2>Top risks</h2><p>Every cell ended ok; what failed inside a cell (calls, "
+                "answers) is in that cell's own report.</p>")  # fmt: skip
     if not facts.risks and not own:
         return "<h2>Top risks</h2><p>No failures of any kind were recorded.</p>"
     items = [f"<li>{safe_html(r)}</li>" for r in own[:MAX_RISKS]]

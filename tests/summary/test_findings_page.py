@@ -156,3 +156,24 @@ def test_a_later_failed_attempt_keeps_the_published_findings(outputs):
     text = _text(_page(run))
     assert "strong answered about 66% of 32 tasks right" in text
     assert "unpublished attempt" not in text
+
+
+def test_a_sweep_names_the_cells_that_failed_and_never_says_no_failure(outputs):
+    # Before: every cell timed out (no_result), and the sweep's summary said "No failures of
+    # any kind were recorded"; with cells that had failed calls inside it said the same
+    run = write_run(outputs, "r", {"a": outcomes_from([True])})
+    _edit(run, kind="sweep", counts={"cells": 4, "ok": 1, "not_ok": 3, "reused": 0})
+    text = _text(_page(run))
+    assert "Cells that did not end ok: 3 counted in this run" in text
+    measured = [{"system": "configuration 0", "scored": 2, "total": 2, "unscored": {},
+                 "unit": "cell"}]  # fmt: skip
+    _edit(
+        run,
+        counts={"cells": 4, "ok": 4, "not_ok": 0, "reused": 0},
+        measured=measured,
+        headlines={"cells": "4 (4 ok)", "best accuracy": "config 0 · a: 0.609"},
+    )
+    text = _text(_page(run))
+    assert "No failures of any kind" not in text
+    assert ("Every cell ended ok; what failed inside a cell (calls, answers) is in that cell's "
+            "own report.") in text  # fmt: skip
