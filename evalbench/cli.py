@@ -554,24 +554,29 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     if not names:
         print("evalbench fetch: give source names or --all", file=sys.stderr)
         return 2
-    failures = 0
+    failures, unknown = 0, 0
     for name in names:
         try:
             path = sources.fetch(name)
             print(f"ok       {name}  {path}")
         except (sources.UnknownSource, sources.DataUnavailable, sources.ChecksumMismatch) as exc:
             failures += 1
+            unknown += isinstance(exc, sources.UnknownSource)
             print(f"error    {name}  {exc}", file=sys.stderr)
-    return 1 if failures else 0
+    return 2 if unknown else 1 if failures else 0  # a name no source has: bad input
 
 
 def _cmd_sources(args: argparse.Namespace) -> int:
     from evalbench import sources
 
-    for name in sources.names(args.prefix):
-        src = sources.get(name)
-        here = "cached" if sources.is_available(src) else "-"
-        print(f"{name:70s} {src.bytes:>10,d}  {here:6s}  {src.license}")
+    try:
+        for name in sources.names(args.prefix):
+            src = sources.get(name)
+            here = "cached" if sources.is_available(src) else "-"
+            print(f"{name:70s} {src.bytes:>10,d}  {here:6s}  {src.license}")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `evalbench sources | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -6,7 +6,7 @@ else (params validation, the notebook to execute, the records the contract test 
 the index headlines) is read from that one object. Modules are imported on demand, so
 loading one params file imports one benchmark.
 
-Adding a study kind is one line here plus the package (see the README, "Adding a
+Adding a study kind is one line here plus the package (see CONTRIBUTING.md, "Adding a
 benchmark").
 """
 

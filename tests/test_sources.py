@@ -138,8 +138,25 @@ def test_cli_sources_and_fetch(mirror, capsys):
         main(["fetch", "bfcl/memory_prereq/customer", "bfcl/result/glyphh-ada-1.1/memory_kv"]) == 0
     )
     assert capsys.readouterr().out.count("ok") == 2
-    assert main(["fetch", "no/such/file"]) == 1
+    # a name no source has is bad input, exit 2 as `evalbench --help` says (it was 1)
+    assert main(["fetch", "no/such/file"]) == 2
     assert "unknown data source" in capsys.readouterr().err
+
+
+def test_sources_piped_into_a_reader_that_stops_early_is_no_traceback():
+    # Before: `evalbench sources | head` ended in a BrokenPipeError traceback
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # a reader that is gone before the first line: every write is EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "evalbench.cli", "sources"], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=60)  # fmt: skip
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 def test_cli_cache_stats_and_clear(capsys):

@@ -391,7 +391,7 @@ class RemoteTasks:
     def _setup_error(self, reason: str) -> AgentConfigError:
         return AgentConfigError(
             f"system {self.spec.name!r}: a Ray worker cannot run its tasks: {reason}. The "
-            "workers need the agent's code and packages (see the README, 'Run on a cluster')"
+            "workers need the agent's code and packages (see docs/ray.md)"
         )
 
 

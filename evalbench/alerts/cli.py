@@ -71,7 +71,7 @@ def cmd_watch(
     params = load_params(args.params, overrides)
     if params.alerts is None:
         print(f"evalbench: {args.params}: alerts: watch needs an alerts: block (the rules "
-              "to check); see the README", file=sys.stderr)  # fmt: skip
+              "to check); see docs/compare-alerts.md", file=sys.stderr)  # fmt: skip
         return 2
     check_secrets(params)
     retried, retry_code = retry_lines(args.params, params)

@@ -154,8 +154,7 @@ class RemoteConversations:
         except executors.RemoteSetupError as exc:
             raise AgentConfigError(
                 f"system {self.spec.name!r}: a Ray worker cannot run its conversations: {exc}. "
-                "The workers need the agent's code and packages (see the README, 'Run on a "
-                "cluster')"
+                "The workers need the agent's code and packages (see docs/ray.md)"
             ) from None
         self.tally.done(done.attempts, done.node)
         played: Played = done.value

@@ -107,7 +107,7 @@ class Pacer:
     a steady endpoint at high concurrency the bursts merge into waves and every request waits
     for its whole wave. Spacing starts by the loop's own CPU time per request cannot lower
     throughput (the loop could not finish them faster) and keeps them spread out. Measured
-    by ``make bench`` (2,000 requests, 64 in flight, 100 ms server; see the README): ≈ 94%
+    by ``make bench`` (2,000 requests, 64 in flight, 100 ms server; see docs/performance.md): ≈ 94%
     of the ideal throughput paced, ≈ 90% unpaced.
 
     Args:
