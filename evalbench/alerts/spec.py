@@ -42,6 +42,9 @@ THRESHOLDS = (
     "latency_p95_more_than",
 )
 """A rule's kinds: exactly one of these fields is set."""
+MAX_TARGETS = 20
+"""Notification targets one ``alerts:`` block may list (each delivery rewrites the manifest:
+1,000 targets took 46 s after the run was done)."""
 MAX_TARGET_S = 300.0
 """The longest one webhook target may take for one notification: every attempt's
 ``timeout_s`` (a total deadline per request) plus the doubling backoffs between them."""
@@ -259,6 +262,14 @@ class AlertsSpec(BaseModel):
     """Where ``outputs/`` is published (e.g. a CI artifact URL): links in notifications are
     made from it (a run's path appended); without it they are ``file://`` links. It is sent
     with every notification, so it may hold no user, password, query or fragment."""
+
+    @field_validator("notify")
+    @classmethod
+    def _few_targets(cls, targets: list[NotifyTarget]) -> list[NotifyTarget]:
+        if len(targets) > MAX_TARGETS:
+            raise ValueError(f"at most {MAX_TARGETS} targets (got {len(targets):,d}); send to "
+                             "one webhook or file that fans out")  # fmt: skip
+        return targets
 
     @field_validator("report_url")
     @classmethod

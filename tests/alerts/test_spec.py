@@ -7,6 +7,7 @@ import re
 import pytest
 import yaml
 
+from evalbench.alerts.spec import MAX_TARGETS
 from evalbench.params import ParamsError, params_hash
 from evalbench.settings import get_settings
 from evalbench.studies import load_params
@@ -196,3 +197,16 @@ def test_the_metric_ranges_cover_every_study_kind_with_outcomes():
     from evalbench.importers import READERS
 
     assert set(METRICS) == set(READERS)  # a new reader needs its metrics' ranges here
+
+
+def test_more_notify_targets_than_anyone_reads_are_refused(tmp_path):
+    # Before: 1,000 file targets were taken; the manifest, rewritten after each delivery,
+    # grew to 334 KB and the check took 46 s after the status line said the run was done
+    targets = [{"file": f"t{i}.jsonl"} for i in range(MAX_TARGETS + 1)]
+    with pytest.raises(ParamsError) as caught:
+        _alerts(tmp_path, {"rules": [{"error_rate_more_than": 0.1}], "notify": targets})
+    assert f"alerts.notify: at most {MAX_TARGETS} targets (got {MAX_TARGETS + 1})" in str(
+        caught.value
+    )
+    alerts = {"rules": [{"error_rate_more_than": 0.1}], "notify": targets[:MAX_TARGETS]}
+    assert len(_alerts(tmp_path, alerts).alerts.notify) == MAX_TARGETS
