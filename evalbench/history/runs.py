@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import math
@@ -45,6 +46,22 @@ def is_published(manifest: dict[str, Any]) -> bool:
     return manifest.get("status") in PUBLISHED or bool(manifest.get("published"))
 
 
+def started_key(manifest: dict[str, Any]) -> str:
+    """A run's start as sortable UTC ISO text; ``""`` (older than any run) when its manifest's
+    value is no time or one in the future: a hand-edited start never makes a run the latest."""
+    value = manifest.get("started_at")
+    try:
+        when = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        when = None
+    if when is None:
+        return ""
+    when = when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    if when > dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1):  # clocks differ a bit
+        return ""
+    return when.astimezone(dt.timezone.utc).isoformat()
+
+
 def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
     """Every run manifest of ``outputs/<study>/``, oldest first, each with ``_dir``.
 
@@ -57,7 +74,7 @@ def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         rows.append(manifest)
-    return sorted(rows, key=lambda m: str(m.get("started_at") or ""))
+    return sorted(rows, key=started_key)
 
 
 def latest_published(
@@ -299,11 +316,11 @@ def check_baseline(run_dir: Path) -> tuple[Path | None, str]:
         return pinned, "pinned baseline"
     this = current_manifest(run_dir)
     wanted = _configuration(this)
-    started = str(this.get("started_at") or "")
+    started = started_key(this)
     earlier = [
         m for m in study_runs(study, outputs)
         if m.get("status") == "ok" and Path(m["_dir"]).resolve() != run_dir.resolve()
-        and _configuration(m) == wanted and str(m.get("started_at") or "") < started
+        and _configuration(m) == wanted and started_key(m) < started
     ]  # fmt: skip
     if not earlier:
         return None, "no earlier ok run of this configuration and no pinned baseline"

@@ -98,3 +98,19 @@ def test_a_killed_run_is_interrupted_for_history_and_compare_and_on_disk(gaia_ru
     other = gaia_run("g", "other", {"s": {"t1": True}}, status="executed")
     assert history_frame("g").set_index("run_id").loc["other", "status"] == "interrupted"
     assert json.loads((other / "manifest.json").read_text())["status"] == "interrupted"
+
+
+def test_a_start_time_that_is_no_time_or_in_the_future_never_makes_a_run_the_latest(
+    gaia_run, outputs
+):
+    # Before: "started_at": "garbage…" (and 2999-01-01) sorted after every real run, so the
+    # study's "latest" run (compare STUDY, the gate, the index) was a hand-edited one
+    from evalbench.history.runs import latest_published
+
+    runs = {"SIS": {"t1": True}}
+    gaia_run("w", "old", runs, started_at="2026-01-01T00:00:00+00:00")
+    gaia_run("w", "new", runs, started_at="2026-01-02T00:00:00+00:00")
+    for run_id, when in [("garbage", "garbage-not-a-date"), ("future", "2999-01-01T00:00:00"),
+                         ("number", 12345), ("naive", "2026-01-01T12:00:00")]:  # fmt: skip
+        gaia_run("w", run_id, runs, started_at=when)
+    assert latest_published("w", outputs) == outputs / "w" / "new"
