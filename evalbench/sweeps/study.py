@@ -85,8 +85,7 @@ BUSY_POLL_S = 0.2
 
 
 def load(data: dict[str, Any], path: Path, overrides: Sequence[str] = ()) -> SweepParams:
-    """A params mapping with a ``sweep:`` block as :class:`SweepParams`, every cell validated
-    (``overrides``: the ``-p`` given, none of which may set what the cells set).
+    """A params mapping with a ``sweep:`` block as :class:`SweepParams`, every cell validated.
 
     Raises:
         ParamsError: one line naming the file and the field, sweep key, override or cell.
