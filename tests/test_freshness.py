@@ -111,7 +111,8 @@ def test_renders_in_the_warm_kernel_leave_no_descriptor_or_thread_behind(tmp_pat
     before = held()
     for _ in range(3):
         assert run_study(path, warm=True, force=True).status == "ok"
-    assert held() == before
+    after = held()  # an earlier test's thread may end meanwhile: no growth is the point
+    assert after[0] <= before[0] and after[1] <= before[1], (before, after)
 
 
 @pytest.mark.slow
