@@ -63,7 +63,19 @@ def headlines(result: SweepResult) -> dict[str, Any]:
     out[f"best {result.metric}"] = (
         f"{_entry(int(best['config']), str(best['system']), result)}: {best['estimate']:.3f}"
     )
+    if spread := _item_spread(result):
+        out[f"best {result.metric}"] += f" (cells over different items: {spread[0]} to {spread[1]})"
     return out
+
+
+def _item_spread(result: SweepResult) -> tuple[int, int] | None:
+    """The fewest and most items a cell measured the ranking metric on, when they differ (a
+    swept key that changes the items, such as ``levels``): a ranking of different tasks."""
+    chosen = result.estimates[result.estimates["metric"] == result.metric]
+    if "n" not in chosen or not len(chosen):
+        return None
+    low, high = int(chosen["n"].min()), int(chosen["n"].max())
+    return (low, high) if low != high else None
 
 
 def notes(result: SweepResult) -> list[str]:
@@ -275,7 +287,13 @@ def best_sentence(result: SweepResult) -> str:
         seeds=count(int(best["seeds"]), "seed"),
         spread=spread,
     )
-    return text + _versus_others(result) + _not_compared(result)
+    text += _versus_others(result) + _not_compared(result)
+    if spread := _item_spread(result):
+        text += fill(" The cells measured different items ({low} to {high} per cell): this "
+                     "ranking compares different tasks; the paired comparisons, on the items "
+                     "two cells share, compare like with like.", low=spread[0],
+                     high=spread[1])  # fmt: skip
+    return text
 
 
 def _joined(names: list[str]) -> str:

@@ -231,3 +231,23 @@ def test_a_swept_url_with_credentials_is_refused_without_quoting_them(tmp_path: 
     line = str(refused.value)
     assert "sweep cell 0" in line and "systems.0.base_url=…" in line and "\n" not in line
     assert "hunter2" not in line and "SECRET" not in line and "frag" not in line
+
+
+def test_a_best_over_cells_that_measured_different_items_says_so(tmp_path: Path) -> None:
+    # Before: a grid over `levels` ([1, 2, 3] vs [1]) headlined "best accuracy=config 1 ·
+    # strong-sim: 0.750": easier items, not a better configuration (on the 12 items both
+    # cells had, the paired difference was +0.000)
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(10)}, n=20), 1: ended_ok(1, {"a": range(6)}, n=8)}
+    result = analyse(params, cells, summaries, tmp_path)
+    # config 1: 6 of 8 = 0.750, config 0: 10 of 20 = 0.500
+    assert report.headlines(result)["best accuracy"] == (
+        "config 1: 0.750 (cells over different items: 8 to 20)"
+    )
+    assert ("The cells measured different items (8 to 20 per cell): this ranking compares "
+            "different tasks") in report.best_sentence(result)  # fmt: skip
+    same = {0: ended_ok(0, {"a": range(10)}), 1: ended_ok(1, {"a": range(12)})}
+    alike = analyse(params, cells, same, tmp_path)
+    assert report.headlines(alike)["best accuracy"] == "config 1: 0.600"
+    assert "different items" not in report.best_sentence(alike)
