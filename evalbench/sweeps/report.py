@@ -288,11 +288,11 @@ def best_sentence(result: SweepResult) -> str:
         spread=spread,
     )
     text += _versus_others(result) + _not_compared(result)
-    if spread := _item_spread(result):
+    if items := _item_spread(result):
         text += fill(" The cells measured different items ({low} to {high} per cell): this "
                      "ranking compares different tasks; the paired comparisons, on the items "
-                     "two cells share, compare like with like.", low=spread[0],
-                     high=spread[1])  # fmt: skip
+                     "two cells share, compare like with like.", low=items[0],
+                     high=items[1])  # fmt: skip
     return text
 
 
