@@ -7,6 +7,9 @@ without importing matplotlib; :mod:`evalbench.plots` uses the same colours for f
 
 from __future__ import annotations
 
+import html
+import re
+
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
              "#000000")  # fmt: skip
 """The colour of each series, in order: Okabe & Ito's palette ("Color Universal Design",
@@ -43,3 +46,27 @@ div.evalbench-scroll tbody tr:nth-child(even) { background: rgba(0, 0, 0, .035);
 that it does: a scrollbar that is always drawn (overlay scrollbars, as on macOS, hide until
 touched) and a shadow on the side where columns are hidden (the ``local`` white covers
 fade away as the box scrolls). Row stripes are translucent, so the shadow shows through."""
+
+
+NO_ALT = 'alt="No description has been provided for this image"'
+"""The alternative text nbconvert gives every figure of a report (a screen reader's only
+words for it)."""
+_HEADING_OR_FIGURE = re.compile(r"<h([1-4])\b[^>]*>(.*?)</h\1>|" + re.escape(NO_ALT), re.S)
+
+
+def describe_figures(page: str, title: str) -> str:
+    """Give each figure of a report the alternative text of the section it is in ("Figure:
+    Accuracy by level"; before the first heading, the report's title) instead of
+    nbconvert's :data:`NO_ALT`: the heading names what the figure shows, and the table under
+    it carries its numbers."""
+    section = title
+
+    def replace(found: re.Match[str]) -> str:
+        nonlocal section
+        if found.group(1):  # a heading: its text, without the anchor link's ¶
+            text = html.unescape(re.sub(r"<[^>]+>", "", found.group(2))).replace("¶", "")
+            section = text.strip() or title
+            return found.group(0)
+        return f'alt="Figure: {html.escape(section, quote=True)}"'
+
+    return _HEADING_OR_FIGURE.sub(replace, page)

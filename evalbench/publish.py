@@ -34,7 +34,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
     build_index,
     collect_runs,
 )
-from evalbench.look import SCROLL_CSS
+from evalbench.look import SCROLL_CSS, describe_figures
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
 from evalbench.params import ParamsError, StudyParams
@@ -638,7 +638,7 @@ def export_html(notebook_path: Path, html_path: Path) -> Path:
     title = str(nb.metadata.get("title") or _study_title(notebook_path.parent))
     resources = {"metadata": {"name": title}, "evalbench_css": SCROLL_CSS}
     body, _ = _exporter().from_notebook_node(nb, resources=resources)
-    return write_atomic(html_path, body)
+    return write_atomic(html_path, describe_figures(body, title))
 
 
 _SAFE_TAGS = [

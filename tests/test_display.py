@@ -172,3 +172,22 @@ def test_the_header_line_names_each_local_model_file_its_sha256_and_engine(tmp_p
     assert "(sha256 <code>unknown: the file is not here</code>)" in display.local_models_line(
         specs[:1]
     )
+
+
+def test_each_figure_of_a_report_is_described_by_its_sections_heading():
+    # Before: every figure of every report read "No description has been provided for this
+    # image" to a screen reader (nbconvert's default)
+    from evalbench.look import NO_ALT, describe_figures
+
+    page = (f'<p><img src="a.png" {NO_ALT}></p>'
+            '<h2 id="x">Accuracy &amp; <i>level</i><a class="anchor-link" href="#x">¶</a></h2>'
+            f'<img src="b.png" {NO_ALT}/><img src="c.png" {NO_ALT}/>'
+            '<h3>Cost "per" task</h3><p>text</p><img src="d.png" alt="kept">'
+            f'<img src="e.png" {NO_ALT}>')  # fmt: skip
+    described = describe_figures(page, "GAIA <demo>")
+    assert NO_ALT not in described
+    assert described.count('alt="Figure: GAIA &lt;demo&gt;"') == 1  # before any heading
+    assert described.count('alt="Figure: Accuracy &amp; level"') == 2
+    assert 'alt="kept"' in described  # an image's own description stays
+    assert 'alt="Figure: Cost &quot;per&quot; task"' in described
+    assert '<h2 id="x">Accuracy &amp; <i>level</i><a class="anchor-link"' in described

@@ -62,6 +62,7 @@ def test_every_study_renders_with_its_promised_records(path, request):
         assert not set(manifest["data_files"]) & set(sources.registry()), "a pinned file was read"
     html = (result.run_dir / "report.html").read_text()
     assert "<img" in html and "<table" in html and "<script" not in html
+    assert "No description has been provided" not in html  # each figure named by its section
     assert (result.run_dir / "summary.html").is_file(), "every run writes its one-page summary"
     for key in ("params_hash", "environment", "models", "data_files", "usage", "headlines",
                 "started_at", "ended_at", "wall_time_s", "counts", "seeds"):  # fmt: skip
