@@ -45,6 +45,8 @@ def collect_runs(outputs: Path) -> list[dict[str, Any]]:
     """
     rows = []
     for path in sorted(outputs.glob("*/*/manifest.json")):
+        if path.parent.resolve().parent != path.parent.parent.resolve():  # a link out of its
+            continue  # study's folder is none of its runs (nor rewritten there)
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         # named by its folder, where every link goes (a copy under another study's folder

@@ -63,14 +63,17 @@ def started_key(manifest: dict[str, Any]) -> str:
 
 
 def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
-    """Every run manifest of ``outputs/<study>/``, oldest first, each with ``_dir``.
+    """Every run manifest of ``outputs/<study>/``, oldest first, each with ``_dir`` (a run
+    folder that is a link out of the study's folder is none of them).
 
     Statuses as every reader shows them (:func:`evalbench.runs.current_manifest`): a run
     still marked running whose folder no process holds is ``interrupted`` (and its manifest
     rewritten so), an unreadable manifest ``failed``.
     """
-    rows = []
+    rows, home = [], (_outputs(outputs) / study).resolve()
     for path in sorted((_outputs(outputs) / study).glob("*/manifest.json")):
+        if path.parent.resolve().parent != home:  # a link out of the study's folder: not
+            continue  # its run (and never rewritten there as interrupted)
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         rows.append(manifest)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
+from compare.conftest import write_gaia_run
 
 from evalbench.cli import main
 from evalbench.history import history_frame, resolve_run, scorecard
@@ -114,3 +117,22 @@ def test_a_start_time_that_is_no_time_or_in_the_future_never_makes_a_run_the_lat
                          ("number", 12345), ("naive", "2026-01-01T12:00:00")]:  # fmt: skip
         gaia_run("w", run_id, runs, started_at=when)
     assert latest_published("w", outputs) == outputs / "w" / "new"
+
+
+def test_a_run_folder_that_is_a_link_out_of_its_study_is_not_one_of_its_runs(
+    gaia_run, outputs, tmp_path, capsys
+):
+    # Before: outputs/w/r2 -> /elsewhere/r2 was listed by history, could be "latest", and a
+    # reader marking it interrupted rewrote the manifest at the link's target
+    from evalbench.history.runs import latest_published, study_runs
+
+    runs = {"SIS": {"t1": True}}
+    gaia_run("w", "r1", runs, started_at="2026-01-01T00:00:00+00:00")
+    elsewhere = write_gaia_run(tmp_path / "elsewhere", "w", "r2", runs,
+                               started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    (outputs / "w" / "r2").symlink_to(elsewhere, target_is_directory=True)
+    assert [Path(m["_dir"]).name for m in study_runs("w", outputs)] == ["r1"]
+    assert latest_published("w", outputs) == outputs / "w" / "r1"
+    assert main(["history", "w"]) == 0
+    assert "r2" not in capsys.readouterr().out
+    assert "w/r2" not in build_index(outputs).read_text()
