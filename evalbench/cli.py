@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalbench.params import ParamsError, StudyParams, discover_params
-from evalbench.records import WRITE_ERRORS
+from evalbench.records import write_failure
 from evalbench.settings import get_settings
 
 
@@ -47,10 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("evalbench: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
     except OSError as exc:
-        if exc.errno in WRITE_ERRORS and exc.filename:  # a full or read-only disk, anywhere
-            from evalbench.publish import unwritable
-
-            print(f"evalbench: {unwritable(Path(exc.filename).parent, exc)}", file=sys.stderr)
+        if failed := write_failure(exc):  # a full or read-only disk, anywhere
+            print(f"evalbench: {failed}", file=sys.stderr)
             return 2
         if exc.errno != errno.ENAMETOOLONG:  # a path no file can have: the user's input
             raise

@@ -28,7 +28,7 @@ import pandas as pd
 from evalbench.alerts.shown import shown
 from evalbench.look import SCROLL_CSS
 from evalbench.records import OutputsUnwritable, write_atomic
-from evalbench.runs import PUBLISHED_STATUSES, current_manifest
+from evalbench.runs import PUBLISHED_STATUSES, current_manifest, in_its_folder
 from evalbench.settings import get_settings
 from evalbench.skipped import skip_hints, skip_reason
 
@@ -45,8 +45,8 @@ def collect_runs(outputs: Path) -> list[dict[str, Any]]:
     """
     rows = []
     for path in sorted(outputs.glob("*/*/manifest.json")):
-        if path.parent.resolve().parent != path.parent.parent.resolve():  # a link out of its
-            continue  # study's folder is none of its runs (nor rewritten there)
+        if not in_its_folder(path.parent):  # a link out of its study's folder: no run of it
+            continue
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         # named by its folder, where every link goes (a copy under another study's folder

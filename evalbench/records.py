@@ -455,6 +455,14 @@ WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 commands say them in one line naming the folder, whatever was being written."""
 
 
+def write_failure(exc: OSError) -> OutputsUnwritable | None:
+    """The one line for ``exc`` when it is one of :data:`WRITE_ERRORS` on a named file (its
+    folder is named), else ``None``."""
+    if exc.errno in WRITE_ERRORS and exc.filename:
+        return unwritable(Path(exc.filename).parent, exc)
+    return None
+
+
 def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
     """Write text to ``path`` through a temp file renamed over it: readers see the old file
     or the new one, never half of one, whoever else writes it at the same time; a failed

@@ -179,6 +179,12 @@ def lock_run(run_dir: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
+def in_its_folder(run_dir: Path) -> bool:
+    """Whether ``run_dir`` really is in its study's folder (not a link out of it): readers
+    list only such runs, and never rewrite a manifest at a link's target."""
+    return run_dir.resolve().parent == run_dir.parent.resolve()
+
+
 def release_run(run_dir: Path) -> None:
     """Let go of the run folder's lock (if this process holds it)."""
     lock = _HELD.pop(run_dir.resolve(), None)

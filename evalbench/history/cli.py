@@ -32,7 +32,7 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_options
 from evalbench.params import dump_yaml
-from evalbench.records import WRITE_ERRORS, write_atomic
+from evalbench.records import write_atomic, write_failure
 from evalbench.settings import get_settings
 
 from .paired import (
@@ -229,13 +229,10 @@ def _report(args: argparse.Namespace, runs: list[RunOutcomes], code: int) -> int
     try:
         print(f"report: {render_report(args, runs)}")
     except (OutcomeError, OSError) as exc:
-        if isinstance(exc, OSError) and not (exc.errno in WRITE_ERRORS and exc.filename):
+        why = exc if isinstance(exc, OutcomeError) else write_failure(exc)
+        if why is None:
             raise
-        if isinstance(exc, OSError):
-            from evalbench.publish import unwritable
-
-            exc = unwritable(Path(exc.filename).parent, exc)
-        print(f"evalbench: {exc}", file=sys.stderr)
+        print(f"evalbench: {why}", file=sys.stderr)
         return code or 3
     return code
 

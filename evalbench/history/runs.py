@@ -24,7 +24,13 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
 from evalbench.records import parse_json, to_json, write_atomic
-from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest, now_iso
+from evalbench.runs import (
+    PUBLISHED_STATUSES,
+    UNFINISHED,
+    current_manifest,
+    in_its_folder,
+    now_iso,
+)
 from evalbench.settings import get_settings
 from evalbench.stats import bootstrap_mean, wilson_interval
 
@@ -70,10 +76,10 @@ def study_runs(study: str, outputs: Path | None = None) -> list[dict[str, Any]]:
     still marked running whose folder no process holds is ``interrupted`` (and its manifest
     rewritten so), an unreadable manifest ``failed``.
     """
-    rows, home = [], (_outputs(outputs) / study).resolve()
+    rows = []
     for path in sorted((_outputs(outputs) / study).glob("*/manifest.json")):
-        if path.parent.resolve().parent != home:  # a link out of the study's folder: not
-            continue  # its run (and never rewritten there as interrupted)
+        if not in_its_folder(path.parent):  # a link out of the study's folder: no run of it
+            continue
         manifest = current_manifest(path.parent)
         manifest["_dir"] = path.parent
         rows.append(manifest)

@@ -141,19 +141,16 @@ def check_overrides(spec: SweepSpec, overrides: Sequence[str], path: Path) -> No
     Raises:
         ParamsError: one line naming the override and the sweep part that sets the key.
     """
+    seeded = "sweep.seeds, by sweep.seed_keys"
     sets = {**{k: "sweep.grid" for k in spec.grid}, **{k: "sweep.zip" for k in spec.zip}}
     if spec.seeds is not None:
-        sets |= {k: "sweep.seeds, by sweep.seed_keys" for k in spec.seed_keys}
+        sets |= {k: seeded for k in spec.seed_keys}
     for text in overrides:
-        key = text.split("=", 1)[0].strip()
+        key = text.partition("=")[0].strip()  # as params._apply_override reads it
         for name, part in sets.items():
             if key == name or key.startswith(name + "."):
                 what = "it" if key == name else name
-                fix = (
-                    f" (-p '{part}.{name}=[...]')"
-                    if part != "sweep.seeds, by sweep.seed_keys"
-                    else ""
-                )
+                fix = f" (-p '{part}.{name}=[...]')" if part != seeded else ""
                 raise ParamsError(f"{path}: -p {key}: the sweep sets {what} in every cell "
                                   f"({part}); change the sweep instead{fix}")  # fmt: skip
 
