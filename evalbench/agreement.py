@@ -19,12 +19,11 @@ live in :mod:`evalbench.agreement_pairwise` and are importable from here too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from evalbench.agreement_pairwise import (
     NAN,
@@ -217,12 +216,50 @@ def _pearson_r(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
+    from scipy import stats as sps  # here: importing scipy.stats costs ~0.5 s per process
+
     return _pearson_r(sps.rankdata(x), sps.rankdata(y))
+
+
+_ROWS_AT_ONCE = 2_000_000
+"""Values ranked at once by :func:`_spearman_bootstrap` (16 MB per array of them)."""
+
+
+def _spearman_bootstrap(
+    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, rounds: int, level: float
+) -> Interval:
+    """:func:`~evalbench.stats.bootstrap` of :func:`_spearman_rho` (the same resamples of the
+    same ``rng``), ranking many resamples per call instead of one: 5-30x faster."""
+    from scipy import stats as sps
+
+    n = x.size
+    idx = rng.integers(0, n, size=(rounds, n))
+    reps = np.empty(rounds)
+    step = max(1, _ROWS_AT_ONCE // n)
+    for start in range(0, rounds, step):
+        rows = idx[start : start + step]
+        reps[start : start + step] = _pearson_rows(
+            sps.rankdata(x[rows], axis=1), sps.rankdata(y[rows], axis=1)
+        )
+    return percentile_interval(_spearman_rho(x, y), reps, level)
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_pearson_r` of each row of ``x`` with the same row of ``y``."""
+    dx, dy = x - x.mean(axis=1, keepdims=True), y - y.mean(axis=1, keepdims=True)
+    constant = (np.ptp(x, axis=1) == 0) | (np.ptp(y, axis=1) == 0) | (x.shape[1] < 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.einsum("ij,ij->i", dx, dy) / np.sqrt(
+            np.einsum("ij,ij->i", dx, dx) * np.einsum("ij,ij->i", dy, dy)
+        )
+    return np.where(constant, NAN, np.clip(r, -1.0, 1.0))
 
 
 def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return NAN
+    from scipy import stats as sps
+
     return float(sps.kendalltau(x, y, variant="b").statistic)
 
 
@@ -238,6 +275,8 @@ def _correlation(
     a, b = _paired_float(where, x=x, y=y)
     if rng is None or a.size == 0:
         return Interval(statistic(a, b) if a.size else NAN, NAN, NAN, level)
+    if statistic is _spearman_rho:
+        return _spearman_bootstrap(a, b, rng, rounds, level)
     return bootstrap(statistic, a, b, rng=rng, rounds=rounds, level=level)
 
 
@@ -535,6 +574,16 @@ def krippendorff_alpha(
     Returns:
         Alpha in (-inf, 1]; 1 = perfect agreement, 0 = chance.
     """
+    return alpha_of_counts(*unit_counts(reliability_data, level, order=order), level)
+
+
+def unit_counts(
+    reliability_data: Any, level: Level = "nominal", *, order: Values | None = None
+) -> tuple[np.ndarray, list[Any]]:
+    """The values of each unit counted by label: ``counts[u, c]`` raters gave unit ``u``
+    the ``c``-th label of the returned domain (the argument checks and domain of
+    :func:`krippendorff_alpha`). A bootstrap over units resamples these rows
+    (:func:`alpha_of_counts`) instead of recounting the raw table in every round."""
     if level not in ("nominal", "ordinal", "interval", "ratio"):
         raise ValueError(f"krippendorff_alpha: unknown level {level!r}")
     data = pd.DataFrame(reliability_data).to_numpy(dtype=object)
@@ -545,6 +594,12 @@ def krippendorff_alpha(
     counts = np.zeros((data.shape[1], len(domain)))
     units = np.nonzero(present)[1]
     np.add.at(counts, (units, _index(keys, domain, "krippendorff_alpha")), 1)
+    return counts, domain
+
+
+def alpha_of_counts(counts: np.ndarray, domain: Sequence[Any], level: Level) -> float:
+    """Krippendorff's alpha of units × labels counts (:func:`unit_counts`). A label no unit
+    has adds nothing: a resample's alpha over the full domain is its alpha over its own."""
     o = _coincidences(counts)
     n_c = o.sum(axis=0)
     values = np.asarray(domain, dtype=float) if level in ("interval", "ratio") else n_c

@@ -25,7 +25,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 import pandas as pd
 
-from evalbench import kernels, processes
+from evalbench import kernels, lean_imports, processes
 from evalbench.alerts import AlertsSpec
 from evalbench.freshness import find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
@@ -63,11 +63,7 @@ from evalbench.skipped import skip_hints as hints_for
 from evalbench.skipped import skip_reason
 from evalbench.studies import SWEEP, get_study, load_params, notebook_for
 
-# papermill/nbconvert -> nbformat -> jsonschema, whose optional IRI format checker
-# (rfc3987_syntax, installed by jupyter-events) builds ~35 Lark parsers at import: 1.1 s CPU
-# in every process that renders, for a format no notebook schema uses. A None entry makes
-# that import fail, which jsonschema expects (it then leaves the "iri" formats unchecked).
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+lean_imports.skip()  # papermill/nbconvert -> nbformat -> jsonschema: ~1 s of CPU (see there)
 
 PROGRESS_ENV = "EVALBENCH_PROGRESS"
 

@@ -27,7 +27,6 @@ import pandas as pd
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
-from scipy.stats import rankdata
 
 from evalbench.ratings_fast import group_cells, parse_battles, ratio_gradient, resampled
 from evalbench.stats import (
@@ -531,6 +530,8 @@ def rank_distribution(boot: BootstrapBT) -> pd.DataFrame:
     n = len(boot.models)
     if len(reps) == 0:
         raise ArenaError("rank_distribution: no bootstrap round has a finite fit")
+    from scipy.stats import rankdata  # here: importing scipy.stats costs ~0.5 s per process
+
     ranks = rankdata(-reps, axis=1, method="min")
     share = np.stack([(ranks == r).mean(axis=0) for r in range(1, n + 1)], axis=1)
     table = pd.DataFrame(share, index=pd.Index(boot.models, name="model"), columns=range(1, n + 1))

@@ -46,7 +46,6 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy.special import expit, log_expit
-from scipy.stats import rankdata
 
 from evalbench.ratings import ArenaError, validate_battles
 from evalbench.ratings_fast import multinomial_rounds
@@ -450,6 +449,8 @@ def style_ratings_table(
         rank_change`` (positive: the model climbs once style is controlled), raw rating
         order.
     """
+    from scipy.stats import rankdata  # here: importing scipy.stats costs ~0.5 s per process
+
     rows = []
     for k, model in enumerate(boot.models):
         ci = percentile_interval(float(boot.ratings[k]), boot.replicates[:, k], level)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Literal, TypeVar
 
-from scipy import stats as sps
+from scipy.special import ndtri
 
 T = TypeVar("T")
 Tier = Literal["quick", "standard", "full"]
@@ -81,7 +81,7 @@ def expected_half_width(n: int, level: float = 0.95, p: float = 0.5) -> float:
     (``p = 0.5`` is the widest): ``z * sqrt(p (1 - p) / n)``; ``nan`` for ``n = 0``."""
     if n <= 0:
         return math.nan
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(ndtri(0.5 + level / 2))
     return z * math.sqrt(p * (1 - p) / n)
 
 

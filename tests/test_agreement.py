@@ -153,6 +153,23 @@ def test_correlation_bootstrap_is_seeded_and_covers_estimate(statistic):
     assert -1 <= first.low <= first.estimate <= first.high <= 1
 
 
+@pytest.mark.parametrize("n, chunk", [(60, 2_000_000), (5, 2_000_000), (60, 7 * 60)])
+def test_spearmans_interval_is_the_bootstrap_of_rho_over_resampled_pairs(monkeypatch, n, chunk):
+    # many resamples are ranked per call; the interval must be stats.bootstrap of rho, one
+    # resample at a time, with the same rng: ties, resamples where one side is constant
+    # (rho undefined: left out) at n = 5, and resamples ranked in chunks of 7 rounds
+    from evalbench.stats import bootstrap
+
+    monkeypatch.setattr(ag, "_ROWS_AT_ONCE", chunk)
+    judge, human = _random_scores(5, n=n)
+    got = ag.spearman(judge, human, rng=np.random.default_rng(2), rounds=300, level=0.9)
+    want = bootstrap(ag._spearman_rho, np.asarray(judge, float), np.asarray(human, float),
+                     rng=np.random.default_rng(2), rounds=300, level=0.9)  # fmt: skip
+    assert (got.estimate, got.low, got.high) == pytest.approx(
+        (want.estimate, want.low, want.high), rel=1e-12
+    )
+
+
 @pytest.mark.parametrize("statistic", [ag.pearson, ag.spearman, ag.kendall_tau])
 def test_correlation_of_a_constant_is_nan(statistic):
     assert math.isnan(statistic([3, 3, 3, 3], [1, 2, 3, 4]).estimate)

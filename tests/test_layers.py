@@ -38,6 +38,9 @@ import pytest
 
 from evalbench.studies import STUDY_KINDS
 
+# one test process parses every module (~2 s), not each of `make test`'s three
+pytestmark = pytest.mark.xdist_group("layers")
+
 PACKAGE = Path(__file__).resolve().parents[1] / "evalbench"
 SHAPE = ("__init__", "data", "scoring", "metrics", "records", "study", "report")
 OPTIONAL = ("figures", "sim")

@@ -100,6 +100,34 @@ def test_identical_attempts_count_items_whose_every_attempt_gave_the_same_answer
     assert identical_attempts(frame, item="item", output="out") == {"a": (1, 2), "b": (9, 9)}
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_identical_flags_are_pandas_groupby_of_every_repeated_fully_answered_item(seed):
+    # the oracle: pandas' groupby over (system, item), size > 1, every output present,
+    # nunique == 1; missing outputs (None, NaN) and missing keys (dropped, as groupby does)
+    import numpy as np
+
+    from evalbench.measured import identical_flags
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    outputs = rng.choice(np.array(["4", "5", None, float("nan")], dtype=object), n,
+                         p=[0.6, 0.3, 0.05, 0.05])  # fmt: skip
+    items = rng.choice(np.array(["t0", "t1", "t2", None, *[f"q{i}" for i in range(60)]],
+                                dtype=object), n)  # fmt: skip
+    frame = pd.DataFrame({"system": rng.choice(["a", "b", "c"], n), "item": items,
+                          "out": outputs})  # fmt: skip
+    got = identical_flags(frame, keys=("system", "item"), output="out")
+    stats = (
+        frame.assign(_answered=frame["out"].notna())
+        .groupby(["system", "item"])
+        .agg(size=("out", "size"), nunique=("out", "nunique"), answered=("_answered", "all"))
+    )
+    want = stats[(stats["size"] > 1) & stats["answered"]]
+    want = (want["nunique"] == 1).rename("identical")
+    assert 0 < want.sum() < len(want)  # both kinds are there
+    pd.testing.assert_series_equal(got, want)
+
+
 @pytest.mark.parametrize(
     ("before", "rows", "after"),
     [

@@ -3,6 +3,9 @@ labelled draws without a legend instead of failing."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -51,6 +54,41 @@ def test_setup_draws_series_in_the_okabe_ito_colours():
     # Okabe & Ito's eight colours, blue and orange first (apart under every deficiency)
     assert [to_hex(c) for c in cycle] == [c.lower() for c in plots.OKABE_ITO]
     assert plots.OKABE_ITO[:2] == ("#0072B2", "#E69F00") and len(set(plots.OKABE_ITO)) == 8
+
+
+def test_setup_sets_seaborns_whitegrid_look_without_importing_seaborn():
+    # the theme is seaborn's set_theme(style="whitegrid", context="notebook") setting by
+    # setting (its image.cmap aside: every heatmap names its map), applied without seaborn
+    import seaborn as sns
+
+    with plt.rc_context():
+        matplotlib.rcdefaults()
+        defaults = dict(plt.rcParams)
+        sns.set_theme(style="whitegrid", context="notebook", palette=list(plots.OKABE_ITO))
+        seaborns = dict(plt.rcParams)
+    with plt.rc_context():
+        matplotlib.rcdefaults()
+        plots.setup()
+        ours = dict(plt.rcParams)
+    changed = {k for k in seaborns if seaborns[k] != defaults[k]}
+    assert changed - {"image.cmap"} == set(plots.THEME) | {"axes.prop_cycle"}
+    for key in changed - {"image.cmap"}:
+        assert ours[key] == seaborns[key], key
+
+
+def test_a_study_that_draws_no_heatmap_never_imports_scipy_stats():
+    # a fresh kernel of the GAIA study: its imports and plots.setup() (seaborn, and the
+    # scipy.stats it imports, cost ~0.6 s of CPU at each start)
+    code = (
+        "import sys, matplotlib; matplotlib.use('Agg')\n"
+        "from evalbench import display, gaia, plots, studies\n"
+        "from evalbench.gaia import figures, report\n"
+        "plots.setup()\n"
+        "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("cmap", ["RdYlGn", "RdYlGn_r", "Spectral", "jet"])

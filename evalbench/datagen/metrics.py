@@ -18,7 +18,6 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from evalbench import agreement, stats
 from evalbench.measured import Measured, failed_call, judgment_state, measured
@@ -254,6 +253,8 @@ def answer_distribution(answers: Iterable[int] | pd.Series) -> AnswerSummary:
         nan = float("nan")
         return AnswerSummary(0, nan, nan, nan, nan, nan, [], [0] * 10, nan, nan)
     digits = np.bincount(np.abs(a) % 10, minlength=10)
+    from scipy import stats as sps  # here: importing scipy.stats costs ~0.5 s per process
+
     test = sps.chisquare(digits)
     common = Counter(a.tolist()).most_common(5)
     return AnswerSummary(

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evalbench import lean_imports
 from evalbench.executors.base import (
     ExecutorError,
     RayHints,
@@ -58,6 +59,7 @@ def connect(address: str | None, *, auto: bool) -> RayExecutor | None:
     Raises:
         ExecutorError: the cluster cannot be reached (``auto``: only a given address).
     """
+    lean_imports.skip()  # Ray -> jsonschema: ~1 s of CPU (evalbench.lean_imports)
     import ray
 
     if ray.is_initialized() and _STATE.get("address", address) == address:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from scipy.special import ndtr
 
 from evalbench import agreement as ag
 from evalbench.judge import PairTask, Rubric, sim_pairwise_probabilities
@@ -56,7 +56,7 @@ def sim_score_distribution(
     if knobs.noise == 0:
         cdf = (edges[None, :] >= mu[:, None]).astype(float)
     else:
-        cdf = sps.norm.cdf((edges[None, :] - mu[:, None]) / knobs.noise)
+        cdf = ndtr((edges[None, :] - mu[:, None]) / knobs.noise)  # the normal cdf
     return scale, np.diff(cdf, axis=1)
 
 

@@ -126,9 +126,9 @@ def pairwise_agreement_table(
     return pd.DataFrame(rows, columns=columns)
 
 
-def _alpha(level: ag.Level, order: Sequence[Any] | None) -> Any:
-    def statistic(matrix: np.ndarray) -> float:
-        return ag.krippendorff_alpha(matrix.T, level, order=order)
+def _alpha(level: ag.Level, domain: Sequence[Any]) -> Any:
+    def statistic(counts: np.ndarray) -> float:
+        return ag.alpha_of_counts(counts, domain, level)
 
     return statistic
 
@@ -161,7 +161,9 @@ def annotator_agreement(
     order = None if numeric else _labels(pairable)
     matrix = pairable.to_numpy(dtype=float if numeric else object)
     if len(pairable):
-        alpha = bootstrap(_alpha(alpha_level, order), matrix, rng=rng, rounds=rounds, level=level)
+        # rows of the units' label counts, resampled as the items are (a round recounts nothing)
+        counts, domain = ag.unit_counts(matrix.T, alpha_level, order=order)
+        alpha = bootstrap(_alpha(alpha_level, domain), counts, rng=rng, rounds=rounds, level=level)
     else:
         alpha = Interval(math.nan, math.nan, math.nan, level)
     pairs = pairwise_agreement_table(table, scale=scale, tolerance=tolerance if numeric else None)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from scipy.special import ndtri
 
 from evalbench.history import (
     compare_runs,
@@ -358,7 +358,7 @@ def separation(
         return out | {"seeds": None, "why": f"{len(shared)} seed(s) shared: no spread to estimate"}
     diffs = np.array([a[s] - b[s] for s in shared])
     mean, sd = float(diffs.mean()), float(diffs.std(ddof=1))
-    z = float(sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power))
+    z = float(ndtri(1 - alpha / 2) + ndtri(power))
     needed = math.inf if mean == 0 else max(2, math.ceil((z * sd / abs(mean)) ** 2))
     return out | {"difference": mean, "sd": sd, "seeds": needed, "why": None}
 

@@ -11,6 +11,9 @@ import pytest
 from evalbench.cli import main
 from evalbench.importers import OutcomeError, read_outcomes
 
+# inspect_ai takes ~2 s to import: its tests share one test process (xdist_group)
+pytestmark = pytest.mark.xdist_group("inspect_ai")
+
 DEEP = "[" * 200_000 + "]" * 200_000
 DATE = "2026-01-01T00-00-00.1"
 

@@ -15,7 +15,11 @@ from evalbench.importers import ImporterUnavailable, OutcomeError, read_outcomes
 from evalbench.importers.inspect_logs import read_inspect_samples, to_float
 
 # inspect_ai's retry setup uses a tenacity argument that tenacity deprecates (their business)
-pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated")
+# inspect_ai takes ~2 s to import: its tests share one test process (xdist_group)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated"),
+    pytest.mark.xdist_group("inspect_ai"),
+]
 
 QUESTIONS = [(f"q{i}", f"What is {i} + {i}?", str(2 * i), "math" if i % 2 else "arith")
              for i in range(8)]  # fmt: skip

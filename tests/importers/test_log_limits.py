@@ -14,6 +14,9 @@ import pytest
 
 from evalbench.importers import OutcomeError, read_outcomes
 
+# inspect_ai takes ~2 s to import: its tests share one test process (xdist_group)
+pytestmark = pytest.mark.xdist_group("inspect_ai")
+
 MB = 2**20
 ZSTD, DEFLATE, BZIP2 = 93, 8, 12
 

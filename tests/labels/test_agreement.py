@@ -77,6 +77,33 @@ def test_krippendorff_alpha_by_hand_and_the_means_over_pairs():
     assert got["exact"] == pytest.approx((1 / 2 + 1 / 2 + 1 / 4) / 3)
 
 
+@pytest.mark.parametrize("numeric", [True, False])
+def test_the_alphas_interval_is_the_bootstrap_of_alpha_over_resampled_items(numeric):
+    # the interval resamples the units' label counts; it must be the percentile bootstrap of
+    # krippendorff_alpha recomputed on the resampled items (the same rounds of the same rng),
+    # a resample missing a label included (a unit with one label and items with NaN too)
+    from evalbench import agreement as ag
+    from evalbench.stats import bootstrap
+
+    gen = np.random.default_rng(7)
+    raw = gen.integers(1, 6, size=(30, 4)).astype(float)
+    raw[gen.random(raw.shape) < 0.2] = np.nan
+    table = pd.DataFrame(raw if numeric else np.where(np.isnan(raw), None, raw.astype(str)),
+                         columns=list("ABCD"))  # fmt: skip
+    got = annotator_agreement(table, numeric=numeric, scale=range(1, 6) if numeric else None,
+                              rng=np.random.default_rng(3), rounds=60, level=0.9)  # fmt: skip
+    pairable = table[table.notna().sum(axis=1) >= 2]
+    level = "interval" if numeric else "nominal"
+    order = None if numeric else sorted({v for v in pairable.to_numpy().ravel() if pd.notna(v)})
+    matrix = pairable.to_numpy(dtype=float if numeric else object)
+    want = bootstrap(lambda m: ag.krippendorff_alpha(m.T, level, order=order), matrix,
+                     rng=np.random.default_rng(3), rounds=60, level=0.9)  # fmt: skip
+    assert got["n_items"] == len(pairable) < 30
+    assert (got["alpha"], got["alpha_low"], got["alpha_high"]) == pytest.approx(
+        (want.estimate, want.low, want.high), rel=1e-12
+    )
+
+
 def test_nominal_alpha_for_decisions_and_items_with_one_label_do_not_count():
     table = pd.DataFrame({"A": ["ok", "no", "ok", "ok"], "B": ["ok", "no", "no", None]},
                          index=ITEMS)  # fmt: skip
