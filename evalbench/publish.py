@@ -37,7 +37,7 @@ from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-expo
 from evalbench.look import SCROLL_CSS, describe_figures
 from evalbench.measured import from_rows, no_result_reason, partial_reason
 from evalbench.models import ResponseCache
-from evalbench.params import ParamsError, StudyParams
+from evalbench.params import ParamsError, StudyParams, read_params_data
 from evalbench.records import (
     NO_SPACE,
     UNWRITABLE,
@@ -61,7 +61,7 @@ from evalbench.runs import (
 from evalbench.settings import get_settings
 from evalbench.skipped import skip_hints as hints_for
 from evalbench.skipped import skip_reason
-from evalbench.studies import SWEEP, get_study, load_params, notebook_for
+from evalbench.studies import SWEEP, get_study, load_params, notebook_for, study_kind
 
 lean_imports.skip()  # papermill/nbconvert -> nbformat -> jsonschema: ~1 s of CPU (see there)
 
@@ -374,7 +374,7 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
     """
     stale = []
     for path in files:
-        result = None if force else _current(path)
+        result = (None if force else _current(path)) or _unreadable(path)
         if result is None:
             stale.append(path)
         else:
@@ -398,6 +398,16 @@ def run_many(files: list[Path], *, jobs: int = 1, force: bool = False) -> Iterat
                 for other in futures:
                     other.cancel()
             yield result
+
+
+def _unreadable(path: Path) -> StudyResult | None:
+    """A params file that does not parse or names no study, as a failed study: found here
+    (its YAML only, no study imported), not in a worker process started for it alone."""
+    try:
+        study_kind(read_params_data(path), path)
+    except ParamsError as exc:
+        return failure_result(path, exc)
+    return None
 
 
 def summary_page(run_dir: Path) -> Path | None:

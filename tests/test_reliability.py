@@ -21,6 +21,7 @@ from loopback import Chaos, Fault
 from proctree import wait_for
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_system
 
+from evalbench import publish
 from evalbench.cli import main
 from evalbench.publish import build_index, run_study
 from evalbench.records import read_jsonl
@@ -354,6 +355,30 @@ def test_make_report_carries_on_after_a_bad_params_file_and_rebuilds_the_index(t
     out = capsys.readouterr().out
     assert "not UTF-8" in out and "ok " in out
     assert (get_settings().outputs_dir / "index.html").exists()
+
+
+@pytest.mark.parametrize("content", [b"study: gaia\ntitle: caf\xe9\n", b"study: [", b"study: nope\n"],
+                         ids=["not_utf8", "yaml", "unknown_kind"])  # fmt: skip
+def test_a_file_that_does_not_parse_starts_no_worker_and_the_one_left_renders_here(
+    tmp_path, monkeypatch, content
+):
+    # report with jobs=2 of a broken file and a good one: the broken one fails at once, in
+    # this process; one study is left, so it renders here (no pool of spawned workers, whose
+    # start costs seconds): the stand-in below sees it only if it ran in this process
+    bad, good = tmp_path / "bad.yaml", tmp_path / "good.yaml"
+    bad.write_bytes(content)
+    good.write_text("study: gaia\n")
+    here: list[Path] = []
+
+    def render(path: Path, force: bool = False) -> publish.StudyResult:
+        here.append(path)
+        return publish.StudyResult(path, "ok", None, 0.0, "")
+
+    monkeypatch.setattr(publish, "_run_or_fail", render)
+    results = {r.params_file.name: r for r in publish.run_many([bad, good], jobs=2)}
+    assert here == [good] and results["good.yaml"].status == "ok"
+    assert results["bad.yaml"].status == "failed"
+    assert str(bad) in results["bad.yaml"].reason and "\n" not in results["bad.yaml"].reason
 
 
 def _in_private_mount(
