@@ -11,11 +11,11 @@ import pytest
 from labels.helpers import CHROMIUM, CHROMIUM_ARGS
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """Headless Debian Chromium driven by Playwright (``launch`` gives it a fresh temporary
-    user-data dir); each ``browser.new_context()`` is an independent annotator. Skips when
-    playwright or chromium is missing."""
+@pytest.fixture(scope="module")
+def _chromium() -> Iterator[Any]:
+    """One headless Debian Chromium driven by Playwright per test module (and process: the
+    browser tests are one xdist group), launched with a fresh temporary user-data dir; its
+    start costs ~1.5 s of CPU. Skips when playwright or chromium is missing."""
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="needs the playwright package (pip install playwright)"
     )
@@ -28,3 +28,13 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture
+def browser(_chromium: Any) -> Iterator[Any]:
+    """The module's Chromium for one test: each ``browser.new_context()`` (and each
+    ``new_page()``, which makes its own) is an independent annotator, with its own cookies
+    and storage; every context the test opened is closed after it."""
+    yield _chromium
+    for context in list(_chromium.contexts):
+        context.close()

@@ -13,7 +13,7 @@ from labels.helpers import running, write_tasks
 
 from evalbench.labels import annotator_order, left_side, read_labels
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("labels_browser")]  # one Chromium
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="needs the playwright package (pip install playwright)"
 )
