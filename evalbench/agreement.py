@@ -222,26 +222,36 @@ def _spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
 
 
 _ROWS_AT_ONCE = 2_000_000
-"""Values ranked at once by :func:`_spearman_bootstrap` (16 MB per array of them)."""
+"""Values resampled at once by :func:`_rows_bootstrap` (16 MB per array of them)."""
 
 
-def _spearman_bootstrap(
-    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, rounds: int, level: float
-) -> Interval:
-    """:func:`~evalbench.stats.bootstrap` of :func:`_spearman_rho` (the same resamples of the
-    same ``rng``), ranking many resamples per call instead of one: 5-30x faster."""
+def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_spearman_rho` of each row of ``x`` with the same row of ``y``."""
     from scipy import stats as sps
 
+    return _pearson_rows(sps.rankdata(x, axis=1), sps.rankdata(y, axis=1))
+
+
+def _rows_bootstrap(
+    rows: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    estimate: float,
+    x: np.ndarray,
+    y: np.ndarray,
+    rng: np.random.Generator,
+    rounds: int,
+    level: float,
+) -> Interval:
+    """:func:`~evalbench.stats.bootstrap` (the same resamples of the same ``rng``) of a
+    statistic ``rows`` computes for many resamples per call, a chunk of rows at a time:
+    Spearman's rho 5-30x faster than one ranking per resample."""
     n = x.size
     idx = rng.integers(0, n, size=(rounds, n))
     reps = np.empty(rounds)
     step = max(1, _ROWS_AT_ONCE // n)
     for start in range(0, rounds, step):
-        rows = idx[start : start + step]
-        reps[start : start + step] = _pearson_rows(
-            sps.rankdata(x[rows], axis=1), sps.rankdata(y[rows], axis=1)
-        )
-    return percentile_interval(_spearman_rho(x, y), reps, level)
+        chunk = idx[start : start + step]
+        reps[start : start + step] = rows(x[chunk], y[chunk])
+    return percentile_interval(estimate, reps, level)
 
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -271,12 +281,15 @@ def _correlation(
     rng: np.random.Generator | None,
     rounds: int,
     level: float,
+    rows: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> Interval:
+    """``statistic`` of the complete pairs with its bootstrap interval (``rows``: the same
+    statistic of many resamples at once, :func:`_rows_bootstrap`)."""
     a, b = _paired_float(where, x=x, y=y)
     if rng is None or a.size == 0:
         return Interval(statistic(a, b) if a.size else NAN, NAN, NAN, level)
-    if statistic is _spearman_rho:
-        return _spearman_bootstrap(a, b, rng, rounds, level)
+    if rows is not None:
+        return _rows_bootstrap(rows, statistic(a, b), a, b, rng, rounds, level)
     return bootstrap(statistic, a, b, rng=rng, rounds=rounds, level=level)
 
 
@@ -309,7 +322,7 @@ def spearman(
 
     Missing pairs, NaN and bootstrap as in :func:`pearson`.
     """
-    return _correlation(_spearman_rho, "spearman", x, y, rng, rounds, level)
+    return _correlation(_spearman_rho, "spearman", x, y, rng, rounds, level, _spearman_rows)
 
 
 def kendall_tau(

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from evalbench.agreement_pairwise import _is_missing
+
 NO_RESULT = "no result"
 """How a headline over zero measured items reads (the start of its text)."""
 NO_RESULT_STATUS = "no_result"
@@ -239,17 +241,12 @@ def identical_flags(frame: pd.DataFrame, *, keys: Sequence[str], output: str) ->
     attempts: dict[tuple[Any, ...], list[Any]] = {}
     columns = [frame[k].tolist() for k in keys]
     for *key, value in zip(*columns, frame[output].tolist(), strict=True):
-        if not any(_missing(k) for k in key):
+        if not any(_is_missing(k) for k in key):
             attempts.setdefault(tuple(key), []).append(value)
     flags = {key: len(set(values)) == 1 for key, values in attempts.items()
-             if len(values) > 1 and not any(_missing(v) for v in values)}  # fmt: skip
+             if len(values) > 1 and not any(_is_missing(v) for v in values)}  # fmt: skip
     index = pd.MultiIndex.from_tuples(sorted(flags), names=list(keys))
     return pd.Series([flags[k] for k in index], index=index, dtype=bool, name="identical")
-
-
-def _missing(value: Any) -> bool:
-    """What pandas' ``notna`` calls missing: None, NaN, NA, NaT."""
-    return value is None or (pd.api.types.is_scalar(value) and bool(pd.isna(value)))
 
 
 def identical_attempts(

@@ -719,28 +719,29 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         specs: the systems' specs by name (for their prices; unknown names cost 0).
     """
     # plain Python (a pandas groupby-agg took ~10 ms a call: every finish, every sweep cell)
-    tally: dict[str, list[Any]] = {}
+    counts: dict[str, Counter[str]] = {}
+    errors: dict[str, list[str]] = {}
+    costs: dict[str, list[float]] = {}
     for row in rows:
-        if row.get("system") is None:
+        system = row.get("system")
+        if system is None:
             continue
         prompt, completion = row.get("prompt_tokens") or 0, row.get("completion_tokens") or 0
         cached = bool(row.get("cached"))
         cost = row.get("cost_usd")  # an agent task's own (its calls' prices, or reported)
         if cost is None:
-            cost = 0.0 if cached else _cost(specs.get(row["system"]), prompt, completion)
+            cost = 0.0 if cached else _cost(specs.get(system), prompt, completion)
         truncated = (row.get("finish_reason") == TRUNCATED) + (row.get("truncated_steps") or 0)
-        t = tally.setdefault(row["system"], [0, [], 0, 0, 0, 0, []])
-        t[0] += 1
-        if row.get("error") is not None:
-            t[1].append(row["error"])
-        t[2], t[3] = t[2] + truncated, t[3] + cached
-        t[4], t[5] = t[4] + prompt, t[5] + completion
-        t[6].append(float(cost))
+        counts.setdefault(system, Counter()).update(
+            calls=1, truncated=truncated, cached=cached, prompt=prompt, completion=completion
+        )
+        errors.setdefault(system, []).extend([row["error"]] if row.get("error") is not None else [])
+        costs.setdefault(system, []).append(float(cost))
     return pd.DataFrame(
-        [(system, calls, len(errors), error_reasons(pd.Series(errors, dtype=object)), truncated,
-          cached, int(prompt), int(completion), math.fsum(costs))  # exactly rounded: any order
-         for system, (calls, errors, truncated, cached, prompt, completion, costs)
-         in sorted(tally.items())],
+        [(s, c["calls"], len(errors[s]), error_reasons(pd.Series(errors[s], dtype=object)),
+          c["truncated"], c["cached"], int(c["prompt"]), int(c["completion"]),
+          math.fsum(costs[s]))  # exactly rounded: the same sum in any order
+         for s, c in sorted(counts.items())],
         columns=USAGE_COLUMNS,
     )  # fmt: skip
 
