@@ -51,10 +51,12 @@ USAGE_COLUMNS = [
 
 def outcomes_of(summaries: dict[int, CellSummary]) -> dict[int, Any]:
     """Cell id -> its :class:`~evalbench.importers.RunOutcomes`, for cells that ended ok or
-    degraded and could be read (a failed cell's records may be partial: left out)."""
+    degraded and could be read (a failed cell's records may be partial: left out), in cell
+    order: every estimate, table and bootstrap after it is the same whatever order the
+    cells finished in."""
     return {
         cell: s.data.outcomes
-        for cell, s in summaries.items()
+        for cell, s in sorted(summaries.items())
         if s.status in ("ok", "degraded") and s.data is not None and s.data.outcomes is not None
     }
 
