@@ -562,3 +562,17 @@ def test_a_full_disk_names_the_file_and_its_variable_other_errors_stay_errors(
     monkeypatch.setattr(publish, "_end", lost)  # not a write refused: a bug to see, not a disk
     with pytest.raises(FileNotFoundError):
         run_study(path)
+
+
+def test_report_of_only_broken_files_before_any_run_is_one_line_each_not_a_traceback(
+    tmp_path, capsys
+):
+    # a first `evalbench report` whose every file fails to load: the outputs folder did not
+    # exist yet, and the index's scorecard listed it (FileNotFoundError, a traceback)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("study: [\n")
+    assert not get_settings().outputs_dir.exists()
+    assert main(["report", str(bad), str(tmp_path / "missing.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "YAML syntax error" in out and "params file not found" in out
+    assert "no results yet" in (get_settings().outputs_dir / "index.html").read_text()

@@ -56,7 +56,7 @@ def is_ok(manifest: dict[str, Any]) -> bool:
 def scorecard(outputs: Path, *, level: float = 0.95, rounds: int = 1000) -> Scorecard:
     """Read every ok run under ``outputs`` into a :class:`Scorecard`."""
     frames, headline_only, problems = [], [], []
-    for folder in sorted(p for p in outputs.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in outputs.glob("*") if p.is_dir()):  # none: no folder yet
         runs = [m for m in study_runs(folder.name, outputs) if is_ok(m)]
         if not runs or runs[-1].get("kind") in SKIPPED_KINDS:
             continue
