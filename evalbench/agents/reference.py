@@ -6,9 +6,11 @@ Each step asks the model with the whole conversation so far and the enabled tool
 tool call it makes is run (``evalbench.agents.tools.call_tool``: a bad call is an
 ``error: ...`` result the model sees, never a crash) and answered with a ``tool`` message.
 The task ends when the model calls ``final_answer`` (or answers in plain text without a
-tool call), at ``max_steps`` model calls (``step_limit``), past the token budget
-(``step_limit``), at ``max_time_s`` (``timeout``, the runner's), or when a model call fails
-after its retries (``error``).
+tool call; a plain reply cut off at ``max_tokens`` is no answer: the model is told so and
+asked again, and a task whose last reply was cut off says so in its ``detail``), at
+``max_steps`` model calls (``step_limit``), past the token budget (``step_limit``), at
+``max_time_s`` (``timeout``, the runner's), or when a model call fails after its retries
+(``error``).
 
 Every model call goes through the study's :class:`~evalbench.models.ModelClient`, so the
 response cache makes an interrupted run resume for free: a rerun replays the cached steps
@@ -23,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evalbench.measured import TRUNCATED
 from evalbench.models import ChatRequest, ChatResponse, ModelClient, ToolCall, call_cost
 from evalbench.runs import Run
 
@@ -38,6 +41,11 @@ SYSTEM_PROMPT = (
     "call final_answer with it: as few words as possible, a number without units or commas "
     "unless asked, no explanation."
 )
+CUT_OFF = (
+    "Your reply was cut off at max_tokens before it ended. Reply again, shorter: call "
+    "final_answer with the answer alone."
+)
+"""What the model is told after a plain reply cut off at ``max_tokens``."""
 
 
 def task_prompt(item: TaskInput) -> str:
@@ -153,7 +161,7 @@ async def react(
         {"role": "system", "content": mode.system(SYSTEM_PROMPT)},
         {"role": "user", "content": task_prompt(item)},
     ]
-    cost, all_cached = 0.0, True
+    cost, all_cached, cut = 0.0, True, False
     for _ in range(limits.max_steps):
         response = await client.chat(mode.request(messages))
         calls, problems = mode.calls(response)
@@ -166,6 +174,10 @@ async def react(
         if limits.max_tokens is not None and used > limits.max_tokens:
             return Outcome("step_limit", detail=f"{used} tokens > max_tokens", cost_usd=cost)
         messages.append(mode.assistant(response))
+        cut = response.finish_reason == TRUNCATED
+        if not calls and not problems and cut:  # half an answer is none
+            messages.append({"role": "user", "content": CUT_OFF})
+            continue
         if not calls and not problems:  # a plain answer ends the task
             return Outcome("answered", answer=response.text, cost_usd=cost, cached=all_cached)
         answer, ran = await _run_calls(calls, tools, ctx, recorder)
@@ -175,7 +187,8 @@ async def react(
     return Outcome(
         "step_limit",
         detail=f"no final answer in {limits.max_steps} model call"
-        + ("s" if limits.max_steps != 1 else ""),
+        + ("s" if limits.max_steps != 1 else "")
+        + (" (the last reply was cut off at max_tokens)" if cut else ""),
         cost_usd=cost,
         cached=all_cached,
     )

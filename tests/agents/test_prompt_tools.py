@@ -135,3 +135,38 @@ def test_in_native_mode_tool_call_turns_go_out_with_empty_content_and_the_system
     first, second = loopback.requests
     assert first["tool_choice"] == second["tool_choice"] == "required"
     assert second["messages"][2]["content"] == ""  # the reply had none: not null on the wire
+
+
+@pytest.mark.parametrize("mode", ["prompt", "native"])
+def test_a_plain_reply_cut_at_max_tokens_is_no_final_answer_and_the_model_is_told(
+    tmp_path, loopback, monkeypatch, mode
+):
+    """A reply cut off at ``max_tokens`` (``finish_reason: length``) with no tool call is not
+    the agent's final answer: the model is told it was cut off and asked again; its next,
+    complete reply is the answer."""
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.enqueue(Reply(text="Let me think. The sales are north 5 and so", finish_reason="length"),
+                     Reply(text="12"))  # fmt: skip
+    run = open_run(_study(tmp_path, loopback, tool_mode=mode))
+    row = gaia.run(run).records.iloc[0]
+    assert (row["state"], row["model_answer"], bool(row["correct"])) == ("answered", "12", True)
+    told = loopback.requests[1]["messages"][-1]
+    assert told["role"] == "user" and "cut off at max_tokens" in told["content"]
+    steps = read_jsonl(run.dir / "records" / "steps.jsonl")
+    assert [s["finish_reason"] for s in steps] == ["length", "stop"]
+
+
+def test_when_every_step_is_cut_at_max_tokens_the_task_has_no_answer_and_says_why(
+    tmp_path, loopback, monkeypatch
+):
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.enqueue(*[Reply(text="12 because the", finish_reason="length")] * 2)
+    run = open_run(_study(tmp_path, loopback, tool_mode="prompt", limits={"max_steps": 2}))
+    row = gaia.run(run).records.iloc[0]
+    assert row["state"] == "step_limit" and not row["correct"] and row["model_answer"] is None
+    (ended,) = read_jsonl(run.dir / "records" / "agent_runs.jsonl")
+    assert ended["answer"] is None and len(loopback.requests) == 2
+    assert (
+        ended["detail"]
+        == "no final answer in 2 model calls (the last reply was cut off at max_tokens)"
+    )
