@@ -66,6 +66,9 @@ MAX_BODY = 2**20
 """Bytes a request body may have (a label is a few KB, a 5,000-character comment included)."""
 BODY_TIMEOUT_S = 10.0
 """Seconds a request body may take to arrive once its headers are in."""
+HEADER_TIMEOUT_S = 10.0
+"""Seconds a request's headers may take to arrive: from the connection, or on a connection
+kept alive from the previous answer (more: 408 and the connection closed)."""
 MAX_UPLOADS = 32
 """Request bodies read at once; more get 503 (so bodies never hold more than this x MAX_BODY)."""
 
@@ -392,11 +395,53 @@ def create_app(
     return app, access
 
 
-def server_config(app: Starlette) -> Any:
-    """The uvicorn configuration the label app is served with."""
+def server_config(app: Any, header_timeout_s: float = HEADER_TIMEOUT_S) -> Any:
+    """The uvicorn configuration the label app is served with (its HTTP protocol: uvicorn's
+    h11 one with a deadline on each request's headers, :func:`header_deadline`)."""
     import uvicorn  # lazy: only serving needs it
 
-    return uvicorn.Config(app, log_level="warning", access_log=False)
+    return uvicorn.Config(app, log_level="warning", access_log=False,
+                          http=header_deadline(header_timeout_s))  # fmt: skip
+
+
+def header_deadline(timeout_s: float) -> type:
+    """uvicorn's h11 protocol, with a deadline of ``timeout_s`` on each request's headers.
+
+    uvicorn bounds none: a client that connects and sends nothing, or trickles header lines
+    (each byte also cancels the keep-alive timer), holds its connection and descriptor for
+    ever, and enough of them stop the server accepting (slowloris). A timer set when the
+    connection is made, and again when an answer is complete, answers 408 and closes the
+    connection unless a request's headers have come in since.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    answer = JSONResponse({"error": f"request headers not received within {timeout_s:g} s"})
+    head = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n"
+            b"Cache-Control: no-store\r\n\r\n" % len(answer.body))  # fmt: skip
+
+    class HeaderDeadline(H11Protocol):
+        header_timeout_s = timeout_s
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            answered = self.cycle  # before a pipelined request makes the next one
+            super().on_response_complete()
+            self._arm(answered)
+
+        def _arm(self, waiting_for: Any = None) -> None:
+            """Expire unless a request's headers (a new cycle) come in after ``waiting_for``."""
+            self.loop.call_later(timeout_s, self._expired, waiting_for)
+
+        def _expired(self, waiting_for: Any) -> None:
+            if self.cycle is waiting_for and not self.transport.is_closing():
+                self.transport.write(head + bytes(answer.body))
+                self.transport.close()
+
+    return HeaderDeadline
 
 
 def bind(host: str, port: int) -> socket.socket:

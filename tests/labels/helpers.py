@@ -51,10 +51,11 @@ def running(tasks: Tasks, *, host: str = "127.0.0.1", **options: Any) -> Iterato
     binding another address."""
     import uvicorn
 
+    config = {k: options.pop(k) for k in ("header_timeout_s",) if k in options}
     app, access = create_app(tasks, host=host, **options)
     sock = bind("127.0.0.1", 0)
     access.port = sock.getsockname()[1]
-    server = uvicorn.Server(server_config(app))
+    server = uvicorn.Server(server_config(app, **config))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -142,6 +142,66 @@ def test_a_body_that_trickles_in_past_the_deadline_gets_408(tmp_path):
     assert trickled < 40
 
 
+HEADER_LINE = b"X-Slow: 1\r\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("before", ["nothing", "a whole request"])
+def test_headers_that_never_end_get_408_and_the_connection_closed(tmp_path, before):
+    """Slowloris on the headers: a header line every 50 ms that never ends them, on a new
+    connection and on one kept alive after a whole request; the deadline is 0.5 s."""
+    with running(_tasks(tmp_path), header_timeout_s=0.5) as server:
+        sock, port = _connect(server.base)
+        with sock:
+            if before == "a whole request":
+                sock.sendall(f"GET /api/session?annotator=alice HTTP/1.1\r\n"
+                             f"Host: 127.0.0.1:{port}\r\n\r\n".encode())  # fmt: skip
+                assert _answer(sock, timeout=5)[0] == 200
+            sock.sendall(
+                f"GET /api/session?annotator=alice HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+            )
+            trickled = 0
+            with contextlib.suppress(OSError):
+                while trickled < 200 and not _readable(sock, 0.05):  # bounded: 10 s
+                    sock.sendall(HEADER_LINE)
+                    trickled += 1
+            status, body = _answer(sock, timeout=5)
+            assert sock.recv(1) == b""  # and closed
+    assert status == 408 and body["error"] == "request headers not received within 0.5 s"
+    assert trickled < 200  # a deadline for the whole head: bytes were still arriving
+
+
+@pytest.mark.slow
+def test_the_header_deadline_does_not_cut_a_request_whose_headers_came_in(tmp_path):
+    """Headers in, then the body twice the header deadline later: the app's own answer."""
+    with running(_tasks(tmp_path), header_timeout_s=0.5) as server:
+        sock, port = _connect(server.base)
+        with sock:
+            body = json.dumps(GOOD).encode()
+            sock.sendall(_head(port, "annotator=alice", f"Content-Length: {len(body)}"))
+            assert not _readable(sock, 1.0)  # nothing said while the body is due
+            sock.sendall(body)
+            status, answer = _answer(sock, timeout=5)
+    assert status == 200, answer
+
+
+@pytest.mark.slow
+def test_a_connection_that_sends_nothing_gets_408_and_is_closed(tmp_path):
+    with running(_tasks(tmp_path), header_timeout_s=0.5) as server:
+        sock, _ = _connect(server.base)
+        with sock:
+            status, body = _answer(sock, timeout=10)
+            assert sock.recv(1) == b""
+    assert status == 408 and body["error"] == "request headers not received within 0.5 s"
+
+
+def test_the_header_deadline_is_on_by_default():
+    from evalbench.labels.app import HEADER_TIMEOUT_S, server_config
+
+    config = server_config(object())
+    assert 0 < HEADER_TIMEOUT_S <= 30 and config.http.header_timeout_s == HEADER_TIMEOUT_S
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [(b"[" * 100_000, "JSON nested too deeply"),
