@@ -201,6 +201,11 @@ def _append(target: NotifyTarget, payload: dict[str, Any], outputs: Path, rule: 
     if why:
         return Delivery(target.label(), rule, False, 0, f"not written: {why}", retry=True)
     path = outputs.resolve() / name
+    blocker = next((p for p in reversed(path.parents) if p.is_relative_to(outputs.resolve())
+                    and p.exists() and not p.is_dir()), None)  # fmt: skip
+    if blocker is not None:  # mkdir would say only "File exists" or "Not a directory"
+        why = f"{blocker.relative_to(outputs.resolve())} is a file, not a folder"
+        return Delivery(target.label(), rule, False, 1, f"{name}: {why}", retry=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(_open_to_append(path), "a", encoding="utf-8") as fh:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from alerts.helpers import outcomes_from, write_run
 
 from evalbench.alerts import AlertRule
@@ -139,3 +140,20 @@ def test_a_file_target_that_is_a_named_pipe_fails_at_once_instead_of_blocking():
     (delivery,) = done
     assert (delivery.ok, delivery.retry) == (False, True)
     assert delivery.error == "alerts.jsonl: not a regular file"
+
+
+@pytest.mark.parametrize("blocker", ["alerts", "alerts/deep"])
+def test_a_file_where_the_targets_folder_should_be_is_named_in_one_line(blocker):
+    """``file: alerts/deep/x.jsonl`` when ``alerts`` (or ``alerts/deep``) is a file: the line
+    names it, not mkdir's bare "File exists"; the delivery is kept for a retry."""
+    from evalbench.alerts import NotifyTarget
+    from evalbench.alerts.notify import deliver_one
+
+    outputs = get_settings().outputs_dir
+    (outputs / blocker).parent.mkdir(parents=True, exist_ok=True)
+    (outputs / blocker).write_text("not a folder\n")
+    target = NotifyTarget(file="alerts/deep/x.jsonl")
+    delivery = deliver_one(target, {"text": "x", "evalbench": {"rule": "r"}}, outputs)
+    assert (delivery.ok, delivery.retry) == (False, True)
+    assert delivery.error == f"alerts/deep/x.jsonl: {blocker} is a file, not a folder"
+    assert (outputs / blocker).read_text() == "not a folder\n"
