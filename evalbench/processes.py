@@ -234,15 +234,36 @@ def remove_at_end(path: Path | str) -> None:
             _tell(f"r{text.encode().hex()}\n")
 
 
+SOCKET_PATH_MAX = 107
+"""Bytes of a Unix socket's path (Linux's ``sun_path``, 108, less its terminating NUL)."""
+_SOCKET_IN_FOLDER = len("/pymp-12345678/listener-12345678")
+"""What multiprocessing adds to the temporary folder for its forkserver's socket."""
+
+
+def socket_folder_base() -> str:
+    """The folder multiprocessing's temporary folder (the forkserver's socket) goes in: the
+    temporary folder (``TMPDIR``), or ``/tmp`` when a socket path there would be too long
+    (Python 3.11 does not check: every worker failed with "AF_UNIX path too long")."""
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) + _SOCKET_IN_FOLDER <= SOCKET_PATH_MAX:
+        return base
+    return "/tmp"
+
+
 def before_forkserver() -> None:
     """Call before starting a worker from multiprocessing's forkserver: the forkserver and
     every worker carry this process's mark (:func:`lifeline`), and the forkserver's socket
-    folder (multiprocessing's temporary folder of this process) goes with this process,
-    also when it is killed."""
+    folder (multiprocessing's temporary folder of this process, made in
+    :func:`socket_folder_base`) goes with this process, also when it is killed."""
     import multiprocessing.util
 
     lifeline()
-    remove_at_end(multiprocessing.util.get_temp_dir())
+    kept, tempfile.tempdir = tempfile.tempdir, socket_folder_base()
+    try:  # made once per process, at its first use: here
+        folder = multiprocessing.util.get_temp_dir()
+    finally:
+        tempfile.tempdir = kept
+    remove_at_end(folder)
 
 
 def discard(path: Path | str) -> None:

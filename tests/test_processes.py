@@ -325,3 +325,40 @@ def test_scratch_folders_whose_owner_ended_are_removed_by_the_next_one_made_ther
     assert {names["live"], names["foreign"], "target"} <= left
     assert f"evalbench-task-{sleeper.pid}-{other}-link" in left  # a link is never followed
     processes.discard(made)
+
+
+FORKSERVER_CHILD = """
+import multiprocessing, multiprocessing.util, os, sys
+from evalbench import processes
+processes.before_forkserver()
+folder = multiprocessing.util.get_temp_dir()
+context = multiprocessing.get_context("forkserver")
+child = context.Process(target=sys.exit, args=(7,))
+child.start()
+child.join(30)
+print(child.exitcode, folder, flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_long_tmpdir_still_starts_forkserver_workers_and_their_folder_goes(tmp_path):
+    """A forkserver's socket must fit in a Unix socket path (107 bytes): with a TMPDIR too long
+    for it (here 160 characters), sweeps and sharded systems failed with "AF_UNIX path too
+    long". The socket folder moves to a short one, and is removed at the end."""
+    long = tmp_path / ("d" * 80) / ("e" * 80)
+    long.mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-c", FORKSERVER_CHILD], env={**os.environ,
+                          "TMPDIR": str(long)}, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-1500:]
+    code, folder = done.stdout.split()
+    assert code == "7" and len(folder) + len("/listener-12345678") <= 107
+    assert not Path(folder).exists()
+
+
+def test_a_short_tmpdir_is_kept_for_the_forkserver(tmp_path, monkeypatch):
+    from evalbench.processes import socket_folder_base
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    assert socket_folder_base() == str(tmp_path)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / ("x" * 100)))
+    assert socket_folder_base() == "/tmp"
