@@ -154,6 +154,12 @@ def run_study(
         if full := NO_SPACE.search(reason):  # the study's own writes failed: the same line
             raise unwritable(Path(full["path"]) if full["path"] else run_dir, reason)
         return after_publish(result, params) if result.status in PUBLISHED else result
+    except KeyboardInterrupt:  # a second signal (_Interrupts): abort at once, but say so
+        with contextlib.suppress(OSError):
+            if read_manifest(run_dir).get("status") == "running":
+                why = "interrupted by a second signal: aborted at once"
+                update_manifest(run_dir, status="interrupted", ended_at=now_iso(), reason=why)
+        raise
     finally:
         release_run(run_dir)
 

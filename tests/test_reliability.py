@@ -283,6 +283,31 @@ def test_a_killed_run_shows_interrupted_not_running(tmp_path, loopback):
     assert [m["status"] for m in study_runs("gaia_test")] == ["interrupted"]
 
 
+def test_a_second_ctrl_c_aborts_at_once_and_the_manifest_says_interrupted(
+    tmp_path, loopback, monkeypatch
+):
+    """The second signal raises KeyboardInterrupt wherever the run is (publish._Interrupts):
+    it still ends the run (no rendering, the exception goes on to the command, exit 130), but
+    the manifest said ``running`` for ever."""
+    from evalbench import publish
+
+    def second_signal(self, output):
+        assert _manifest(output.parent)["status"] == "running"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish._Execution, "__call__", second_signal)
+    path = _study(tmp_path, loopback)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(path, warm=True)
+    manifest = _manifest(_run_dir("gaia_test"))
+    assert manifest["status"] == "interrupted" and manifest["ended_at"]
+    assert manifest["reason"] == "interrupted by a second signal: aborted at once"
+    from evalbench.runs import lock_run, release_run
+
+    lock_run(_run_dir("gaia_test"))  # released: a rerun may take it
+    release_run(_run_dir("gaia_test"))
+
+
 @pytest.mark.slow
 def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopback):
     loopback.latency = 0.4
