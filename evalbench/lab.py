@@ -14,6 +14,7 @@ notebook wrote, so no answered call is asked again.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -145,7 +146,37 @@ def _from_notebook(path: Path) -> Target:
             f"renders with notebooks/{own.name} (a copy's own cells would not be in the "
             "report): set these parameters in that notebook, or publish the run folder"
         )
+    now = run_dir_for(target.params_file, params).name
+    for ran in session_runs(path):
+        if ran != now:
+            raise NotPublishable(
+                f"{path}: {values['params_file']} has changed since this notebook's session "
+                f"(its outputs name run {ran}; the file's content now is run {now}): publish "
+                "renders a params file's current content; restore it, or `evalbench run` it"
+            )
     return target
+
+
+SESSION = re.compile(
+    r"^evalbench: (?:this session writes (.+) \(records, no report\); publish"
+    r"|.* is published and stays as it is .*; this session works in (.+)$)"
+)
+"""The line a notebook run by hand prints first (:func:`evalbench.studies.open_run`)."""
+
+
+def session_runs(path: Path) -> list[str]:
+    """The run ids (folder names) the saved outputs of the notebook at ``path`` say its
+    session wrote (none for a notebook saved without outputs)."""
+    found = []
+    outputs = [o for c in _cells(path) if isinstance(c, dict) for o in c.get("outputs") or []]
+    for output in outputs:
+        text = output.get("text") if isinstance(output, dict) else None
+        if isinstance(text, list):
+            text = "".join(str(part) for part in text)
+        for line in text.splitlines() if isinstance(text, str) else []:
+            if match := SESSION.match(line):
+                found.append(Path(match[1] or match[2]).name)
+    return list(dict.fromkeys(found))
 
 
 def _checked(params_file: Any, overrides: Any, where: str) -> Target:

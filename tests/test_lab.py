@@ -234,6 +234,44 @@ def test_publish_refuses_a_run_folder_whose_params_file_changed_since(tmp_path, 
     assert f"changed since this run (run {run_dir.name}; its content now is run {now})" in err
 
 
+@pytest.mark.parametrize("line", ["writes", "works in"])
+def test_publish_refuses_a_notebook_whose_params_file_changed_since_its_session(
+    tmp_path, monkeypatch, capsys, line
+):
+    """The notebook's saved outputs name the run its session wrote; its params file was edited
+    since. Before: publish rendered the file's new content, a run the notebook never made
+    (asking every question again), and called it the notebook's."""
+    from evalbench.lab import publish_target
+
+    home = _project(tmp_path, monkeypatch, 'params_file = "params/mine.yaml"\noverrides = []\n')
+    path = gaia_params(home / "params", gaia_dataset(tmp_path, list("12")), [{"name": "s"}],
+                       name="mine")  # fmt: skip
+    session = run_dir_for(path, load_params(path))
+    from evalbench.runs import lab_folder
+    from evalbench.studies import _by_hand  # the line the session printed
+
+    said = _by_hand(session, session if line == "writes" else lab_folder(session)) + "\n"
+    notebook = home / "notebooks" / NOTEBOOK.name
+    nb = json.loads(notebook.read_text())
+    code = next(c for c in nb["cells"][1:] if c["cell_type"] == "code")
+    code["outputs"] = [{"output_type": "stream", "name": "stderr", "text": said.splitlines(True)}]
+    notebook.write_text(json.dumps(nb))
+    assert publish_target(notebook).params_file == path  # unchanged: its run is published
+    path.write_text(path.read_text().replace("bootstrap_rounds: 50", "bootstrap_rounds: 60"))
+    now = run_dir_for(path, load_params(path)).name
+    assert main(["publish", str(notebook)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.count("\n") == 1
+        and (
+            f"params/mine.yaml has changed since this notebook's session (its outputs name run "
+            f"{session.name}; the file's content now is run {now})"
+        )
+        in err
+    ), err
+    assert not session.exists() and not (session.parent / now).exists()  # nothing run
+
+
 def test_a_lab_copy_publishes_the_run_it_copies(tmp_path):
     from evalbench.lab import publish_target
     from evalbench.runs import lab_folder
