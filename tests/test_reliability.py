@@ -310,29 +310,46 @@ def test_a_second_ctrl_c_aborts_at_once_and_the_manifest_says_interrupted(
 
 @pytest.mark.slow
 def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopback):
-    loopback.latency = 0.4
-    n = 40
-    path = _study(tmp_path, loopback, n=n, max_concurrency=4)
+    """Timing-free (it failed under load: the last of 40 slow requests was asked before the
+    interrupt landed): the server answers 6 requests and holds the next ones, so exactly 4
+    (max_concurrency) are in flight when SIGINT comes; they are answered only once the
+    kernel says it starts no new request, and must then be recorded."""
+    n, answered, concurrency = 20, 6, 4
+    hold = threading.Event()
+
+    def after_the_first_answers(count: int) -> None:  # called as each request arrives
+        if count == answered + 1:
+            loopback.hold = hold
+
+    loopback.on_request = after_the_first_answers
+    path = _study(tmp_path, loopback, n=n, max_concurrency=concurrency, timeout_s=600)
     proc = subprocess.Popen([sys.executable, "-m", "evalbench.cli", "run", str(path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, KEY_ENV: CANARY_KEY})  # fmt: skip
-    run_dir = None
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        found = list(get_settings().outputs_dir.glob("gaia_test/*/records/responses.jsonl"))
-        if found and len(found[0].read_text().splitlines()) >= 6:
-            run_dir = found[0].parents[1]
-            break
-        time.sleep(0.05)
-    assert run_dir is not None
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(60) == 130, proc.stderr.read()
-    time.sleep(0.5)
-    asked = loopback.count
-    assert asked < n  # it stopped
-    assert len(_responses(run_dir)) == asked  # every answer the server sent was recorded
+    said = bytearray()
+
+    def read_stderr() -> None:
+        while chunk := proc.stderr.read1(4096):
+            said.extend(chunk)
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert wait_for(lambda: loopback.count == answered + concurrency
+                        and loopback.in_flight == concurrency, 90), said.decode()[-2000:]  # fmt: skip
+        proc.send_signal(signal.SIGINT)
+        # the kernel's own line (relayed): from here it starts nothing new
+        assert wait_for(lambda: b"starting no new request" in said, 60), said.decode()[-2000:]
+    finally:
+        hold.set()  # the requests in flight are answered now
+    assert proc.wait(60) == 130, said.decode()[-2000:]
+    reader.join(10)
+    run_dir = _run_dir("gaia_test")
+    assert loopback.count == answered + concurrency  # nothing new was asked
+    responses = _responses(run_dir)
+    assert len(responses) == answered + concurrency and all(r["error"] is None for r in responses)
     assert _manifest(run_dir)["status"] == "interrupted"
-    loopback.latency = 0.0  # the rerun only has to finish
+    loopback.on_request = None  # the rerun asks the rest
     assert run_study(path, warm=True).status == "ok"
     assert loopback.count == n and len(_responses(run_dir)) == n
 
