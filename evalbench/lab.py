@@ -146,13 +146,21 @@ def _from_notebook(path: Path) -> Target:
             f"renders with notebooks/{own.name} (a copy's own cells would not be in the "
             "report): set these parameters in that notebook, or publish the run folder"
         )
-    now = run_dir_for(target.params_file, params).name
+    now = run_dir_for(target.params_file, params)
     for ran in session_runs(path):
-        if ran != now:
+        if ran.parent.name != now.parent.name:
+            raise NotPublishable(
+                f"{path}: its saved outputs are of a session that ran another params file "
+                f"(run {ran.parent.name}/{ran.name}): run the notebook again with these "
+                f"parameters, `evalbench run {values['params_file']}`, or publish that run's "
+                "folder"
+            )
+        if ran.name != now.name:
             raise NotPublishable(
                 f"{path}: {values['params_file']} has changed since this notebook's session "
-                f"(its outputs name run {ran}; the file's content now is run {now}): publish "
-                "renders a params file's current content; restore it, or `evalbench run` it"
+                f"(its outputs name run {ran.name}; the file's content now is run {now.name}): "
+                "publish renders a params file's current content; restore it, or "
+                "`evalbench run` it"
             )
     return target
 
@@ -164,9 +172,9 @@ SESSION = re.compile(
 """The line a notebook run by hand prints first (:func:`evalbench.studies.open_run`)."""
 
 
-def session_runs(path: Path) -> list[str]:
-    """The run ids (folder names) the saved outputs of the notebook at ``path`` say its
-    session wrote (none for a notebook saved without outputs)."""
+def session_runs(path: Path) -> list[Path]:
+    """The run folders (``<study>/<run id>``, as printed) the saved outputs of the notebook at
+    ``path`` say its session wrote (none for a notebook saved without outputs)."""
     found = []
     outputs = [o for c in _cells(path) if isinstance(c, dict) for o in c.get("outputs") or []]
     for output in outputs:
@@ -175,7 +183,7 @@ def session_runs(path: Path) -> list[str]:
             text = "".join(str(part) for part in text)
         for line in text.splitlines() if isinstance(text, str) else []:
             if match := SESSION.match(line):
-                found.append(Path(match[1] or match[2]).name)
+                found.append(Path(match[1] or match[2]))
     return list(dict.fromkeys(found))
 
 

@@ -270,6 +270,15 @@ def test_publish_refuses_a_notebook_whose_params_file_changed_since_its_session(
         in err
     ), err
     assert not session.exists() and not (session.parent / now).exists()  # nothing run
+    # the parameters cell now names another file than the session ran
+    other = gaia_params(home / "params", gaia_dataset(tmp_path, ["3"], name="d2"),
+                        [{"name": "s"}], name="other")  # fmt: skip
+    cell = nb["cells"][0]
+    cell["source"] = 'params_file = "params/other.yaml"\noverrides = []\n'
+    notebook.write_text(json.dumps(nb))
+    assert other.is_file() and main(["publish", str(notebook)]) == 2
+    err = capsys.readouterr().err
+    assert "its saved outputs are of a session that ran another params file (run mine/" in err
 
 
 def test_a_lab_copy_publishes_the_run_it_copies(tmp_path):
