@@ -47,6 +47,7 @@ from evalbench.records import (
     write_atomic,
 )
 from evalbench.runs import (
+    FAILED_NOTEBOOK,
     LOCK_ENV,
     RunInUse,
     lock_run,
@@ -78,7 +79,6 @@ in place; ``current``: nothing to do, the published run is up to date
 SKIP_ERRORS = {"DataUnavailable", "MissingSecret", "LocalModelUnavailable"}
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 ATTEMPT_NOTEBOOK, ATTEMPT_REPORT = "notebook.attempt.ipynb", "report.attempt.html"
-FAILED_NOTEBOOK = "notebook.failed.ipynb"
 
 
 class StudyResult(NamedTuple):
@@ -153,6 +153,8 @@ def run_study(
             raise unwritable(run_dir, exc) from None
         if full := NO_SPACE.search(reason):  # the study's own writes failed: the same line
             raise unwritable(Path(full["path"]) if full["path"] else run_dir, reason)
+        if result.status == "failed" and params.alerts and read_manifest(run_dir).get("usage"):
+            return after_publish(result, params, failed=True)  # its error-rate rules
         return after_publish(result, params) if result.status in PUBLISHED else result
     except KeyboardInterrupt:  # a second signal (_Interrupts): abort at once, but say so
         with contextlib.suppress(OSError):
@@ -169,9 +171,10 @@ class NotebookMissing(ParamsError):
     usage error, one line saying what to do (exit 2, like a params error)."""
 
 
-def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
+def after_publish(result: StudyResult, params: StudyParams, failed: bool = False) -> StudyResult:
     """A published run's alert check (with ``alerts:``) and ``summary.html``; what they say
-    joins the result's reason, the run's status line (the manifest keeps the details).
+    joins the result's reason, the run's status line (the manifest keeps the details). A
+    ``failed`` run's: its error-rate rules only (:func:`~evalbench.alerts.check.check_run`).
 
     Raises:
         OutputsUnwritable: the run folder cannot be written (full, read-only).
@@ -181,8 +184,9 @@ def after_publish(result: StudyResult, params: StudyParams) -> StudyResult:
 
     run_dir = Path(str(result.run_dir))
     try:
-        record = check_run(run_dir, params.alerts, params.title) if params.alerts else None
-        notes = [result.reason, status_note(record), write_summary(run_dir).problem]
+        record = check_run(run_dir, params.alerts, params.title, failed) if params.alerts else None
+        summary = "" if failed else write_summary(run_dir).problem  # a failed run has none
+        notes = [result.reason, status_note(record), summary]
     except OSError as exc:
         if exc.errno not in UNWRITABLE:
             raise

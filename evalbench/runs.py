@@ -192,6 +192,8 @@ def release_run(run_dir: Path) -> None:
         lock.release()
 
 
+FAILED_NOTEBOOK = "notebook.failed.ipynb"
+"""A failed attempt's executed notebook, in its run folder."""
 LAB_FOLDER = "lab"
 """Under the outputs folder: ``lab/<study>/<run id>/``, where a notebook run by hand works
 when its run folder is published (:func:`folder_for_kernel`)."""

@@ -50,9 +50,16 @@ def due_record(spec: AlertsSpec) -> dict[str, Any]:
             "problems": [], "notes": []}  # fmt: skip
 
 
-def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any]:
+FAILED_RUN = "a failed run: only its error-rate rules are checked, on its own calls"
+
+
+def check_run(
+    run_dir: Path, spec: AlertsSpec, title: str = "", failed: bool = False
+) -> dict[str, Any]:
     """Check ``spec``'s rules for the run in ``run_dir``, send the notifications and write
-    the outcome into the run's manifest (``alerts``), which is returned.
+    the outcome into the run's manifest (``alerts``), which is returned. A ``failed`` run
+    (above ``max_error_rate``: not published) is checked for its ``error_rate_more_than``
+    rules only, on its own calls (:data:`FAILED_RUN`): the runs those rules are for.
 
     The record: ``checked_at``, ``rules``, ``notify`` (targets, no secret), ``checked`` (the
     rules checked: without a baseline, those that need none), ``baseline`` (``study/run id``
@@ -63,11 +70,11 @@ def check_run(run_dir: Path, spec: AlertsSpec, title: str = "") -> dict[str, Any
     record: dict[str, Any] = {"checked_at": now_iso(), **spec.public(), "baseline": None,
                               "fired": [], "notifications": 0, "deliveries": [],
                               "problems": [], "notes": []}  # fmt: skip
-    baseline, how = _baseline(run_dir, record)
+    baseline, how = (None, FAILED_RUN) if failed else _baseline(run_dir, record)
     record["baseline_is"] = how
     if baseline is not None:
         record["baseline"] = f"{baseline.parent.name}/{baseline.name}"
-    payloads = _check(record, spec, run_dir, baseline, title)
+    payloads = _check(record, spec, run_dir, baseline, title, failed)
     rules = [str(p["evalbench"]["rule"]) for p in payloads]
     record["deliveries"] = [
         Delivery(target.label(), rule, False, 0, PENDING, True, 0, number, target.key())._asdict()
@@ -92,12 +99,13 @@ def _baseline(run_dir: Path, record: dict[str, Any]) -> tuple[Path | None, str]:
 
 
 def _check(
-    record: dict[str, Any], spec: AlertsSpec, run_dir: Path, baseline: Path | None, title: str
-) -> list[dict[str, Any]]:
+    record: dict[str, Any], spec: AlertsSpec, run_dir: Path, baseline: Path | None, title: str,
+    failed: bool = False,
+) -> list[dict[str, Any]]:  # fmt: skip
     rules = [r for r in spec.rules if baseline is not None or not r.needs_baseline]
     record["checked"] = [rule.describe() for rule in rules]
     before = None if baseline is None else read_numbers(baseline)
-    found = evaluate(rules, before, read_numbers(run_dir))
+    found = evaluate(rules, before, read_numbers(run_dir, attempt=failed))
     record["checked"] = [r for r in record["checked"]  # a rule with a problem was not
                          if not any(p.startswith(f"{r}: ") for p in found.problems)]  # fmt: skip
     record["problems"] += found.problems
@@ -105,7 +113,7 @@ def _check(
     record["fired"] = [f._asdict() for f in found.findings]
     payloads = notifications(found.findings, run_dir=run_dir, baseline_dir=baseline,
                              how=str(record["baseline_is"]), title=title or run_dir.parent.name,
-                             report_url=spec.report_url)  # fmt: skip
+                             report_url=spec.report_url, failed=failed)  # fmt: skip
     record["notifications"] = len(payloads)
     return payloads
 

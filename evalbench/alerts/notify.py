@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evalbench.records import to_json
+from evalbench.runs import FAILED_NOTEBOOK
 
 from .rules import Finding
 from .spec import NotifyTarget, file_problem, webhook_problem
@@ -116,14 +117,18 @@ def notifications(
     how: str,
     title: str,
     report_url: str | None = None,
+    failed: bool = False,
 ) -> list[dict[str, Any]]:
     """One payload per triggered rule, in the order the rules fired (``baseline_dir``
-    ``None``: the rules that need no baseline, checked without one)."""
+    ``None``: the rules that need no baseline, checked without one). A ``failed`` run has no
+    report or summary of its own: "this run" is its executed notebook."""
     outputs = run_dir.parent.parent
     # the summary is written right after the check, so it can list the alerts
     links: dict[str, str | None] = {
-        "report": _link(run_dir / "report.html", outputs, report_url),
-        "summary": _link(run_dir / "summary.html", outputs, report_url),
+        "report": _link(
+            run_dir / (FAILED_NOTEBOOK if failed else "report.html"), outputs, report_url
+        ),
+        "summary": None if failed else _link(run_dir / "summary.html", outputs, report_url),
         "baseline_report": None,
     }
     run = f"{run_dir.parent.name}/{run_dir.name}"

@@ -95,10 +95,12 @@ def _amount(value: Any) -> float:
     return float(value)
 
 
-def read_numbers(run_dir: Path) -> RunNumbers:
-    """The outcomes and usage of a run folder (outcomes ``None`` when they cannot be read)."""
+def read_numbers(run_dir: Path, attempt: bool = False) -> RunNumbers:
+    """The outcomes and usage of a run folder (outcomes ``None`` when they cannot be read):
+    its published attempt's usage, or with ``attempt`` its latest attempt's (a failed one)."""
     manifest = current_manifest(run_dir)
-    shown = manifest if manifest.get("status") in ("ok", "degraded") else manifest.get("published")
+    ok = attempt or manifest.get("status") in ("ok", "degraded")
+    shown = manifest if ok else manifest.get("published")
     usage = {
         str(row.get("system")): {name: _amount(row.get(name)) for name in USAGE}
         for row in (shown or {}).get("usage") or []

@@ -169,3 +169,34 @@ def test_an_error_rate_rule_on_a_run_that_records_no_call_is_not_checked():
         "its cells'; put the rule in the swept study's own runs)"
     ]
     assert alert_exit(record) == 1
+
+
+@pytest.mark.slow
+def test_a_run_failed_for_its_failed_calls_still_checks_its_error_rate_rules(tmp_path):
+    """A run above ``max_error_rate`` fails and is not published; before, its alert check
+    never ran, so ``error_rate_more_than`` could not fire on the very runs it is for (an
+    expired key: every call failing). Now its error-rate rules are checked on its own calls
+    (the other rules need a published run, and say so)."""
+    from studyfiles import gaia_dataset, gaia_params
+
+    from evalbench.publish import run_study
+
+    systems = [{"name": "good", "provider": "sim"},
+               {"name": "broken", "provider": "sim", "sim": {"error_rate": 1.0}}]  # fmt: skip
+    path = gaia_params(tmp_path, gaia_dataset(tmp_path, list("123456")), systems,
+                       max_error_rate=0.1, alerts={"rules": [DROP, ERRORS],
+                                                   "notify": [{"file": "alerts.jsonl"}]})  # fmt: skip
+    result = run_study(path, warm=True)
+    assert result.status == "failed"
+    assert "ALERT: 1 rule(s) fired: broken share of calls that failed overall: — → 1.000" in (
+        result.reason
+    )
+    assert "1 rule(s) not checked (a failed run:" in result.reason
+    (sent,) = _sent()
+    assert sent["evalbench"]["findings"][0]["system"] == "broken"
+    # "this run" is the failed attempt's notebook: it has no report or summary of its own
+    assert sent["evalbench"]["report"].endswith("/notebook.failed.ipynb")
+    assert (result.run_dir / "notebook.failed.ipynb").is_file()
+    assert sent["evalbench"]["summary"] is None
+    record = read_manifest(result.run_dir)["alerts"]
+    assert record["checked"] == ["error_rate_more_than 0.1"] and record["baseline"] is None
