@@ -156,11 +156,8 @@ def run_study(
         if result.status == "failed" and params.alerts and read_manifest(run_dir).get("usage"):
             return after_publish(result, params, failed=True)  # its error-rate rules
         return after_publish(result, params) if result.status in PUBLISHED else result
-    except KeyboardInterrupt:  # a second signal (_Interrupts): abort at once, but say so
-        with contextlib.suppress(OSError):
-            if read_manifest(run_dir).get("status") == "running":
-                why = "interrupted by a second signal: aborted at once"
-                update_manifest(run_dir, status="interrupted", ended_at=now_iso(), reason=why)
+    except KeyboardInterrupt:  # stop at once (_Interrupts: a second signal), but say so
+        _aborted(run_dir, "interrupted by SIGINT: stopped at once")
         raise
     finally:
         release_run(run_dir)
@@ -219,6 +216,13 @@ def _inputs(notebook: Path, params_file: Path, params: StudyParams,
                       manifest.get("data_files") or {}, dependencies)  # fmt: skip
 
 
+def _aborted(run_dir: Path, why: str) -> None:
+    """A run stopped at once (KeyboardInterrupt) is ``interrupted``, not ``running``."""
+    with contextlib.suppress(OSError):
+        if read_manifest(run_dir).get("status") == "running":
+            update_manifest(run_dir, status="interrupted", ended_at=now_iso(), reason=why)
+
+
 def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[Status, str]:
     update_manifest(run_dir, status="running", started_at=now_iso(), reason=None,
                     pid=os.getpid(), kernel_pid=None)  # fmt: skip
@@ -228,6 +232,9 @@ def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[S
             execute(run_dir / ATTEMPT_NOTEBOOK)
         _require_finished(run_dir)
         execute.export(run_dir / ATTEMPT_NOTEBOOK, run_dir / ATTEMPT_REPORT)
+    except KeyboardInterrupt:
+        _aborted(run_dir, signals.aborted or f"interrupted by {signals.received or 'SIGINT'}")
+        raise
     except Exception as exc:  # every failure is recorded in the manifest, then reported
         status, reason = classify_failure(exc)
         if signals.received or reason.startswith("KeyboardInterrupt"):
@@ -339,6 +346,8 @@ class _Interrupts(contextlib.AbstractContextManager):
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
         self.received: str | None = None
+        self.aborted: str | None = None
+        """Why the run stopped at once (the handler raised KeyboardInterrupt)."""
         self._saved: dict[int, Any] = {}
 
     def __enter__(self) -> _Interrupts:
@@ -352,11 +361,15 @@ class _Interrupts(contextlib.AbstractContextManager):
             signal.signal(sig, handler)
 
     def _handle(self, signum: int, frame: Any) -> None:
-        first = self.received is None
-        self.received = signal.Signals(signum).name
+        first, name = self.received, signal.Signals(signum).name
+        self.received = first or name
         manifest = read_manifest(self.run_dir)
         pid = manifest.get("kernel_pid")
-        if not first or not pid:  # second signal, or no kernel to stop yet: stop here
+        if first:  # a second signal: stop here
+            self.aborted = f"interrupted by {first}, then aborted at once by a second signal"
+            raise KeyboardInterrupt
+        if not pid:  # no kernel to stop yet: stop here
+            self.aborted = f"interrupted by {name} before the study's kernel started"
             raise KeyboardInterrupt
         print(f"evalbench: {self.received}: {_stopping(manifest)}; signal again to abort",
               file=sys.stderr, flush=True)  # fmt: skip

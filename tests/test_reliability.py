@@ -283,27 +283,42 @@ def test_a_killed_run_shows_interrupted_not_running(tmp_path, loopback):
     assert [m["status"] for m in study_runs("gaia_test")] == ["interrupted"]
 
 
-def test_a_second_ctrl_c_aborts_at_once_and_the_manifest_says_interrupted(
-    tmp_path, loopback, monkeypatch
+@pytest.mark.parametrize("kernel", [True, False], ids=["a second signal", "before the kernel"])
+def test_a_signal_that_aborts_at_once_leaves_the_manifest_interrupted_saying_why(
+    tmp_path, loopback, monkeypatch, kernel
 ):
-    """The second signal raises KeyboardInterrupt wherever the run is (publish._Interrupts):
-    it still ends the run (no rendering, the exception goes on to the command, exit 130), but
-    the manifest said ``running`` for ever."""
+    """The handler (publish._Interrupts) aborts at once on a second signal, or on the first
+    when the study's kernel is not up yet: KeyboardInterrupt wherever the run is. It still
+    ends the run (no rendering; the command exits 130), but the manifest said ``running``
+    for ever, and then called every such stop "a second signal"."""
     from evalbench import publish
+    from evalbench.runs import lock_run, release_run, update_manifest
 
-    def second_signal(self, output):
+    stand_in = subprocess.Popen(["sleep", "60"])  # the "kernel" the first signal interrupts
+
+    def signals(self, output):
         assert _manifest(output.parent)["status"] == "running"
-        raise KeyboardInterrupt
+        if kernel:
+            update_manifest(output.parent, kernel_pid=stand_in.pid)
+            os.kill(os.getpid(), signal.SIGINT)  # forwarded to the kernel
+        os.kill(os.getpid(), signal.SIGINT)  # aborts here
+        raise AssertionError("the signal did not abort")
 
-    monkeypatch.setattr(publish._Execution, "__call__", second_signal)
-    path = _study(tmp_path, loopback)
-    with pytest.raises(KeyboardInterrupt):
-        run_study(path, warm=True)
+    monkeypatch.setattr(publish._Execution, "__call__", signals)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_study(_study(tmp_path, loopback), warm=True)
+    finally:
+        stand_in.kill()
+        stand_in.wait()
     manifest = _manifest(_run_dir("gaia_test"))
     assert manifest["status"] == "interrupted" and manifest["ended_at"]
-    assert manifest["reason"] == "interrupted by a second signal: aborted at once"
-    from evalbench.runs import lock_run, release_run
-
+    assert manifest["reason"] == (
+        "interrupted by SIGINT, then aborted at once by a second signal"
+        if kernel
+        else "interrupted by SIGINT before the study's kernel started"
+    )
+    assert stand_in.returncode == (-signal.SIGINT if kernel else -signal.SIGKILL)
     lock_run(_run_dir("gaia_test"))  # released: a rerun may take it
     release_run(_run_dir("gaia_test"))
 
