@@ -117,6 +117,7 @@ def evaluate(rules: Sequence[AlertRule], base: RunNumbers | None, now: RunNumber
     """Check every rule of ``now`` against ``base`` (see the module docstring); without a
     baseline, only the rules that need none (:attr:`AlertRule.needs_baseline`)."""
     found = Evaluation([], [], [])
+    rules = [rule for rule in rules if _has_systems(rule, now, found)]
     if base is None:
         for rule in rules:
             if rule.kind == "error_rate_more_than":
@@ -133,6 +134,20 @@ def evaluate(rules: Sequence[AlertRule], base: RunNumbers | None, now: RunNumber
         elif rule.kind == "latency_p95_more_than":
             _latencies(rule, base, now, found)
     return found
+
+
+def _has_systems(rule: AlertRule, now: RunNumbers, found: Evaluation) -> bool:
+    """Whether the run has every system ``rule`` names; else a problem (a typo checked
+    nothing, and said "none fired")."""
+    known = set(now.usage)
+    if now.outcomes is not None:
+        known |= {str(s) for s in now.outcomes.outcomes["system"].unique()}
+    missing = [s for s in rule.systems if s not in known]
+    if missing:
+        has = ", ".join(sorted(known)) or "none"
+        found.problems.append(f"{rule.describe()}: not checked: no system {missing[0]!r} in "
+                              f"{now.label} (it has: {has})")  # fmt: skip
+    return not missing
 
 
 def _wanted(rule: AlertRule, system: str) -> bool:

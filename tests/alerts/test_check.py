@@ -200,3 +200,23 @@ def test_a_run_failed_for_its_failed_calls_still_checks_its_error_rate_rules(tmp
     assert sent["evalbench"]["summary"] is None
     record = read_manifest(result.run_dir)["alerts"]
     assert record["checked"] == ["error_rate_more_than 0.1"] and record["baseline"] is None
+
+
+@pytest.mark.parametrize(
+    "rule", [{**DROP, "systems": ["a_typo"]}, {**ERRORS, "systems": ["a_typo"]}]
+)
+def test_a_rule_for_a_system_the_run_does_not_have_is_a_problem_not_silence(rule):
+    """Before: ``systems: [strong_sim_typo]`` checked nothing and said "none fired" (exit 0)
+    while strong-sim fell from 0.656 to 0.000."""
+    outputs = get_settings().outputs_dir
+    base = write_run(outputs, "0c90ef4502af", {"a": outcomes_from([True] * 40)})
+    run = write_run(outputs, "now", {"a": outcomes_from([False] * 40)},
+                    started_at="2026-01-02T00:00:00+00:00",
+                    usage={"a": {"calls": 40, "errors": 40, "cost_usd": 0.0}})  # fmt: skip
+    pin = {"study": "watched", "run_id": base.name, "pinned_at": "", "note": ""}
+    (outputs / "watched" / "baseline.json").write_text(json.dumps(pin))
+    record = check_run(run, _spec(rule))
+    assert record["fired"] == [] and alert_exit(record) == 1
+    (problem,) = record["problems"]
+    assert problem.endswith("not checked: no system 'a_typo' in watched/now (it has: a)")
+    assert "alert rule problem: " in status_note(record)
