@@ -266,13 +266,15 @@ def _format_error(err: Any) -> str:
         return f"{loc}: unknown key"
     if kind == "missing":
         return f"{loc}: missing required field"
+    secret = bool(err["loc"]) and err["loc"][0] == "alerts" and "://" in repr(given)
+    shown = "a URL, not shown: a webhook's URL holds its secret" if secret else None
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
-        return f"{loc}: expected one of {expected}, got {given!r}"
+        return f"{loc}: expected one of {expected}, got {shown or repr(given)}"
     message = err["msg"].removeprefix("Value error, ")
     if kind == "value_error":  # a check of the whole study names its own field
         return message if not err["loc"] else f"{loc}: {message}"
-    return f"{loc}: {message} (got {_short(given)})"
+    return f"{loc}: {message} (got {shown or _short(given)})"
 
 
 def _short(value: Any) -> str:

@@ -210,3 +210,19 @@ def test_more_notify_targets_than_anyone_reads_are_refused(tmp_path):
     )
     alerts = {"rules": [{"error_rate_more_than": 0.1}], "notify": targets[:MAX_TARGETS]}
     assert len(_alerts(tmp_path, alerts).alerts.notify) == MAX_TARGETS
+
+
+URL = "https://hooks.slack.com/services/T000/B000/SECRETXYZ"
+
+
+@pytest.mark.parametrize(
+    ("notify", "where"),
+    [([URL], "alerts.notify.0: "), (URL, "alerts.notify: "), ([{"webhook": [URL]}], "alerts.notify.0.webhook: "),
+     ([{"file": URL}], "alerts.notify.0.file: "), ([{"webhook_env": URL}], "alerts.notify.0.webhook_env: ")],
+)  # fmt: skip
+def test_a_webhook_url_in_the_wrong_place_is_refused_without_showing_it(tmp_path, notify, where):
+    """A URL where a target should be (``webhook:`` forgotten) was quoted in the error:
+    ``(got 'https://hooks.slack.com/services/T000/B000/SECRETXYZ')``."""
+    with pytest.raises(ParamsError, match=re.escape(where)) as caught:
+        _alerts(tmp_path, {"rules": [{"drop_more_than": 0.1}], "notify": notify})
+    assert "SECRETXYZ" not in str(caught.value) and "hooks.slack.com" not in str(caught.value)
