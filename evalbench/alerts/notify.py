@@ -222,8 +222,9 @@ def _append(target: NotifyTarget, payload: dict[str, Any], outputs: Path, rule: 
 
 
 def _open_to_append(path: Path) -> int:
-    """A descriptor appending to the regular file ``path``: never through a symbolic link,
-    never waiting (a named pipe without a reader would block the run forever).
+    """A descriptor appending to the regular file ``path``: never through a symbolic link or
+    to a file with another name (a hard link), never waiting (a named pipe without a reader
+    would block the run forever).
 
     Raises:
         OSError: it cannot be opened, or is not a regular file.
@@ -232,9 +233,12 @@ def _open_to_append(path: Path) -> int:
         raise OSError(errno.EINVAL, "not a regular file")
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o644)  # O_NONBLOCK: a pipe put here since fails (ENXIO)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:
         os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file")
+        hard = stat.S_ISREG(found.st_mode)  # maybe of a file outside the outputs folder
+        raise OSError(errno.EINVAL, "a hard link (another name of a file elsewhere)" if hard
+                      else "not a regular file")  # fmt: skip
     os.set_blocking(fd, True)
     return fd
 

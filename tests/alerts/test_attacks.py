@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 
 import pytest
 from alerts.helpers import outcomes_from, write_run
@@ -157,3 +159,24 @@ def test_a_file_where_the_targets_folder_should_be_is_named_in_one_line(blocker)
     assert (delivery.ok, delivery.retry) == (False, True)
     assert delivery.error == f"alerts/deep/x.jsonl: {blocker} is a file, not a folder"
     assert (outputs / blocker).read_text() == "not a folder\n"
+
+
+def test_a_file_target_hard_linked_to_a_file_elsewhere_is_not_written():
+    """A hard link is no symlink: ``outputs/hl.jsonl`` linked to a file outside the outputs
+    folder got the notification appended to that file."""
+    import tempfile
+
+    from evalbench.alerts import NotifyTarget
+    from evalbench.alerts.notify import deliver_one
+
+    outputs = get_settings().outputs_dir
+    outputs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=outputs.parent) as elsewhere:
+        precious = Path(elsewhere) / "precious.txt"
+        precious.write_text("precious\n")
+        os.link(precious, outputs / "hl.jsonl")
+        target = NotifyTarget(file="hl.jsonl")
+        delivery = deliver_one(target, {"text": "x", "evalbench": {"rule": "r"}}, outputs)
+        assert (delivery.ok, delivery.retry) == (False, True)
+        assert delivery.error == "hl.jsonl: a hard link (another name of a file elsewhere)"
+        assert precious.read_text() == "precious\n"
