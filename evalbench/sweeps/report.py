@@ -124,15 +124,17 @@ def findings(result: SweepResult) -> Findings:
     cell from the cells themselves."""
     cells = result.cells
     ok = int((cells["status"] == "ok").sum())
+    degraded = int((cells["status"] == "degraded").sum())
     head = fill(
-        "{cells} ({configs} × {seeds}); {ok} of {n} ended ok. ",
+        "{cells} ({configs} × {seeds}); {ok} of {n} ended ok{d}. ",
         cells=count(len(cells), "cell"),
         configs=count(cells["config"].nunique(), "configuration"),
         seeds=count(cells["seed"].nunique(), "seed"),
         ok=ok,
         n=len(cells),
+        d=f", {degraded} degraded (kept)" if degraded else "",
     )
-    caveats = [_failed_caveat(result), _tied_caveat(result)]
+    caveats = [_failed_caveat(result), _degraded_caveat(result), _tied_caveat(result)]
     return Findings(
         head + _best_words(result),
         tuple(c for c in caveats if c),
@@ -184,7 +186,18 @@ def _best_words(result: SweepResult) -> str:
             lo=_shown(result, own[0]),
             hi=_shown(result, own[1]),
         )
-    return text + _beaten(result) + "."
+    return text + _on_degraded(result, config) + _beaten(result) + "."
+
+
+def _on_degraded(result: SweepResult, config: int) -> str:
+    """Says so when the best configuration's numbers rest on degraded cells (kept)."""
+    mine = result.cells[result.cells["config"] == config]
+    kept = mine[mine["status"].isin(["ok", "degraded"])]
+    degraded = int((kept["status"] == "degraded").sum())
+    if not degraded:
+        return ""
+    return fill(" (on degraded cells: {d} of its {c} had more failed calls than "
+                "max_error_rate)", d=degraded, c=count(len(kept), "cell"))  # fmt: skip
 
 
 def _own_interval(result: SweepResult, config: int, system: str) -> tuple[float, float]:
@@ -209,8 +222,23 @@ def _beaten(result: SweepResult) -> str:
     return "; " + " and ".join(parts)
 
 
+def _degraded_caveat(result: SweepResult) -> str:
+    """Degraded cells (published with ``allow_degraded``) are kept in every statistic."""
+    kept = result.cells[result.cells["status"] == "degraded"]
+    if not len(kept):
+        return ""
+    each = "; ".join(fill("cell {c} (config {k}, seed {s}): {r}", c=r.cell, k=r.config,
+                          s=r.seed, r=r.reason or "no reason given")
+                     for r in kept.itertuples())  # fmt: skip
+    its = "its numbers are kept, its failed calls" if len(kept) == 1 else (
+        "their numbers are kept, their failed calls")  # fmt: skip
+    return fill("{k} of {n} ended degraded (more failed calls than max_error_rate, allowed "
+                "by allow_degraded), and {its} counted as the study counts them: ",
+                k=len(kept), n=count(len(result.cells), "cell"), its=its) + each + "."  # fmt: skip
+
+
 def _failed_caveat(result: SweepResult) -> str:
-    bad = result.cells[result.cells["status"] != "ok"]
+    bad = result.cells[~result.cells["status"].isin(["ok", "degraded"])]
     if not len(bad):
         return ""
     each = "; ".join(
@@ -412,13 +440,24 @@ def failed_sentence(result: SweepResult) -> str:
 
 
 def _failed_cells(result: SweepResult) -> str:
-    bad = result.cells[result.cells["status"] != "ok"]
-    if not len(bad):
+    bad = result.cells[~result.cells["status"].isin(["ok", "degraded"])]
+    kept = result.cells[result.cells["status"] == "degraded"]
+    if not len(bad) and not len(kept):
         return fill(
             "<p>Every cell ended ok ({reused} read from an earlier run: finished with "
             "the same code, params and data).</p>",
             reused=int(result.cells["reused"].sum()),
         )
+    return _cells_list(bad, "did not end ok", "left out of every statistic below; rerun the "
+                       "sweep to retry them") + _cells_list(kept, "ended degraded", "kept in "
+                       "every statistic below, with more failed calls than max_error_rate, "
+                       "allowed by allow_degraded")  # fmt: skip
+
+
+def _cells_list(bad: pd.DataFrame, ended: str, numbers: str) -> str:
+    """The cells of ``bad`` (each with its reason) under "{n} {ended}" (numbers "{numbers}")."""
+    if not len(bad):
+        return ""
     items = "".join(
         fill(
             "<li>cell {cell} (config {config}, seed {seed}) <b>{status}</b>: {reason}</li>",
@@ -430,11 +469,14 @@ def _failed_cells(result: SweepResult) -> str:
         )
         for r in bad.itertuples()
     )
+    its = "its numbers are" if len(bad) == 1 else "their numbers are"
     return (
         fill(
-            "<p><b>{n} did not end ok</b> (their numbers are left out of every statistic "
-            "below; rerun the sweep to retry them):</p><ul>",
+            "<p><b>{n} {ended}</b> ({its} {numbers}):</p><ul>",
             n=count(len(bad), "cell"),
+            ended=ended,
+            its=its,
+            numbers=numbers,
         )
         + items
         + "</ul>"

@@ -222,6 +222,39 @@ def test_findings_put_the_cells_that_did_not_end_ok_first_among_the_caveats(
     )
 
 
+def test_degraded_cells_are_said_to_be_kept_and_a_best_resting_on_them_says_so(
+    tmp_path: Path,
+) -> None:
+    """Before: a degraded cell (more failed calls than max_error_rate, allowed by
+    allow_degraded) was in every estimate and could be the best, while the report said
+    "did not end ok, so their numbers are left out"."""
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5, 1.0]}})
+    cells = [cell for cell, _ in params.cells]
+    why = "a: 5 of 20 calls failed (above max_error_rate 0.1)"
+    summaries = {0: ended_ok(0, {"a": range(10)}),
+                 1: ended_ok(1, {"a": range(16)})._replace(status="degraded", reason=why),
+                 2: failed(2, "timed out")}  # fmt: skip
+    result = analyse(params, cells, summaries, tmp_path)
+    found = report.findings(result)
+    assert "1 of 3 ended ok, 1 degraded (kept). " in found.key_result
+    assert "Best by accuracy: <b>config 1</b>" in found.key_result
+    assert "(on degraded cells: 1 of its 1 cell had more failed calls than max_error_rate)" in (
+        found.key_result
+    )
+    assert found.caveats[0].startswith(
+        "1 of 3 cells did not end ok, so its numbers are left out: cell 2 (config 2, seed 0) "
+        "failed: timed out."
+    )
+    assert found.caveats[1] == (
+        "1 of 3 cells ended degraded (more failed calls than max_error_rate, allowed by "
+        "allow_degraded), and its numbers are kept, its failed calls counted as the study "
+        f"counts them: cell 1 (config 1, seed 0): {why}."
+    )
+    section = report.failed_sentence(result)
+    assert "<b>1 cell did not end ok</b> (its numbers are left out" in section
+    assert "<b>1 cell ended degraded</b> (its numbers are kept" in section
+
+
 def test_a_swept_url_with_credentials_is_refused_without_quoting_them(tmp_path: Path) -> None:
     secret = "http://user:hunter2@127.0.0.1:9/v1?key=SECRET#frag"
     system = {"name": "a", "provider": "openai", "model": "m", "api_key_env": "K"}
