@@ -141,7 +141,7 @@ def measured_html(
     cut = [r for r in usage.itertuples() if getattr(r, "truncated", 0)] if len(usage) else []
     if cut:
         each = "; ".join(
-            f"{r.system}: {truncated_text(int(r.truncated), int(r.calls))}"
+            f"{r.system}: {truncated_text(int(r.truncated), int(getattr(r, 'outputs', r.calls)))}"
             + (f" at max_tokens {limits[r.system]}" if r.system in limits else "")
             for r in cut
         )
@@ -263,10 +263,10 @@ def usage(run: Run) -> None:
         study,
         "Model calls over the whole study: calls = answers recorded, cached = served from the "
         "response cache (no request, no cost), errors = permanent failures (error records, "
-        "never scores), truncated = outputs cut at max_tokens (finish_reason=length; an "
-        "agent's model steps), tokens as reported by the endpoint (the sim provider estimates "
-        "4 characters per token), cost in USD at the params' prices (0 when unpriced or "
-        "simulated)",
+        "never scores), outputs = model outputs (one per call; an agent task's model steps), "
+        "truncated = those cut at max_tokens (finish_reason=length), tokens as reported by "
+        "the endpoint (the sim provider estimates 4 characters per token), cost in USD at "
+        "the params' prices (0 when unpriced or simulated)",
         digits=4,
     )
     session = run.ledger.frame().drop(columns="simulated")

@@ -703,7 +703,7 @@ class Run(Generic[P]):
         return usage_from_rows(rows, specs)
 
 
-USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "truncated", "cached",
+USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "outputs", "truncated", "cached",
                  "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
 
 
@@ -712,9 +712,10 @@ def _is_call(row: dict[str, Any]) -> bool:
 
 
 def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec]) -> pd.DataFrame:
-    """Per system: calls, errors (by reason), outputs cut at ``max_tokens`` (``truncated``:
-    ``finish_reason`` ``length``; an agent's model steps count in ``truncated_steps``), cache
-    hits, tokens and the cost of paid calls.
+    """Per system: calls, errors (by reason), model outputs (``outputs``: one per call, an
+    agent task's model steps), those cut at ``max_tokens`` (``truncated``: ``finish_reason``
+    ``length``; an agent task's in ``truncated_steps``), cache hits, tokens and the cost of
+    paid calls.
 
     Args:
         rows: response records (one per call, de-duplicated by key).
@@ -734,14 +735,16 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         if cost is None:
             cost = 0.0 if cached else _cost(specs.get(system), prompt, completion)
         truncated = (row.get("finish_reason") == TRUNCATED) + (row.get("truncated_steps") or 0)
-        counts.setdefault(system, Counter()).update(
-            calls=1, truncated=truncated, cached=cached, prompt=prompt, completion=completion
-        )
+        agent = row.get("truncated_steps") is not None  # a task: its model steps are outputs
+        outputs = max(0, (row.get("steps") or 0) - (row.get("tool_calls") or 0)) if agent else 1
+        counts.setdefault(system, Counter()).update(calls=1, outputs=outputs, truncated=truncated,
+                                                    cached=cached, prompt=prompt,
+                                                    completion=completion)  # fmt: skip
         errors.setdefault(system, []).extend([row["error"]] if row.get("error") is not None else [])
         costs.setdefault(system, []).append(float(cost))
     return pd.DataFrame(
         [(s, c["calls"], len(errors[s]), error_reasons(pd.Series(errors[s], dtype=object)),
-          c["truncated"], c["cached"], int(c["prompt"]), int(c["completion"]),
+          c["outputs"], c["truncated"], c["cached"], int(c["prompt"]), int(c["completion"]),
           math.fsum(costs[s]))  # exactly rounded: the same sum in any order
          for s, c in sorted(counts.items())],
         columns=USAGE_COLUMNS,

@@ -157,10 +157,16 @@ def test_truncated_outputs_are_counted_per_system():
          "cached": False, "error": None, "finish_reason": r}
         for k, r in (("1", "length"), ("2", "stop"), ("3", "length"))
     ] + [{"system": "b", "key": "t", "request_key": "t", "prompt_tokens": 1,
-          "completion_tokens": 1, "cached": False, "error": None, "truncated_steps": 2}]  # fmt: skip
+          "completion_tokens": 1, "cached": False, "error": None, "truncated_steps": 2,
+          "steps": 7, "tool_calls": 3}]  # fmt: skip
     usage = usage_from_rows(rows, {}).set_index("system")
     assert usage.loc["a", "truncated"] == 2 and usage.loc["b", "truncated"] == 2
     assert usage.loc["a", "calls"] == 3
+    # outputs, what "truncated" counts among: a call's answer each; an agent task's model
+    # steps (7 steps, 3 of them tool calls: 4 model outputs, 2 of them cut). Before, b read
+    # "2 of 1 outputs truncated" (its one task as the denominator).
+    assert (usage.loc["a", "outputs"], usage.loc["b", "outputs"]) == (3, 4)
+    assert usage.loc["b", "calls"] == 1
 
 
 def test_a_simulated_reply_longer_than_max_tokens_is_cut_there():

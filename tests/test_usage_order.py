@@ -36,6 +36,8 @@ def _pandas_usage(rows: list[dict], specs: dict) -> pd.DataFrame:
     frame["truncated"] = (frame["finish_reason"] == TRUNCATED).astype(int) + frame[
         "truncated_steps"
     ].fillna(0).astype(int)
+    model_steps = (frame["steps"].fillna(0) - frame["tool_calls"].fillna(0)).clip(lower=0)
+    frame["outputs"] = model_steps.where(frame["truncated_steps"].notna(), 1).astype(int)
     paid = ~frame["cached"].astype(bool)
     computed = [token_cost(specs.get(s), p, c) if is_paid else 0.0
                 for s, p, c, is_paid in zip(frame["system"], frame["prompt_tokens"],
@@ -43,11 +45,12 @@ def _pandas_usage(rows: list[dict], specs: dict) -> pd.DataFrame:
     frame["cost_usd"] = frame["cost_usd"].astype(float).fillna(pd.Series(computed))
     out = frame.groupby("system", sort=True).agg(
         calls=("key", "size"), errors=("error", lambda e: int(e.notna().sum())),
-        error_reasons=("error", error_reasons), truncated=("truncated", "sum"),
+        error_reasons=("error", error_reasons), outputs=("outputs", "sum"),
+        truncated=("truncated", "sum"),
         cached=("cached", "sum"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), cost_usd=("cost_usd", math.fsum),
     )  # fmt: skip
-    counts = ["truncated", "cached", "prompt_tokens", "completion_tokens"]
+    counts = ["outputs", "truncated", "cached", "prompt_tokens", "completion_tokens"]
     out[counts] = out[counts].astype("int64")
     return out.reset_index()[USAGE_COLUMNS]
 
@@ -63,7 +66,8 @@ def test_usage_is_the_pandas_groupby_of_the_records(seed):
              "cached": bool(rng.random() < 0.3),
              "error": rng.choice([None, "timeout: slow", "http_500: x"], p=[0.8, 0.1, 0.1]),
              "finish_reason": rng.choice(["stop", "length", None]),
-             "truncated_steps": rng.choice([None, 0, 2]),
+             "truncated_steps": rng.choice([None, 0, 2]),  # an agent task's when set
+             "steps": rng.choice([None, 3, 8]), "tool_calls": rng.choice([None, 1, 4]),
              "prompt_tokens": rng.choice([None, 10, 200]),
              "completion_tokens": rng.choice([None, 5, 50]),
              "cost_usd": rng.choice([None, 0.01, 0.25])} for i in range(200)]  # fmt: skip

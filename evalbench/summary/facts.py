@@ -175,9 +175,12 @@ def no_result_headlines(heads: list[Headline], measured: list[Measured]) -> list
 
 
 def truncated(manifest: dict[str, Any]) -> list[tuple[str, int, int]]:
-    """Per system or judge with calls: (name, outputs cut at ``max_tokens``, calls)."""
+    """Per system or judge with calls: (name, outputs cut at ``max_tokens``, model outputs:
+    one per call, an agent task's model steps; calls for runs made before outputs were kept)."""
     usage = [u for u in manifest.get("usage") or [] if isinstance(u, dict) and u.get("calls")]
-    return [(str(u["system"]), int(u.get("truncated") or 0), int(u["calls"])) for u in usage]
+    return [(str(u["system"]), int(u.get("truncated") or 0),
+             int(u["outputs"] if u.get("outputs") is not None else u["calls"]))  # older runs
+            for u in usage]  # fmt: skip
 
 
 def _systems(heads: list[Headline], changes: list[Change], params: dict[str, Any]) -> list[str]:
