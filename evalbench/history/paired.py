@@ -675,10 +675,12 @@ def gate_blockers(comparison: Comparison, runs: Sequence[RunOutcomes] = ()) -> l
 
 
 def _identity(run: RunOutcomes) -> str:
-    """What seeds a run's bootstrap streams: its manifest's study and run id, not where its
-    folder is (a copy, a Ray worker's), so the same runs give the same intervals anywhere."""
-    study, run_id = run.meta.get("study"), run.meta.get("run_id")
-    return f"{study}/{run_id}" if study and run_id else run.label
+    """What seeds a run's bootstrap streams: its study kind and run id (its params' hash), not
+    where its folder is (a copy, a Ray worker's) nor its params file's name (a sweep cell is
+    shared by every sweep file that has it, and keeps the name of the first), so the same
+    runs give the same intervals anywhere."""
+    run_id = run.meta.get("run_id")
+    return f"{run.benchmark}/{run_id}" if run_id else run.label
 
 
 def left_out(comparison: Comparison) -> list[str]:
