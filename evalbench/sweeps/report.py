@@ -704,7 +704,23 @@ def effects_table(result: SweepResult) -> tuple[pd.DataFrame, str]:
         f"(all other settings and seeds), {level:.0%} bootstrap interval over those "
         "cells, and the effect: that mean minus the mean over all cells"
     )
-    return frame, caption
+    return frame, caption + _unbalanced(result)
+
+
+def _unbalanced(result: SweepResult) -> str:
+    """Configurations with no kept cell: each swept value's mean is then over unequal sets
+    of the other keys' values (a failed corner of a grid shows as an "effect")."""
+    cells = result.cells
+    measured = result.estimates["cell"] if len(result.estimates) else []
+    kept = set(cells.loc[cells["cell"].isin(measured), "config"])
+    missing = sorted(set(result.cells["config"]) - kept)
+    if not missing or len(result.factors) < 2:
+        return ""
+    named = "; ".join(fill("config {k} ({s})", k=k, s=_settings(result, k)) for k in missing)
+    return fill(". Unbalanced: {named} {has} no cell that ended ok, so each value is averaged "
+                "over unequal sets of the other keys' values: an effect here can come from the "
+                "missing cells, not the key", named=named,
+                has="has" if len(missing) == 1 else "have")  # fmt: skip
 
 
 def interactions_table(result: SweepResult) -> tuple[pd.DataFrame, str]:

@@ -255,6 +255,27 @@ def test_degraded_cells_are_said_to_be_kept_and_a_best_resting_on_them_says_so(
     assert "<b>1 cell ended degraded</b> (its numbers are kept" in section
 
 
+def test_main_effects_over_a_grid_with_a_missing_configuration_say_they_are_unbalanced(
+    tmp_path: Path,
+) -> None:
+    """Before: with the (0.5, 200) corner of a 2 × 2 grid failed, the other key's values were
+    averaged over unequal sets and showed an "effect" no setting made, with no word of it."""
+    grid = {"systems.0.temperature": [0.0, 0.5], "systems.0.max_tokens": [100, 200]}
+    params = sweep_params(tmp_path, {"grid": grid})
+    cells = [cell for cell, _ in params.cells]
+    summaries = {0: ended_ok(0, {"a": range(16)}), 1: ended_ok(1, {"a": range(16)}),
+                 2: ended_ok(2, {"a": range(4)}), 3: failed(3, "timed out")}  # fmt: skip
+    result = analyse(params, cells, summaries, tmp_path)
+    _, caption = report.effects_table(result)
+    assert caption.endswith(
+        ". Unbalanced: config 3 (systems.0.temperature = 0.5, systems.0.max_tokens = 200) has "
+        "no cell that ended ok, so each value is averaged over unequal sets of the other "
+        "keys' values: an effect here can come from the missing cells, not the key"
+    )
+    whole = analyse(params, cells, {**summaries, 3: ended_ok(3, {"a": range(4)})}, tmp_path)
+    assert "Unbalanced" not in report.effects_table(whole)[1]
+
+
 def test_a_swept_url_with_credentials_is_refused_without_quoting_them(tmp_path: Path) -> None:
     secret = "http://user:hunter2@127.0.0.1:9/v1?key=SECRET#frag"
     system = {"name": "a", "provider": "openai", "model": "m", "api_key_env": "K"}
