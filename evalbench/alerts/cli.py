@@ -6,18 +6,18 @@
 Each call is a new point in the study's history: it runs the params with ``tier=`` and a
 ``tag=`` (default: today's UTC date, so a retried job resumes that day's run instead of
 paying twice) and, unless ``-p cache=...`` says otherwise, ``cache=refresh`` (a scheduled
-check asks the systems now, not the response cache). The run's ``alerts:`` rules are checked
-against the pinned baseline, or the previous ok run of the same configuration; the index and
-the study's trends page are rebuilt. evalbench has no scheduler of its own: cron or CI
-calls this.
+check asks the systems now, not the response cache); ``-p tier=`` and ``-p tag=`` are refused
+(``--tier``, ``--tag`` say them). The run's ``alerts:`` rules are checked against the pinned
+baseline, or the previous ok run of the same configuration; the index and the study's trends
+page are rebuilt. evalbench has no scheduler of its own: cron or CI calls this.
 
 Before the run, the notifications earlier checks of the study could not deliver are sent
 again (:func:`retry_lines`; ``evalbench run`` does the same).
 
 Exit status: 0 nothing fired; 1 an alert fired, a notification was not delivered (this run's
 or an earlier one's, retried), a rule could not be checked (not one that waits for a
-baseline on a first run), or the run itself was not ok; 2
-bad input (no ``alerts:`` block, a params error); 130 interrupted (Ctrl-C or SIGTERM, also
+baseline on a first run), or the run itself was not ok; 2 bad input (no ``alerts:`` block,
+a params error, ``-p tier=`` or ``-p tag=``); 130 interrupted (Ctrl-C or SIGTERM, also
 during a delivery: the undelivered ones are kept for the next run).
 """
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,14 +48,38 @@ def add_watch_parser(sub: Any, handler: Callable[[argparse.Namespace], int]) -> 
     watch.set_defaults(handler=handler)
 
 
+WATCH_SETS = ("tier", "tag")
+"""Params watch sets from its own options (``--tier``, ``--tag``), never from ``-p``."""
+
+
 def watch_overrides(args: argparse.Namespace, today: dt.date | None = None) -> list[str]:
     """The overrides of a scheduled run: the user's, then ``tier=``, ``tag=`` and (unless
-    given) ``cache=refresh``."""
+    given) ``cache=refresh``.
+
+    Raises:
+        ParamsError: a ``-p`` override of the tier or the tag (watch's own would win over
+            it): one line naming ``--tier`` / ``--tag``.
+    """
+    for override in args.overrides:
+        _refuse_watchs_own(str(override))
     tag = args.tag or (today or dt.datetime.now(dt.timezone.utc).date()).isoformat()
     extra = [f"tier={args.tier}", f"tag={tag}"]
     if not any(str(o).startswith("cache=") for o in args.overrides):
         extra.append("cache=refresh")
     return [*args.overrides, *extra]
+
+
+def _refuse_watchs_own(override: str) -> None:
+    from evalbench.params import ParamsError, shown_override
+
+    key, _, value = override.partition("=")
+    name = key.strip().split(".")[0]  # the field -p would set, as it reads the key
+    if name not in WATCH_SETS:
+        return
+    value = value.strip()
+    shown = shown_override(override)  # a URL or a long value is not repeated
+    use = f"--{name} {shlex.quote(value)}" if value and shown == override else f"--{name}"
+    raise ParamsError(f"-p {shown}: watch sets the {name}; use {use}")
 
 
 def cmd_watch(

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
-from evalbench.records import parse_json, to_json, write_atomic
+from evalbench.records import parse_json, to_json, write_atomic, write_failure
 from evalbench.runs import (
     PUBLISHED_STATUSES,
     UNFINISHED,
@@ -221,7 +221,9 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
     """Pin ``run_dir`` as its study's baseline (``outputs/<study>/baseline.json``).
 
     Raises:
-        OutcomeError: ``run_dir`` is not a published run folder under ``outputs``.
+        OutcomeError: ``run_dir`` is not a published run folder under ``outputs``; the pin
+            file cannot be written (a folder in its place, no permission).
+        OSError: a full or read-only disk (the command says it for every write alike).
     """
     manifest = _manifest(run_dir)
     if not manifest:
@@ -235,7 +237,12 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
                            f"{_outputs(outputs)} (pin one of {home}/RUN_ID)")  # fmt: skip
     target = home / BASELINE_FILE
     pin = {"study": study, "run_id": run_dir.name, "pinned_at": now_iso(), "note": note}
-    return write_atomic(target, to_json(pin, indent=2) + "\n")
+    try:
+        return write_atomic(target, to_json(pin, indent=2) + "\n")
+    except OSError as exc:
+        if write_failure(exc):
+            raise
+        raise OutcomeError(f"{target}: cannot write the pin ({exc.strerror or exc})") from None
 
 
 def pinned_baseline(study: str, outputs: Path | None = None) -> Path | None:

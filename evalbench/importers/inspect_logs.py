@@ -13,8 +13,9 @@ _metric.py``, ``value_to_float``; stored copy at commit 03ed3dda081388b7e4e68e98
   numbers as themselves. Where inspect maps an unconvertible value to 0 with a warning,
   evalbench counts it *unscored* (no value): an unreadable score is not a wrong answer. A NaN
   value (``Score.unscored``) is unscored in both. An infinite value (a number, or a string
-  such as ``"-Infinity"``, which inspect maps to ±inf) is refused, naming the log, sample,
-  epoch and scorer: a mean over it has no meaning.
+  such as ``"-Infinity"``, which inspect maps to ±inf, or an integer past a float's range,
+  on which inspect's ``float()`` fails) is refused, naming the log, sample, epoch and scorer:
+  a mean over it has no meaning.
 - a dictionary value gives one metric per key (``<scorer>/<key>``); a list value has no
   per-item number and is left out (noted).
 - several epochs: the reduced score inspect wrote (``log.reductions``, the task's reducer,
@@ -42,6 +43,7 @@ from .outcomes import (
     ImporterUnavailable,
     OutcomeError,
     RunOutcomes,
+    as_float,
     check_unique,
     outcome_frame,
     shown,
@@ -81,7 +83,7 @@ def to_float(value: Any) -> float:
     if value in (INCORRECT, NOANSWER):
         return 0.0
     if isinstance(value, int | float):
-        return float(value)
+        return as_float(value)  # an integer past a float's range is ±inf, as "1e400" is
     if isinstance(value, str):
         text = value.lower()
         if text in ("yes", "true"):

@@ -17,8 +17,9 @@ per-sample metric keys) and one top-level key per metric.
 - A metric whose per-sample value is a list (BLEU, chrF, TER, perplexities: lm-eval stores
   the pieces — ``[reference, prediction]`` or ``[loglikelihood, words]`` — and aggregates
   over the corpus) has no per-item outcome and is left out, with a note. Any other value
-  that is not a finite number (NaN, ±Infinity, a string, null) is refused, naming file:line
-  and metric: lm-eval has no "unscored" value, and a mean over it would be NaN or fail.
+  that is not a finite number (NaN, ±Infinity, an integer past a float's range, a string,
+  null) is refused, naming file:line and metric: lm-eval has no "unscored" value, and a mean
+  over it would be NaN or fail.
 - Direction from ``higher_is_better`` of the results file (default: higher is better).
 """
 
@@ -37,6 +38,7 @@ from .outcomes import (
     SCORE,
     OutcomeError,
     RunOutcomes,
+    as_float,
     check_unique,
     iter_lines,
     outcome_frame,
@@ -190,13 +192,14 @@ def _number(value: Any, where: tuple[Path, int], metric: str) -> float | None:
     """A per-sample value as a number; ``None`` for a corpus metric's pieces (a list).
 
     Raises:
-        OutcomeError: anything else — NaN, ±Infinity, a string, null (lm-eval has no
-            "unscored" value: its mean would be NaN or fail).
+        OutcomeError: anything else — NaN, ±Infinity, an integer past a float's range, a
+            string, null (lm-eval has no "unscored" value: its mean would be NaN or fail).
     """
     if isinstance(value, list | dict):
         return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)  # a bool is an int: True is 1
+    number = as_float(value) if isinstance(value, int | float) else math.nan  # True is 1
+    if math.isfinite(number):
+        return number
     raise OutcomeError(
         f"{where[0]}:{where[1]}: {metric}: {shown(value)} is not a per-item number "
         "(a finite number, or a corpus metric's list)"
@@ -214,11 +217,7 @@ def _with_kinds(frame: pd.DataFrame, slices: tuple[str, ...]) -> pd.DataFrame:
 
 def _meta(results: dict[str, Any], result_file: Path | None, samples: list[Path]) -> dict[str, Any]:
     date = results.get("date")
-    started = (
-        pd.Timestamp(date, unit="s", tz="UTC").isoformat()
-        if isinstance(date, int | float)
-        else date_id(samples[0])
-    )
+    started = _started(date, result_file) if isinstance(date, int | float) else date_id(samples[0])
     return {
         "study": "lm_eval:" + ",".join(sorted(task_of(f) for f in samples)),
         "kind": "lm_eval",
@@ -236,3 +235,18 @@ def _meta(results: dict[str, Any], result_file: Path | None, samples: list[Path]
         "report": None,
         "results_file": str(result_file) if result_file else None,
     }
+
+
+def _started(date: int | float, result_file: Path | None) -> str:
+    """The results file's ``date`` (seconds since 1970, lm-eval's ``time.time()``) as ISO text.
+
+    Raises:
+        OutcomeError: a date no timestamp holds (NaN, ±inf, past the year 2262).
+    """
+    try:
+        when = pd.Timestamp(date, unit="s", tz="UTC")
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+        when = pd.NaT
+    if when is pd.NaT:
+        raise OutcomeError(f"{result_file}: date: {shown(date)} is not a time (seconds since 1970)")
+    return when.isoformat()

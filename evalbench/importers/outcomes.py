@@ -236,11 +236,32 @@ def _nan(value: Any) -> bool:
 
 
 def shown(value: Any) -> str:
-    """A value as JSON writes it (``Infinity``, ``"yes"``, ``null``), cut to 40 characters."""
+    """A value as JSON writes it (``Infinity``, ``"yes"``, ``null``), cut to 40 characters;
+    a longer integer as its first 20 digits and its length (``99999999999999999999… (400
+    digits)``): cut, it would look like a plain number."""
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return _long_integer(value)
     try:
         return json.dumps(value)[:40]
     except (TypeError, ValueError):
         return repr(value)[:40]
+
+
+def _long_integer(value: int) -> str:
+    try:
+        digits = str(abs(value))
+    except ValueError:  # past Python's limit for int-to-text (4,300 digits)
+        return f"{'-' if value < 0 else ''}an integer of over 4300 digits"
+    return f"{'-' if value < 0 else ''}{digits[:20]}… ({len(digits)} digits)"
+
+
+def as_float(value: int | float) -> float:
+    """A JSON number as a float; an integer past a float's range (JSON sets no limit) is ±inf,
+    as ``1e400`` reads: ``float()`` would raise OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _number(where: tuple[Path, int], row: dict[str, Any], name: str, default: Any = None) -> float:
@@ -253,9 +274,13 @@ def _number(where: tuple[Path, int], row: dict[str, Any], name: str, default: An
     value = row.get(name, default)
     if default is None and _nan(value):
         return math.nan
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        number = math.nan
+    else:
+        number = as_float(value)
+    if not math.isfinite(number):
         raise OutcomeError(f"{where[0]}:{where[1]}: {name}: {shown(value)} is not a finite number")
-    return float(value)
+    return number
 
 
 def _flag(where: tuple[Path, int], row: dict[str, Any], name: str, *, null: bool) -> bool | None:
