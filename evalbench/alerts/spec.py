@@ -84,6 +84,10 @@ WITHOUT_OUTCOMES = frozenset(
 rules are checked on its cells' study kind.)"""
 
 
+DEFAULT_ALPHA = 0.05
+"""A drop rule's test level when it sets none (the regression gate's)."""
+
+
 class AlertRule(BaseModel):
     """One rule; it fires per system (and, for a metric drop, per slice too)."""
 
@@ -102,7 +106,7 @@ class AlertRule(BaseModel):
     """The 95th percentile of call latency rose above this many times the baseline's."""
     systems: list[str] = Field(default_factory=list)
     """Only these systems (default: every system)."""
-    alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
+    alpha: float = Field(default=DEFAULT_ALPHA, gt=0.0, lt=0.5)
     """Level of the drop rule's Holm-adjusted test."""
 
     @model_validator(mode="after")
@@ -161,7 +165,8 @@ class AlertRule(BaseModel):
         """The rule in one line, as a params file would say it."""
         metric = f"{self.metric} " if self.metric else ""
         who = f" ({', '.join(self.systems)})" if self.systems else ""
-        return f"{metric}{self.kind} {self.threshold:g}{who}"
+        alpha = f" alpha {self.alpha:g}" if self.alpha != DEFAULT_ALPHA else ""
+        return f"{metric}{self.kind} {self.threshold:g}{alpha}{who}"
 
 
 class NotifyTarget(BaseModel):
@@ -262,6 +267,18 @@ class AlertsSpec(BaseModel):
     """Where ``outputs/`` is published (e.g. a CI artifact URL): links in notifications are
     made from it (a run's path appended); without it they are ``file://`` links. It is sent
     with every notification, so it may hold no user, password, query or fragment."""
+
+    @field_validator("rules")
+    @classmethod
+    def _each_rule_once(cls, rules: list[AlertRule]) -> list[AlertRule]:
+        """Rules are told apart by their description (their notifications, their records)."""
+        first: dict[str, int] = {}
+        for number, rule in enumerate(rules):
+            said = rule.describe()
+            if said in first:
+                raise ValueError(f"rule {number} repeats rule {first[said]} ({said})")
+            first[said] = number
+        return rules
 
     @field_validator("notify")
     @classmethod

@@ -226,3 +226,17 @@ def test_a_webhook_url_in_the_wrong_place_is_refused_without_showing_it(tmp_path
     with pytest.raises(ParamsError, match=re.escape(where)) as caught:
         _alerts(tmp_path, {"rules": [{"drop_more_than": 0.1}], "notify": notify})
     assert "SECRETXYZ" not in str(caught.value) and "hooks.slack.com" not in str(caught.value)
+
+
+def test_rules_that_differ_only_in_alpha_are_two_rules_and_a_repeated_rule_is_refused(tmp_path):
+    """Rules are keyed by their description, which left ``alpha`` out: two drop rules that
+    differed only in it were merged into one notification, naming neither's alpha."""
+    strict = {"metric": "accuracy", "drop_more_than": 0.05, "alpha": 0.01}
+    loose = {"metric": "accuracy", "drop_more_than": 0.05, "alpha": 0.2}
+    params = _alerts(tmp_path, {"rules": [strict, loose, {"drop_more_than": 0.1}]})
+    assert [r.describe() for r in params.alerts.rules] == [
+        "accuracy drop_more_than 0.05 alpha 0.01", "accuracy drop_more_than 0.05 alpha 0.2",
+        "drop_more_than 0.1",  # the default alpha (0.05) is not said
+    ]  # fmt: skip
+    with pytest.raises(ParamsError, match=r"alerts\.rules: rule 1 repeats rule 0 \(accuracy"):
+        _alerts(tmp_path, {"rules": [strict, dict(strict)]})
