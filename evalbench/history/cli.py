@@ -334,6 +334,7 @@ def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> str:
 
     Raises:
         OutcomeError: the report did not render (its status and reason).
+        KeyboardInterrupt: its render was interrupted (Ctrl-C, SIGTERM).
     """
     from evalbench.publish import PUBLISHED, run_study
 
@@ -345,6 +346,8 @@ def render_report(args: argparse.Namespace, runs: list[RunOutcomes]) -> str:
         result = run_study(path)
     if result.status == "current" and result.run_dir is not None:
         return f"{result.run_dir / 'report.html'} (up to date: reused)"
+    if result.status == "interrupted":  # Ctrl-C or SIGTERM: exit 130, as every command
+        raise KeyboardInterrupt
     if result.status not in PUBLISHED or result.run_dir is None:
         raise OutcomeError(f"the compare report did not render ({result.status}: {result.reason})")
     return str(result.run_dir / "report.html")

@@ -49,3 +49,24 @@ def test_compare_says_the_run_was_interrupted(killed, gaia_run, capsys):
     assert err.count("\n") == 1 and "kind 'None'" not in err
     assert err.startswith("evalbench: g/0a1b2c3d4e5f: status interrupted before it recorded what "
                           "it runs (no study kind in its manifest)")  # fmt: skip
+
+
+@pytest.mark.parametrize("gate", [False, True])
+def test_ctrl_c_while_the_compare_report_renders_exits_130(gaia_run, capsys, monkeypatch, gate):
+    """Before: the interrupted render was "the compare report did not render (interrupted:
+    …)", exit 3 (or the gate's 1): a Ctrl-C must read as one, exit 130, in every command."""
+    from evalbench import publish
+    from evalbench.publish import StudyResult
+
+    a = gaia_run("g", "r1", {"s": {"t1": True, "t2": True}})
+    b = gaia_run("g", "r2", {"s": {"t1": False, "t2": False}},
+                 started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+
+    def interrupted(path, *args, **kwargs):
+        return StudyResult(path, "interrupted", None, 1.0, "interrupted by SIGINT")
+
+    monkeypatch.setattr(publish, "run_study", interrupted)
+    argv = ["compare", str(a), str(b)] + (["--fail-on-regression"] if gate else [])
+    assert main(argv) == 130
+    assert capsys.readouterr().err.endswith("evalbench: interrupted; rerun the same command to "
+                                            "resume\n")  # fmt: skip
