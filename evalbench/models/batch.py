@@ -19,7 +19,10 @@ does for such a system, so every study works in batch mode unchanged:
    failed create the batch is looked up by that tag, for :data:`CREATE_SETTLE_S` while
    the provider may still be making it, and its requests go out again (a new tag, the
    next round) only when it is not there. Uploads likewise: a failed upload is looked
-   for by its file name (unique per attempt) before it is sent again;
+   for by its file name (unique per attempt) before it is sent again. A submit that made
+   no batch (its upload or create failed for good) is marked ``not_made``: a rerun does not
+   look it up. An endpoint without a Batch API (llama-cpp-python's server: ``POST
+   /v1/files`` answers 404) stops the run with :class:`BatchRefused`, one line naming it;
 4. polling backs off from ``batch_poll_s`` (×1.5 per poll, to 2 min) and shows the
    provider's status and request counts on a progress bar; ``evalbench run --no-wait``
    (:data:`NO_WAIT_ENV`) submits, polls once and stops with :class:`BatchPending`;
@@ -83,7 +86,8 @@ _TRANSIENT_CODES = frozenset({
 
 
 class BatchRefused(ValueError):
-    """Batch mode cannot serve this request (it depends on an earlier answer)."""
+    """Batch mode cannot serve this request (it depends on an earlier answer) or this
+    endpoint (it has no Batch API)."""
 
 
 class BatchPending(RuntimeError):
@@ -139,6 +143,8 @@ class BatchLog:
                 continue
             if event["event"] == "submitting":
                 begun[event["local"]] = float(event["at"])
+            elif event["event"] == "not_made":
+                begun.pop(event["local"], None)
             elif event["event"] == "submitted":
                 ids[event["local"]] = event["batch_id"]
             elif event["event"] == "create_failed":
@@ -177,6 +183,10 @@ class BatchLog:
         """Note a create that failed: the provider may have made the batch all the same."""
         self._append(event="create_failed", local=local, reason=reason)
 
+    def not_made(self, local: str, reason: str) -> None:
+        """Note a submit that made no batch (its upload or create failed for good)."""
+        self._append(event="not_made", local=local, reason=reason)
+
     def ended(self, local: str, batch: Any, counts: dict[str, int]) -> None:
         """Note how a batch ended and what it gave (for people reading the folder)."""
         self._append(event="ended", local=local, batch_id=batch.id, status=batch.status,
@@ -199,6 +209,8 @@ class _Failure(NamedTuple):
     transient: bool
 
 
+_NO_ROUTE = frozenset({404, 405})
+"""What a server without a route answers (FastAPI's servers: llama-cpp-python, vLLM)."""
 _NOT_YET = object()
 """A batch whose create just failed and that the provider does not list (yet)."""
 
@@ -215,6 +227,15 @@ def _create_failure(exc: Exception) -> str | None:
         detail = body.get("message") if isinstance(body, dict) else None
         return f"http_{status}: {detail or exc}"[:300]
     return None
+
+
+def _route_refused(exc: Exception) -> str | None:
+    """``POST /v1/files → 404 Not Found`` when ``exc`` is a 404 or 405 answer, else ``None``."""
+    response = getattr(exc, "response", None)
+    if getattr(exc, "status_code", None) not in _NO_ROUTE or response is None:
+        return None
+    request = response.request
+    return f"{request.method} {request.url.path} → {response.status_code} {response.reason_phrase}"
 
 
 async def run_batch(
@@ -334,21 +355,31 @@ class _Session:
         keys = [key for key, _ in lines]
         local = self.log.begin(keys)
         data = b"".join(line for _, line in lines)
-        upload = await self._upload(f"{local}.jsonl", data)
-        for key in keys:  # an attempt, made or not, counts towards MAX_ROUNDS
-            self.rounds[key] = self.rounds.get(key, 0) + 1
+        try:
+            upload = await self._upload(f"{local}.jsonl", data)
+            for key in keys:  # an attempt, made or not, counts towards MAX_ROUNDS
+                self.rounds[key] = self.rounds.get(key, 0) + 1
+            await self._create(local, keys, upload.id)
+        except (BatchRefused, openai.APIError) as exc:  # raised before any batch was made
+            self.log.not_made(local, str(exc)[:300])
+            raise
+
+    async def _create(self, local: str, keys: list[str], file_id: str) -> None:
+        import openai
+
         try:  # once: a retry could make a second batch (see the module docstring)
             batch = await self.api.with_options(max_retries=0).batches.create(
-                input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
+                input_file_id=file_id, endpoint=ENDPOINT, completion_window="24h",
                 metadata={"evalbench_chunk": local, "evalbench_system": self.spec.name[:512]},
             )  # fmt: skip
         except (openai.APIConnectionError, openai.APIStatusError) as exc:
             reason = _create_failure(exc)
             if reason is None:
+                await self._refuse_without_batch_api(exc, probe=True)
                 raise
             self._create_failed(local, keys, reason)
             return
-        self.log.submitted(local, batch.id, upload.id)
+        self.log.submitted(local, batch.id, file_id)
 
     async def _upload(self, name: str, data: bytes) -> Any:
         """The input file at the provider: uploaded once per attempt, and after a failed
@@ -365,9 +396,29 @@ class _Session:
             try:
                 return await api.files.create(file=(name, data), purpose="batch")
             except (openai.APIConnectionError, openai.APIStatusError) as exc:
+                await self._refuse_without_batch_api(exc, probe=False)
                 if _create_failure(exc) is None or attempt == self.spec.max_retries:
                     raise
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _refuse_without_batch_api(self, exc: Exception, *, probe: bool) -> None:
+        """Raise :class:`BatchRefused` when ``exc`` (a 404 or 405) says the endpoint has no
+        Batch API. With ``probe``, only if listing batches is not found either: a Batch API
+        may answer a create with 404 for its input file."""
+        import openai
+
+        route = _route_refused(exc)
+        if route is None:
+            return
+        if probe:
+            try:
+                await self.api.batches.list(limit=1)
+                return
+            except openai.APIError as listing:
+                if getattr(listing, "status_code", None) not in _NO_ROUTE:
+                    return
+        raise BatchRefused(f"system {self.spec.name!r}: the endpoint has no Batch API "
+                           f"({route}); remove batch: true") from None  # fmt: skip
 
     async def _find_file(self, name: str, size: int) -> Any:
         """The uploaded file called ``name`` of ``size`` bytes, if the provider has it."""
@@ -427,8 +478,9 @@ class _Session:
                 return await self.api.batches.retrieve(saved.batch_id)
             return await self._adopt(saved)
         except openai.NotFoundError:
-            _warn(f"system {self.spec.name!r}: the provider has no batch {saved.batch_id} "
-                  f"(saved in {self.log.path}); its requests are submitted again")  # fmt: skip
+            if saved.batch_id is not None:  # else batches cannot be listed: none to adopt
+                _warn(f"system {self.spec.name!r}: the provider has no batch {saved.batch_id} "
+                      f"(saved in {self.log.path}); its requests are submitted again")  # fmt: skip
             return None
 
     async def _adopt(self, saved: Saved) -> Any:

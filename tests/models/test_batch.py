@@ -18,6 +18,7 @@ from collections import deque
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+import openai
 import pytest
 from loopback import BatchPlan, LoopbackServer, Reply, _read_request, _write
 from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_system
@@ -490,3 +491,109 @@ def test_no_wait_after_a_failed_create_says_unconfirmed_and_the_rerun_adopts_it(
     run = _run(path)
     assert slow.calls.count("create") == 1 and slow.batch_creates == 1
     assert len(_records(run)) == 6 and all(r["error"] is None for r in _records(run))
+
+
+# ------------------------------------------------------ endpoints without a Batch API
+
+
+class NoBatchApi(LoopbackServer):
+    """An OpenAI-compatible server without (part of) the Batch API, as llama-cpp-python's:
+    the routes under ``/v1/<name>`` for each name in :attr:`missing` answer FastAPI's 404."""
+
+    def __init__(self):
+        super().__init__()
+        self.missing: set[str] = set()  # "files", "batches"
+
+    def _batch_api(self, method, target, headers, body):
+        if urlsplit(target).path.split("/")[2] in self.missing:
+            return 404, b'{"detail":"Not Found"}'
+        return super()._batch_api(method, target, headers, body)
+
+
+@pytest.fixture(scope="module")
+def no_batch_server():
+    server = NoBatchApi().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def no_batch(no_batch_server, loopback):  # loopback: its reset and key fixtures, shared
+    no_batch_server.reset()
+    no_batch_server.missing = set()
+    return no_batch_server
+
+
+@pytest.mark.parametrize(
+    ("missing", "route"),
+    [({"files", "batches"}, "POST /v1/files"), ({"batches"}, "POST /v1/batches")],
+    ids=["no files endpoint", "files but no batches endpoint"],
+)
+def test_an_endpoint_without_a_batch_api_fails_the_run_in_one_line_naming_it(
+    tmp_path, no_batch, capsys, missing, route
+):
+    """Before: ``NotFoundError: Error code: 404`` (the openai SDK's), and a rerun warned
+    ``the provider has no batch None``. Now one line names the route and the fix, every run."""
+    no_batch.missing = missing
+    path = _study(tmp_path, no_batch, n=2)
+    said = (f"system 'loop': the endpoint has no Batch API ({route} → 404 Not Found); "
+            "remove batch: true")  # fmt: skip
+    for _ in range(2):  # a rerun says the same, and looks up no batch
+        with pytest.raises(batch_mode.BatchRefused) as refused:
+            _run(path)
+        assert str(refused.value) == said
+    assert "batch None" not in capsys.readouterr().err
+    assert no_batch.batch_creates == 0 and no_batch.count == 0  # no chat request either
+    events = [e["event"] for e in _events(open_run(path))]
+    assert events == ["submitting", "not_made"] * 2  # each closed: nothing to look up
+
+
+def test_a_submit_cut_short_is_not_a_batch_to_look_up_on_an_endpoint_without_one(
+    tmp_path, no_batch, capsys, monkeypatch
+):
+    """A run killed mid-upload leaves a ``submitting`` event with no batch id; the rerun
+    cannot list batches there (404) and says nothing of a 'batch None'."""
+    no_batch.missing = {"files", "batches"}
+    path = _study(tmp_path, no_batch, n=2)
+    with monkeypatch.context() as patch:
+        patch.setattr(batch_mode._Session, "_upload", _killed)
+        with pytest.raises(RuntimeError, match="killed mid-upload"):
+            _run(path)
+    with pytest.raises(batch_mode.BatchRefused, match=r"no Batch API \(POST /v1/files → 404"):
+        _run(path)
+    assert "batch None" not in capsys.readouterr().err
+
+
+def test_a_404_to_a_create_from_a_batch_api_that_lists_batches_stays_the_providers(tmp_path, slow):
+    """A Batch API may answer a create with 404 for its input file: listing batches works
+    there, so the endpoint is not said to have no Batch API."""
+    slow.creates.append(Create(status=404, made="never"))
+    path = _study(tmp_path, slow, n=2, **SLOW)
+    with pytest.raises(openai.NotFoundError, match="try later"):
+        _run(path)
+    assert slow.calls == ["upload", "create", "list"]  # the list: does it have batches?
+    assert [e["event"] for e in _events(open_run(path))] == ["submitting", "not_made"]
+
+
+async def _killed(*args, **kwargs):
+    raise RuntimeError("the process was killed mid-upload")
+
+
+@pytest.mark.slow
+def test_cli_run_on_an_endpoint_without_a_batch_api_exits_1_with_that_reason(
+    tmp_path, no_batch, capsys, warm_cli
+):
+    from evalbench.cli import main
+    from evalbench.runs import read_manifest, run_dir_for
+    from evalbench.studies import load_params
+
+    no_batch.missing = {"files", "batches"}
+    path = _study(tmp_path, no_batch, n=2)
+    assert main(["run", str(path)]) == 1
+    manifest = read_manifest(run_dir_for(path, load_params(path)))
+    assert manifest["status"] == "failed"
+    assert manifest["reason"] == (
+        "BatchRefused: system 'loop': the endpoint has no Batch API (POST /v1/files → 404 "
+        "Not Found); remove batch: true"
+    )
+    assert "Traceback" not in capsys.readouterr().out
