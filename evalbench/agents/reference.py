@@ -6,8 +6,10 @@ Each step asks the model with the whole conversation so far and the enabled tool
 tool call it makes is run (``evalbench.agents.tools.call_tool``: a bad call is an
 ``error: ...`` result the model sees, never a crash) and answered with a ``tool`` message.
 The task ends when the model calls ``final_answer`` (or answers in plain text without a
-tool call; a plain reply cut off at ``max_tokens`` is no answer: the model is told so and
-asked again, and a task whose last reply was cut off says so in its ``detail``), at
+tool call; a plain reply cut off at ``max_tokens``, or an empty one, is no answer: the model
+is told so and asked again, and a task whose last reply was cut off or empty says so in its
+``detail``; a tool call cut off mid-way is answered with why it cannot be read, and that the
+reply was cut), at
 ``max_steps`` model calls (``step_limit``), past the token budget (``step_limit``), at
 ``max_time_s`` (``timeout``, the runner's), or when a model call fails after its retries
 (``error``).
@@ -46,6 +48,8 @@ CUT_OFF = (
     "final_answer with the answer alone."
 )
 """What the model is told after a plain reply cut off at ``max_tokens``."""
+EMPTY = "Your reply was empty. Call final_answer with the answer."
+"""What the model is told after an empty reply with no tool call."""
 
 
 def task_prompt(item: TaskInput) -> str:
@@ -161,7 +165,7 @@ async def react(
         {"role": "system", "content": mode.system(SYSTEM_PROMPT)},
         {"role": "user", "content": task_prompt(item)},
     ]
-    cost, all_cached, cut = 0.0, True, False
+    cost, all_cached, last = 0.0, True, ""
     for _ in range(limits.max_steps):
         response = await client.chat(mode.request(messages))
         calls, problems = mode.calls(response)
@@ -175,9 +179,14 @@ async def react(
             return Outcome("step_limit", detail=f"{used} tokens > max_tokens", cost_usd=cost)
         messages.append(mode.assistant(response))
         cut = response.finish_reason == TRUNCATED
-        if not calls and not problems and cut:  # half an answer is none
-            messages.append({"role": "user", "content": CUT_OFF})
+        last = "cut off at max_tokens" if cut else ""
+        if not calls and not problems and (cut or not (response.text or "").strip()):
+            last = last or "empty"  # half an answer, or none, is no answer: ask again
+            messages.append({"role": "user", "content": CUT_OFF if cut else EMPTY})
             continue
+        if cut:  # a call cut mid-way: why it cannot be read, and what to do
+            problems = [f"{p} (your reply was cut off at max_tokens: reply shorter)"
+                        for p in problems]  # fmt: skip
         if not calls and not problems:  # a plain answer ends the task
             return Outcome("answered", answer=response.text, cost_usd=cost, cached=all_cached)
         answer, ran = await _run_calls(calls, tools, ctx, recorder)
@@ -188,7 +197,7 @@ async def react(
         "step_limit",
         detail=f"no final answer in {limits.max_steps} model call"
         + ("s" if limits.max_steps != 1 else "")
-        + (" (the last reply was cut off at max_tokens)" if cut else ""),
+        + (f" (the last reply was {last})" if last else ""),
         cost_usd=cost,
         cached=all_cached,
     )

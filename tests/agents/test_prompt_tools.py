@@ -170,3 +170,27 @@ def test_when_every_step_is_cut_at_max_tokens_the_task_has_no_answer_and_says_wh
         ended["detail"]
         == "no final answer in 2 model calls (the last reply was cut off at max_tokens)"
     )
+
+
+def test_an_empty_reply_is_no_answer_and_the_model_is_asked_again(tmp_path, loopback, monkeypatch):
+    """Before: an empty plain reply ended the task ``answered`` with the answer ``''``."""
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    loopback.enqueue(Reply(text="  "), Reply(text="12"))
+    run = open_run(_study(tmp_path, loopback, tool_mode="prompt"))
+    row = gaia.run(run).records.iloc[0]
+    assert (row["state"], row["model_answer"], bool(row["correct"])) == ("answered", "12", True)
+    told = loopback.requests[1]["messages"][-1]
+    assert told["role"] == "user" and "Your reply was empty" in told["content"]
+
+
+def test_a_tool_call_cut_at_max_tokens_is_told_as_cut_not_only_as_bad_json(
+    tmp_path, loopback, monkeypatch
+):
+    """Before: the model read only "a <tool_call> is not JSON", and fixed its JSON at the
+    same length instead of replying shorter."""
+    monkeypatch.setenv(KEY_ENV, CANARY_KEY)
+    cut = '<tool_call>[{"name": "final_answer", "arguments": {"answer": "1'
+    loopback.enqueue(Reply(text=cut, finish_reason="length"), Reply(text="12"))
+    gaia.run(open_run(_study(tmp_path, loopback, tool_mode="prompt")))
+    told = loopback.requests[1]["messages"][-1]["content"]
+    assert "is not JSON" in told and "cut off at max_tokens" in told
