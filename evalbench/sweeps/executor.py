@@ -48,6 +48,24 @@ Phase = Sequence[Chain]
 Work = Callable[[Any], Any]
 
 
+def plan(jobs: Sequence[Any], shared_cache: bool) -> list[list[list[Task]]]:
+    """The executor's plan of a sweep's cell jobs (``job.cell``: its ``id``, ``config``,
+    ``baseline``). Simulated and own-agent systems share nothing: one phase, each cell
+    alone. Systems behind an endpoint share the response cache: the baseline configuration's
+    cells first, one after another, then each configuration's cells one after another (its
+    seeds often ask the same requests), configurations in parallel; so a request a cell shares
+    with the baseline or with its own seeds is paid once."""
+    tasks = [Task(job.cell.id, job) for job in jobs]
+    if not shared_cache:
+        return [[[task] for task in tasks]]
+    chains: dict[int, list[Task]] = {}
+    for job, task in zip(jobs, tasks, strict=True):
+        chains.setdefault(job.cell.config, []).append(task)
+    first = [chain for chain in chains.values() if chain[0].job.cell.baseline]
+    rest = [chain for chain in chains.values() if not chain[0].job.cell.baseline]
+    return [first, rest] if rest else [first]
+
+
 class CellExecutor(Protocol):
     """Runs a plan of tasks (see the module docstring)."""
 

@@ -52,7 +52,7 @@ from evalbench.studies import SWEEP, Study, UnknownStudyKind, get_study, summari
 
 from . import metrics, report
 from .data import IN_FLIGHT, note_sent, read_cell, recorded_tokens, unanswered
-from .executor import CellExecutor, Finished, LocalExecutor, Task
+from .executor import CellExecutor, Finished, LocalExecutor, Task, plan
 from .expand import (
     check_new_keys,
     check_overrides,
@@ -203,7 +203,7 @@ def reasked_cost(
     asking it again cost (its answer in ``run``'s response cache, or in the records): the
     payment lost with the earlier attempt, estimated by the one that replaced it. Without
     ``run`` (the driver), from the records and ``params``' prices."""
-    lost = (_manifest_or_none(folder) or {}).get("lost_in_flight") or []
+    lost = (manifest_or_none(folder) or {}).get("lost_in_flight") or []
     if not lost:
         return 0.0
     specs = _specs(run.params if run is not None else params)
@@ -366,28 +366,11 @@ def _resumed(manifest: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ the sweep
 
 
-def plan(jobs: list[CellJob], shared_cache: bool) -> list[list[list[Task]]]:
-    """The executor's plan. Simulated and own-agent systems share nothing: one phase, each cell
-    alone. Systems behind an endpoint share the response cache: the baseline configuration's
-    cells first, one after another, then each configuration's cells one after another (its
-    seeds often ask the same requests), configurations in parallel; so a request a cell shares
-    with the baseline or with its own seeds is paid once."""
-    tasks = [Task(job.cell.id, job) for job in jobs]
-    if not shared_cache:
-        return [[[task] for task in tasks]]
-    chains: dict[int, list[Task]] = {}
-    for job, task in zip(jobs, tasks, strict=True):
-        chains.setdefault(job.cell.config, []).append(task)
-    first = [chain for chain in chains.values() if chain[0].job.cell.baseline]
-    rest = [chain for chain in chains.values() if not chain[0].job.cell.baseline]
-    return [first, rest] if rest else [first]
-
-
 def _failed(job: CellJob, finished: Finished) -> CellSummary:
     """A cell whose worker raised, died or timed out (its records so far are counted, and
     the requests its earlier attempts lost in flight)."""
     usage = recorded_calls(job.folder, _specs(job.params)).to_dict(orient="records")
-    manifest = _manifest_or_none(job.folder) or {}
+    manifest = manifest_or_none(job.folder) or {}
     earlier = _resumed(manifest) | {"reasked_cost_usd": reasked_cost(job.folder, None, job.params)}
     return CellSummary(
         job.cell.id,
@@ -435,18 +418,27 @@ def execute(
                 summaries[done.cell] = _failed(by_id[done.cell], done)
                 stopped.append((by_id[done.cell], done.error))
             bar.update(1)
+    except BaseException:  # Ctrl-C, SIGTERM: the cells under way say so, not "running"
+        stopped += [(job, CUT_SHORT) for job in jobs if job.cell.id not in summaries]
+        raise
     finally:
         getattr(done_cells, "close", lambda: None)()  # its workers stopped: their folders free
         for job, why in stopped:
-            settle_stopped(job.folder, why)
+            settle_stopped(job.folder, why, "interrupted" if why == CUT_SHORT else "failed")
         bar.close()
     return summaries
 
 
-def settle_stopped(folder: Path, why: str) -> None:
+CUT_SHORT = "the sweep was stopped (Ctrl-C or SIGTERM) while this cell ran; rerun to resume it"
+"""Why the cells under way when a sweep was stopped ended (their manifests say it)."""
+
+
+def settle_stopped(folder: Path, why: str, status: str = "failed") -> None:
     """Record in a cell's manifest how it ended when its worker could not (timed out and
-    killed, or its process died): ``failed`` with ``why``, if the manifest still says it is
-    running (or says nothing: a cluster's task that never sent its files back). Done holding
+    killed, or its process died; with ``status`` ``interrupted``: the sweep was stopped):
+    ``status`` with ``why``, if the manifest still says it is running, says nothing (a
+    cluster's task that never sent its files back) or says what a reader guessed from the
+    free lock (``interrupted``, "its process is gone"): the driver knows better. Done holding
     the folder's lock, once the executor stopped the worker; a folder another sweep holds by
     then is that sweep's to end. A folder this process cannot write (read-only, a full
     disk) is left as it is: the cell's row already says it failed and why, and the readers
@@ -456,16 +448,17 @@ def settle_stopped(folder: Path, why: str) -> None:
     except (RunInUse, OSError):
         return
     try:
-        manifest = _manifest_or_none(folder)  # unreadable: left as it is, for a look
-        if manifest is not None and manifest.get("status") in (*UNFINISHED, None):
-            update_manifest(folder, status="failed", reason=why, ended_at=now_iso())
+        manifest = manifest_or_none(folder)  # unreadable: left as it is, for a look
+        guessed = manifest is not None and manifest.get("status") == "interrupted"
+        if manifest is not None and (manifest.get("status") in (*UNFINISHED, None) or guessed):
+            update_manifest(folder, status=status, reason=why, ended_at=now_iso())
     except OSError:  # as above: the cell's row says why it failed
         return
     finally:
         release_run(folder)
 
 
-def _manifest_or_none(folder: Path) -> dict[str, Any] | None:
+def manifest_or_none(folder: Path) -> dict[str, Any] | None:
     """A cell's manifest as the driver reads it (``None`` when it cannot be read: the cell's
     problem, shown as its reason, never the end of the sweep)."""
     try:

@@ -182,6 +182,55 @@ def test_a_stopped_cell_whose_folder_cannot_be_written_does_not_stop_the_sweep(
     assert (job.folder / "manifest.json").read_text() == '{"status": "running"}'
 
 
+def test_a_cell_a_reader_marked_interrupted_gets_the_drivers_reason(tmp_path: Path) -> None:
+    """A worker that died leaves its cell's manifest ``running`` with a free lock; a reader
+    of the folder (the driver's own) then wrote ``interrupted`` ("its process is gone"),
+    which settle_stopped left alone: the cell's manifest disagreed with its row (failed)."""
+    import json
+
+    from evalbench.runs import current_manifest
+
+    sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    job = cell_jobs(open_run(tmp_path / "sw.yaml"))[0]
+    job.folder.mkdir(parents=True)
+    (job.folder / "manifest.json").write_text('{"status": "running", "pid": 1}')
+    assert current_manifest(job.folder)["status"] == "interrupted"  # the reader's guess
+    settle_stopped(job.folder, "its worker process died (exit code 3)")
+    manifest = json.loads((job.folder / "manifest.json").read_text())
+    assert (manifest["status"], manifest["reason"]) == (
+        "failed", "its worker process died (exit code 3)")  # fmt: skip
+    (job.folder / "manifest.json").write_text('{"status": "ok"}')  # a cell that ended: kept
+    settle_stopped(job.folder, "died")
+    assert json.loads((job.folder / "manifest.json").read_text()) == {"status": "ok"}
+
+
+def test_a_sweep_stopped_at_once_marks_its_cells_under_way_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a second Ctrl-C left the cells under way ``running`` for ever."""
+    import json
+
+    from evalbench.sweeps import study
+
+    params = sweep_params(tmp_path, {"grid": {"systems.0.temperature": [0.0, 0.5]}})
+    jobs = cell_jobs(open_run(tmp_path / "sw.yaml"))
+    for job in jobs:
+        job.folder.mkdir(parents=True)
+        (job.folder / "manifest.json").write_text('{"status": "running"}')
+
+    class Aborted:
+        def run(self, *args: object, **kwargs: object):
+            yield Finished(jobs[0].cell.id, ended_ok(0, {"a": range(3)}), None, 1.0)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        study.execute(params, jobs, Aborted())
+    second = json.loads((jobs[1].folder / "manifest.json").read_text())
+    assert (second["status"], second["reason"]) == ("interrupted", study.CUT_SHORT)
+    first = json.loads((jobs[0].folder / "manifest.json").read_text())
+    assert first == {"status": "running"}  # it ended: its own process wrote (here: the fake's)
+
+
 # ------------------------------------------------------------------ findings
 
 
