@@ -134,11 +134,13 @@ def run_inputs(
     overrides: Sequence[str],
     data_files: Iterable[str],
     dependencies: Iterable[Path | str],
+    params_digest: str | None = None,
 ) -> dict[str, Any]:
-    """Everything a published run's numbers depend on, as digests (see the module docstring)."""
+    """Everything a published run's numbers depend on, as digests (see the module docstring);
+    ``params_digest``: the params file's as the run loaded it (default: as it is now)."""
     return {
         "code": code_digest(notebook.resolve()),
-        "params_file": file_digest(Path(params_file)),
+        "params_file": params_digest or file_digest(Path(params_file)),
         "overrides": list(overrides),
         "data": {
             label: file_digest(Path(label)) if Path(label).is_absolute() else "registered"

@@ -27,7 +27,7 @@ import pandas as pd
 
 from evalbench import kernels, lean_imports, processes
 from evalbench.alerts import AlertsSpec
-from evalbench.freshness import find_current, run_inputs
+from evalbench.freshness import file_digest, find_current, run_inputs
 from evalbench.index import (  # noqa: F401  (build_index, collect_runs: re-exported)
     PUBLISHED,
     _fmt,
@@ -120,6 +120,7 @@ def run_study(
     """
     overrides = overrides or []
     params = load_params(params_file, overrides)
+    loaded = file_digest(Path(params_file))  # the run's input, however the file changes
     run_dir = run_dir_for(params_file, params)
     notebook = get_settings().project_root / "notebooks" / notebook_for(params)
     if not notebook.is_file():
@@ -145,7 +146,7 @@ def run_study(
         status, reason = _attempt(execute, run_dir, params)
         try:
             result = _end(params_file, run_dir, started, status, reason, execute.timing,
-                          params.alerts)  # fmt: skip
+                          params, loaded)  # fmt: skip
         except OSError as exc:
             if exc.errno not in UNWRITABLE:
                 raise
@@ -207,13 +208,14 @@ def _end_on_a_full_disk(run_dir: Path, reason: str) -> None:
 
 
 def _inputs(notebook: Path, params_file: Path, params: StudyParams,
-            manifest: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
-    """What the published run depends on (:func:`evalbench.freshness.run_inputs`)."""
+            manifest: dict[str, Any], loaded: str) -> dict[str, Any]:  # fmt: skip
+    """What the published run depends on (:func:`evalbench.freshness.run_inputs`; ``loaded``:
+    its params file's digest when it was loaded)."""
     study = get_study(params.study)
     dependencies = (study.dependencies(params, Path(params_file).resolve().parent)
                     if study.dependencies is not None else [])  # fmt: skip
     return run_inputs(notebook, params_file, manifest.get("overrides") or [],
-                      manifest.get("data_files") or {}, dependencies)  # fmt: skip
+                      manifest.get("data_files") or {}, dependencies, loaded)  # fmt: skip
 
 
 def _aborted(run_dir: Path, why: str) -> None:
@@ -575,14 +577,18 @@ def _end(
     status: Status,
     reason: str,
     timing: dict[str, float],
-    alerts: AlertsSpec | None = None,
+    params: StudyParams,
+    loaded: str,
 ) -> StudyResult:
+    """Publish (or keep aside) the attempt and record how it ended, from the params the run
+    loaded (``loaded``: their file's digest then): never the file again, which may have been
+    renamed or edited meanwhile."""
     wall = time.perf_counter() - started
     ended = now_iso()
     checks: dict[str, Any] = {}
     if status in PUBLISHED:
         _publish(run_dir)
-        checks["alerts"] = _due(alerts)  # this attempt's check, due: never an earlier one's
+        checks["alerts"] = _due(params.alerts)  # this attempt's check, due: never an earlier
     else:
         _keep_attempt(run_dir)
     manifest = update_manifest(
@@ -590,9 +596,8 @@ def _end(
         ended_at=ended, timing=timing, **checks,
     )  # fmt: skip
     if status in PUBLISHED:
-        params = load_params(params_file, manifest.get("overrides") or [])
         notebook = get_settings().project_root / "notebooks" / notebook_for(params)
-        inputs = _inputs(notebook, Path(params_file), params, manifest)
+        inputs = _inputs(notebook, Path(params_file), params, manifest, loaded)
         manifest = update_manifest(run_dir, published=_snapshot(manifest), inputs=inputs,
                                    notebook=notebook.name)  # fmt: skip
     update_manifest(run_dir, report="report.html" if manifest.get("published") else None)

@@ -194,3 +194,39 @@ def test_a_comparison_of_params_files_is_stale_once_a_compared_file_changes(tmp_
     again = run_study(path, warm=True)
     assert again.status == "ok", again.reason  # rendered again, on the new runs
     assert run_study(path, warm=True).status == "current"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", ["renamed", "edited"])
+def test_a_params_file_renamed_or_edited_while_its_run_renders(tmp_path, monkeypatch, change):
+    """The run ends from the params it loaded: before, its end read the file again, so a
+    file renamed mid-run ended a finished run as "params file not found" (exit 2, no summary,
+    no inputs), and one edited mid-run was recorded as the input of a run it never made (a
+    later run of the edited file could then read as up to date)."""
+    import hashlib
+
+    from evalbench import publish
+    from evalbench.publish import _Execution
+
+    path = _study(tmp_path)
+    loaded = hashlib.sha256(path.read_bytes()).hexdigest()
+    export = _Execution.export
+
+    def meanwhile(self, notebook, html):
+        if change == "renamed":
+            path.rename(path.with_name("elsewhere.yaml"))
+        else:
+            path.write_text(
+                path.read_text().replace("bootstrap_rounds: 50", "bootstrap_rounds: 60")
+            )
+        return export(self, notebook, html)
+
+    monkeypatch.setattr(publish._Execution, "export", meanwhile)
+    result = run_study(path, warm=True)
+    assert result.status == "ok", result.reason
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["inputs"]["params_file"] == loaded and manifest["published"]
+    assert (result.run_dir / "summary.html").is_file()
+    if change == "edited":
+        monkeypatch.undo()
+        assert run_study(path, warm=True).status == "ok"  # another run: not "current"
