@@ -72,7 +72,8 @@ def header(run: Run, result: Any = None) -> None:
     if result is not None and run.summarize is not None:
         summary = run.summarize(result)
         limits = {s.name: s.max_tokens for s in p.model_specs() if s.max_tokens is not None}
-        parts.append(measured_html(summary.measured or [], run.recorded_usage(), limits))
+        contexts = {s.name: s.local.n_ctx for s in p.model_specs() if s.local is not None}
+        parts.append(measured_html(summary.measured or [], run.recorded_usage(), limits, contexts))
         if summary.findings is not None:
             parts.append(findings_html(summary.findings))
     _display("\n".join(parts))
@@ -125,13 +126,15 @@ def warning(message: str) -> str:
 
 
 def measured_html(
-    rows: Sequence[Measured], usage: pd.DataFrame, limits: Mapping[str, int] | None = None
-) -> str:
+    rows: Sequence[Measured], usage: pd.DataFrame, limits: Mapping[str, int] | None = None,
+    contexts: Mapping[str, int] | None = None,
+) -> str:  # fmt: skip
     """What the headlines stand on, for every report alike: a red notice when nothing was
     measured, for each system that measured nothing, for outputs cut at ``max_tokens``
-    (``limits``: each system's, as its params set it) and for repeated attempts that were
-    identical; then one line per system: items scored of items asked, and why not."""
-    limits = limits or {}
+    (``limits``: each system's, as its params set it; ``contexts``: a local model's ``n_ctx``,
+    where the cut came from when prompt and answer filled it) and for repeated attempts that
+    were identical; then one line per system: items scored of items asked, and why not."""
+    limits, contexts = limits or {}, contexts or {}
     notes = []
     if nothing_measured(rows):
         notes.append(f"NO RESULT — {why(no_result_text(rows))}. Nothing below is a measurement.")
@@ -143,6 +146,7 @@ def measured_html(
         each = "; ".join(
             f"{r.system}: {truncated_text(int(r.truncated), int(getattr(r, 'outputs', r.calls)))}"
             + (f" at max_tokens {limits[r.system]}" if r.system in limits else "")
+            + _at_context(r, contexts)
             for r in cut
         )
         notes.append(f"TRUNCATED — {each}: those outputs end where the limit cut them.")
@@ -247,6 +251,14 @@ def _cell(value: Any, digits: int, count: bool = True) -> str:
     return str(value)
 
 
+def _at_context(row: Any, contexts: Mapping[str, int]) -> str:
+    at = int(getattr(row, "truncated_at_n_ctx", 0) or 0)
+    if not at or row.system not in contexts:
+        return ""
+    return (f", {at:,d} of them at the context size (n_ctx {contexts[row.system]:,d}: the "
+            "prompt left max_tokens no room)")  # fmt: skip
+
+
 def usage(run: Run) -> None:
     """Model calls per system and judge: the whole study (all sessions), then this session.
 
@@ -259,6 +271,8 @@ def usage(run: Run) -> None:
         text("<p>No model calls or agent tasks are recorded in this run.</p>")
         return
     study["error_reasons"] = [_reasons(r) for r in study["error_reasons"]]
+    if not study["truncated_at_n_ctx"].any():  # only a local model's cut can be one
+        study = study.drop(columns="truncated_at_n_ctx")
     table(
         study,
         "Model calls over the whole study: calls = answers recorded, cached = served from the "

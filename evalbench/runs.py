@@ -703,8 +703,9 @@ class Run(Generic[P]):
         return usage_from_rows(rows, specs)
 
 
-USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "outputs", "truncated", "cached",
-                 "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
+USAGE_COLUMNS = ["system", "calls", "errors", "error_reasons", "outputs", "truncated",
+                 "truncated_at_n_ctx", "cached", "prompt_tokens", "completion_tokens",
+                 "cost_usd"]  # fmt: skip
 
 
 def _is_call(row: dict[str, Any]) -> bool:
@@ -714,7 +715,8 @@ def _is_call(row: dict[str, Any]) -> bool:
 def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec]) -> pd.DataFrame:
     """Per system: calls, errors (by reason), model outputs (``outputs``: one per call, an
     agent task's model steps), those cut at ``max_tokens`` (``truncated``: ``finish_reason``
-    ``length``; an agent task's in ``truncated_steps``), cache hits, tokens and the cost of
+    ``length``; an agent task's in ``truncated_steps``; ``truncated_at_n_ctx``: a local
+    model's whose prompt and answer filled its ``n_ctx``), cache hits, tokens and the cost of
     paid calls.
 
     Args:
@@ -737,15 +739,17 @@ def usage_from_rows(rows: Sequence[dict[str, Any]], specs: dict[str, ModelSpec])
         truncated = (row.get("finish_reason") == TRUNCATED) + (row.get("truncated_steps") or 0)
         agent = row.get("truncated_steps") is not None  # a task: its model steps are outputs
         outputs = max(0, (row.get("steps") or 0) - (row.get("tool_calls") or 0)) if agent else 1
-        counts.setdefault(system, Counter()).update(calls=1, outputs=outputs, truncated=truncated,
-                                                    cached=cached, prompt=prompt,
-                                                    completion=completion)  # fmt: skip
+        local = getattr(specs.get(system), "local", None)  # a cut where n_ctx ran out
+        at_n_ctx = bool(truncated and not agent and local and prompt + completion >= local.n_ctx)
+        counts.setdefault(system, Counter()).update(calls=1, outputs=outputs, cached=cached,
+            truncated=truncated, at_n_ctx=at_n_ctx, prompt=prompt,
+            completion=completion)  # fmt: skip
         errors.setdefault(system, []).extend([row["error"]] if row.get("error") is not None else [])
         costs.setdefault(system, []).append(float(cost))
     return pd.DataFrame(
         [(s, c["calls"], len(errors[s]), error_reasons(pd.Series(errors[s], dtype=object)),
-          c["outputs"], c["truncated"], c["cached"], int(c["prompt"]), int(c["completion"]),
-          math.fsum(costs[s]))  # exactly rounded: the same sum in any order
+          c["outputs"], c["truncated"], c["at_n_ctx"], c["cached"], int(c["prompt"]),
+          int(c["completion"]), math.fsum(costs[s]))  # exactly rounded: the same sum in any order
          for s, c in sorted(counts.items())],
         columns=USAGE_COLUMNS,
     )  # fmt: skip

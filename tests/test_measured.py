@@ -169,6 +169,25 @@ def test_truncated_outputs_are_counted_per_system():
     assert usage.loc["b", "calls"] == 1
 
 
+def test_an_output_cut_at_a_local_models_context_size_is_told_apart_from_max_tokens():
+    """llama-cpp-python lowers max_tokens to what n_ctx leaves and answers 200 with
+    finish_reason length: prompt 192 + completion 64 = n_ctx 256 is a cut at the context
+    size, which "at max_tokens 128" misnamed (and "raise max_tokens" does not help)."""
+    from evalbench.display import measured_html
+    from evalbench.models import ModelSpec
+
+    spec = ModelSpec(name="chat", provider="local", max_tokens=128, local={"n_ctx": 256})
+    rows = [{"system": "chat", "key": str(k), "request_key": str(k), "prompt_tokens": p,
+             "completion_tokens": c, "cached": False, "error": None, "finish_reason": r}
+            for k, (p, c, r) in enumerate([(192, 64, "length"), (209, 47, "length"),
+                                           (20, 128, "length"), (30, 12, "stop")])]  # fmt: skip
+    usage = usage_from_rows(rows, {"chat": spec}).set_index("system")
+    assert (usage.loc["chat", "truncated"], usage.loc["chat", "truncated_at_n_ctx"]) == (3, 2)
+    html = measured_html([], usage.reset_index(), {"chat": 128}, {"chat": 256})
+    assert ("chat: 3 of 4 outputs truncated (finish_reason=length) at max_tokens 128, 2 of them "
+            "at the context size (n_ctx 256: the prompt left max_tokens no room)") in html  # fmt: skip
+
+
 def test_a_simulated_reply_longer_than_max_tokens_is_cut_there():
     # 4 characters per token: max_tokens 3 keeps 12 characters of text, then no call fits
     reply = SimReply("FINAL ANSWER: 12345678", (ToolCall(name="f", arguments='{"x": 1}'),))

@@ -38,6 +38,7 @@ def _pandas_usage(rows: list[dict], specs: dict) -> pd.DataFrame:
     ].fillna(0).astype(int)
     model_steps = (frame["steps"].fillna(0) - frame["tool_calls"].fillna(0)).clip(lower=0)
     frame["outputs"] = model_steps.where(frame["truncated_steps"].notna(), 1).astype(int)
+    frame["at_n_ctx"] = 0  # no local system among them
     paid = ~frame["cached"].astype(bool)
     computed = [token_cost(specs.get(s), p, c) if is_paid else 0.0
                 for s, p, c, is_paid in zip(frame["system"], frame["prompt_tokens"],
@@ -46,11 +47,12 @@ def _pandas_usage(rows: list[dict], specs: dict) -> pd.DataFrame:
     out = frame.groupby("system", sort=True).agg(
         calls=("key", "size"), errors=("error", lambda e: int(e.notna().sum())),
         error_reasons=("error", error_reasons), outputs=("outputs", "sum"),
-        truncated=("truncated", "sum"),
+        truncated=("truncated", "sum"), truncated_at_n_ctx=("at_n_ctx", "sum"),
         cached=("cached", "sum"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), cost_usd=("cost_usd", math.fsum),
     )  # fmt: skip
-    counts = ["outputs", "truncated", "cached", "prompt_tokens", "completion_tokens"]
+    counts = ["outputs", "truncated", "truncated_at_n_ctx", "cached", "prompt_tokens",
+              "completion_tokens"]  # fmt: skip
     out[counts] = out[counts].astype("int64")
     return out.reset_index()[USAGE_COLUMNS]
 
