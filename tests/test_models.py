@@ -163,6 +163,16 @@ def test_persistent_500_becomes_error_with_reason(loopback):
     assert client.ledger.errors() == {"loop": 1}
 
 
+def test_a_failed_request_records_how_long_it_took(loopback):
+    """Before: an error response said ``latency_s`` 0.0 (a context overflow that took 116 s
+    read as instant in an agent's steps). Now: from its first attempt to giving up."""
+    loopback.latency = 0.05  # each attempt waits this long before its 500
+    loopback.enqueue(*[Fault("500")] * 2)
+    r = ask(client_for(loopback, max_retries=1))
+    assert r.error.startswith("http_500") and r.attempts == 2
+    assert r.latency_s >= 2 * 0.05  # both attempts (a lower bound: it holds under load)
+
+
 def test_501_not_implemented_is_not_retried(loopback):
     # Before: a server without the endpoint (python -m http.server answers 501) was asked 7
     # times per item, ~50 s per system of 2 items, for an answer it can never give

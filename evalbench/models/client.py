@@ -320,7 +320,7 @@ class ModelClient:
         last failure (as when the retries are spent)."""
         runtime = self._runtime_for_loop()
         tokens = estimate_tokens(request)
-        attempts, previous = 0, None
+        attempts, previous, first = 0, None, time.perf_counter()
         while True:
             attempts += 1
             try:
@@ -328,18 +328,18 @@ class ModelClient:
             except NotSent:
                 if previous is None:
                     raise
-                return self._gave_up(previous, attempts - 1, key)
+                return self._gave_up(previous, attempts - 1, key, since=first)
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure = outcome
             refused = repeated_refusal(previous, failure)
             if refused or not failure.retryable or attempts > self.spec.max_retries:
-                return self._gave_up(failure, attempts, key, refused)
+                return self._gave_up(failure, attempts, key, refused, since=first)
             previous = failure
             try:
                 await pause(self._delay(attempts, failure.retry_after))
             except NotSent:
-                return self._gave_up(failure, attempts, key)
+                return self._gave_up(failure, attempts, key, since=first)
 
     async def _try_once(
         self,
@@ -385,12 +385,15 @@ class ModelClient:
         )
 
     def _gave_up(
-        self, failure: ProviderError, attempts: int, key: str, refused: bool = False
-    ) -> ChatResponse:
-        """The error response of a request whose last attempt failed with ``failure``."""
+        self, failure: ProviderError, attempts: int, key: str, refused: bool = False,
+        since: float | None = None,
+    ) -> ChatResponse:  # fmt: skip
+        """The error response of a request whose last attempt failed with ``failure``; its
+        ``latency_s``: from its first attempt (``since``, a ``perf_counter``) to giving up."""
         why = "; the same refusal twice: not retried again" if refused else ""
         return ChatResponse(
             system=self.spec.name,
+            latency_s=0.0 if since is None else time.perf_counter() - since,
             error=f"{failure.reason} (after {attempts} attempt(s){why})",
             cache_key=key,
             attempts=attempts,
