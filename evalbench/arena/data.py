@@ -113,8 +113,9 @@ def _vote_row(raw: dict, where: str, systems: Sequence[str], line: int) -> dict[
         raise ArenaError(f"{where}: field 'model_b': the same system as model_a")
     if winner not in ("a", "b", "tie"):
         raise ArenaError(f"{where}: field 'winner': {winner!r} is not a, b or tie")
+    given = raw.get("weight")  # missing or empty: 1; a JSON 0 is 0 (``0 or 1.0`` was 1)
     try:
-        weight = float(raw.get("weight") or 1.0)
+        weight = 1.0 if given in (None, "") else -1.0 if isinstance(given, bool) else float(given)
     except (TypeError, ValueError):
         weight = -1.0
     if not 0 <= weight < float("inf"):

@@ -59,6 +59,24 @@ def test_a_bad_vote_names_file_line_and_field(tmp_path, row, message):
         arena.data.load_human_battles(_write(tmp_path / "v.jsonl", [row]), ["strong", "base"])
 
 
+def test_a_weight_of_zero_is_zero_in_jsonl_as_in_csv(tmp_path):
+    """Before: ``"weight": 0`` in JSON Lines read as 1 (``0 or 1.0``), while the same vote in
+    a CSV file read as 0: a vote meant to count for nothing counted in full."""
+    rows = [{"model_a": "strong", "model_b": "base", "winner": "a", "weight": 0},
+            {"model_a": "strong", "model_b": "base", "winner": "b", "weight": 1},
+            {"model_a": "strong", "model_b": "base", "winner": "b"}]  # fmt: skip
+    jsonl = arena.data.load_human_battles(_write(tmp_path / "v.jsonl", rows), ["strong", "base"])
+    assert jsonl["weight"].tolist() == [0.0, 1.0, 1.0]  # missing: 1
+    csv = tmp_path / "v.csv"
+    csv.write_text("model_a,model_b,winner,weight\nstrong,base,a,0\nstrong,base,b,1\n"
+                   "strong,base,b,\n")  # fmt: skip
+    assert arena.data.load_human_battles(csv, ["strong", "base"])["weight"].tolist() == [
+        0.0, 1.0, 1.0]  # fmt: skip
+    flag = [{**rows[0], "weight": False}]
+    with pytest.raises(ArenaError, match="field 'weight': False is not a weight"):
+        arena.data.load_human_battles(_write(tmp_path / "f.jsonl", flag), ["strong", "base"])
+
+
 def test_votes_are_oriented_like_the_judge_and_the_majority_is_strict():
     votes = pd.DataFrame({
         "model_a": ["x", "y", "x", "x", "y"], "model_b": ["y", "x", "y", "y", "x"],
