@@ -129,12 +129,18 @@ def load(
 
 
 def data_files(path: Path) -> list[Path]:
-    """The data files of a source: ``path`` itself, or every data file under the folder."""
+    """The data files of a source: ``path`` itself, or every data file under the folder (one
+    that leads outside it, through a symbolic link, is refused)."""
     if path.is_file():
         return [path]
     if not path.is_dir():
         raise HleDataError(f"HLE source {path} does not exist")
     found = sorted(p for p in path.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file())
+    root = path.resolve()
+    for file in found:  # a symbolic link (or a linked folder) may lead anywhere
+        if not file.resolve().is_relative_to(root):
+            raise HleDataError(f"{file}: leads outside the HLE folder {path} (to "
+                               f"{file.resolve()}); refused")  # fmt: skip
     if not found:
         raise HleDataError(f"HLE folder {path} holds no {'/'.join(DATA_SUFFIXES)} file")
     return found

@@ -74,6 +74,24 @@ def test_broken_json_duplicates_and_unknown_categories(tmp_path):
         data.load(tmp_path / "nowhere")
 
 
+def test_a_folder_file_that_leads_outside_the_folder_is_refused(tmp_path):
+    """Before: a ``.jsonl`` symbolic link in the dataset folder to a file elsewhere was read
+    (its questions asked and published); GAIA's attachments already refused that."""
+    folder, outside = tmp_path / "hle", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    write_jsonl(folder / "q.jsonl", [row("a")])
+    write_jsonl(outside / "secret.jsonl", [row("secret")])
+    (folder / "link.jsonl").symlink_to(outside / "secret.jsonl")
+    with pytest.raises(data.HleDataError, match=re.escape(
+            f"{folder / 'link.jsonl'}: leads outside the HLE folder {folder} (to "
+            f"{outside / 'secret.jsonl'}); refused")):  # fmt: skip
+        data.load(folder)
+    (folder / "link.jsonl").unlink()
+    (folder / "sub").symlink_to(outside, target_is_directory=True)  # a linked folder:
+    assert [it.id for it in data.load(folder)] == ["a"]  # not walked into
+
+
 def test_exclude_images_counts_what_it_leaves_out(tmp_path):
     items = data.load(write_jsonl(tmp_path / "h.jsonl", [row("a"), row("b", image=IMAGE)]))
     assert data.split_images(items, exclude=False) == (items, 0)
