@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import csv
 import hashlib
+import io
+import unicodedata
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -84,13 +87,17 @@ def _decrypted(value: Any, password: str, where: str, name: str) -> str:
         raise OfficialDataError(
             f"{where}: {name}: does not decrypt with the canary ({exc})"
         ) from None
-    if not text.strip() or (not text.isprintable() and not _printable_lines(text)):
+    if not text.strip() or not _printable_lines(text):
         raise OfficialDataError(f"{where}: {name}: decrypts to no readable text")
     return text
 
 
 def _printable_lines(text: str) -> bool:
-    return all(line.isprintable() for line in text.replace("\t", " ").splitlines())
+    """Whether ``text`` reads as text: printable once tabs, line breaks and format characters
+    (Unicode Cf: zero-width joiners, soft hyphens), which official rows hold, are set aside
+    (a wrong canary already fails the strict UTF-8 decode, or leaves control bytes)."""
+    shown = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return all(line.isprintable() for line in shown.replace("\t", " ").splitlines())
 
 
 def read_browsecomp_csv(path: Path) -> list[OfficialItem]:
@@ -99,12 +106,19 @@ def read_browsecomp_csv(path: Path) -> list[OfficialItem]:
     Raises:
         OfficialDataError: a missing column, or a row that does not decrypt (``file:line``).
     """
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise OfficialDataError(f"{path}:1: missing column(s) {', '.join(missing)}")
-        items = []
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (3 if raw.startswith(codecs.BOM_UTF8) else 0)
+        raise OfficialDataError(f"{path}: not UTF-8: byte 0x{raw[offset]:02x} at offset "
+                                f"{offset}") from None  # fmt: skip
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise OfficialDataError(f"{path}:1: missing column(s) {', '.join(missing)}")
+    items = []
+    try:
         for index, row in enumerate(reader):
             where = f"{path}:{reader.line_num}"
             canary = row.get("canary") or ""
@@ -118,6 +132,12 @@ def read_browsecomp_csv(path: Path) -> list[OfficialItem]:
                     topic=(row.get("problem_topic") or "").strip() or "(none)",
                 )
             )
+    except csv.Error as exc:  # a field past the csv module's limit, a stray quote
+        why = (f"a field over {csv.field_size_limit():,d} characters" if "field larger" in
+               str(exc) else str(exc))  # fmt: skip
+        raise OfficialDataError(f"{path}:{reader.line_num + 1}: {why}") from None
+    if not items:
+        raise OfficialDataError(f"{path}: no questions")
     return items
 
 
@@ -127,9 +147,15 @@ def read_browsecomp_zh_xlsx(path: Path) -> list[OfficialItem]:
     Raises:
         OfficialDataError: a missing column, or a cell that does not decrypt (``file:row``).
     """
-    import openpyxl
+    import zipfile
 
-    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, InvalidFileException, KeyError) as exc:
+        raise OfficialDataError(f"{path}: not an xlsx workbook ({exc})") from None
     try:
         rows = list(book.worksheets[0].iter_rows(values_only=True))
     finally:
@@ -158,6 +184,8 @@ def read_browsecomp_zh_xlsx(path: Path) -> list[OfficialItem]:
                 fields["Topic"].strip(),
             )
         )
+    if not items:
+        raise OfficialDataError(f"{path}: no questions")
     return items
 
 

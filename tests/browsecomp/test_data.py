@@ -68,6 +68,47 @@ def test_a_csv_row_that_does_not_decrypt_names_file_line_and_field(tmp_path):
         read_browsecomp_csv(path)
 
 
+@pytest.mark.parametrize(
+    "text", ["می\u200cخواهم", "co\u00adoperation", "👨\u200d👩\u200d👧 family"]
+)
+def test_text_with_format_characters_decrypts_as_the_official_reader_does(tmp_path, text):
+    """simple-evals' ``decrypt`` only decodes: a zero-width joiner or non-joiner, a soft hyphen
+    (Unicode category Cf) are text. Before: "decrypts to no readable text"."""
+    assert any(unicodedata.category(ch) == "Cf" for ch in text)
+    (item,) = read_browsecomp_csv(write_csv(tmp_path / "bc.csv", [(text, text, "t")]))
+    assert (item.question, item.answer) == (text, text)
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [(b"problem,answer,problem_topic,canary\n", "bc.csv: no questions"),
+     (b"problem,answer,problem_topic,canary\n\xe9,\xe9,Art,x\n",
+      "bc.csv: not UTF-8: byte 0xe9 at offset 36"),
+     (None, "bc.csv:2: a field over 131,072 characters")],
+)  # fmt: skip
+def test_an_unreadable_csv_is_one_line_naming_it(tmp_path, content, says):
+    """Before: a header with no row was ``KeyError: 'system'`` in the study; latin-1 bytes a
+    ``UnicodeDecodeError``; a 10 MB field the csv module's bare "field larger than field
+    limit (131072)"."""
+    path = tmp_path / "bc.csv"
+    if content is None:
+        write_csv(path, [("q", "x" * 200_000, "t")])
+    else:
+        path.write_bytes(content)
+    with pytest.raises(OfficialDataError) as caught:
+        read_browsecomp_csv(path)
+    assert str(caught.value).endswith(says) or says in str(caught.value)
+    assert str(caught.value).startswith(str(tmp_path))
+
+
+def test_a_workbook_that_is_no_xlsx_or_has_no_row_is_one_line(tmp_path):
+    (tmp_path / "zh.xlsx").write_text("not a zip")
+    with pytest.raises(OfficialDataError, match=r"zh\.xlsx: not an xlsx workbook"):
+        read_browsecomp_zh_xlsx(tmp_path / "zh.xlsx")
+    with pytest.raises(OfficialDataError, match=r"zh\.xlsx: no questions"):
+        read_browsecomp_zh_xlsx(write_xlsx(tmp_path / "zh.xlsx", []))
+
+
 def test_a_synthetic_xlsx_decrypts_all_three_fields(tmp_path):
     rows = [("体育", "哪支球队赢得了比赛？", "北京队"), ("历史", "Which year?", "1911")]
     items = read_browsecomp_zh_xlsx(write_xlsx(tmp_path / "zh.xlsx", rows))
