@@ -10,8 +10,10 @@ skips the keys already written.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import functools
+import io
 import json
 import math
 import os
@@ -507,6 +509,42 @@ def iter_jsonl(
             if not isinstance(row, dict):
                 raise error(f"{path}:{number}: expected a JSON object")
             yield number, row
+
+
+def iter_csv(
+    path: Path | str, *, error: type[Exception] = CorruptRecords
+) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
+    """The header and ``(line number, row)`` of every row of a CSV file read as untrusted
+    input: strict UTF-8 (a BOM, as Excel writes it, is dropped).
+
+    Raises:
+        error: not UTF-8 (the byte and its offset), or a row the csv module cannot read (a
+            field past its limit of 131,072 characters, a stray quote), naming file and line.
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        raise error(f"{path}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+
+    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except csv.Error as exc:
+            why = str(exc)
+            if "field larger" in why:
+                why = f"a field over {csv.field_size_limit():,d} characters"
+            raise error(f"{path}:{reader.line_num + 1}: {why}") from None
+
+    try:
+        header = list(reader.fieldnames or [])
+    except csv.Error as exc:
+        raise error(f"{path}:1: {exc}") from None
+    return header, rows()
 
 
 def _not_json(exc: json.JSONDecodeError) -> str:

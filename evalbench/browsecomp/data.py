@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
-import csv
 import hashlib
-import io
 import unicodedata
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from evalbench import sources
+from evalbench.records import iter_csv
 
 from .scoring import Style
 
@@ -106,36 +104,24 @@ def read_browsecomp_csv(path: Path) -> list[OfficialItem]:
     Raises:
         OfficialDataError: a missing column, or a row that does not decrypt (``file:line``).
     """
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        offset = exc.start + (3 if raw.startswith(codecs.BOM_UTF8) else 0)
-        raise OfficialDataError(f"{path}: not UTF-8: byte 0x{raw[offset]:02x} at offset "
-                                f"{offset}") from None  # fmt: skip
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+    header, rows = iter_csv(path, error=OfficialDataError)
+    missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:
         raise OfficialDataError(f"{path}:1: missing column(s) {', '.join(missing)}")
     items = []
-    try:
-        for index, row in enumerate(reader):
-            where = f"{path}:{reader.line_num}"
-            canary = row.get("canary") or ""
-            if not canary:
-                raise OfficialDataError(f"{where}: canary: empty")
-            items.append(
-                OfficialItem(
-                    id=f"bc-{index:04d}",
-                    question=_decrypted(row["problem"], canary, where, "problem"),
-                    answer=_decrypted(row["answer"], canary, where, "answer"),
-                    topic=(row.get("problem_topic") or "").strip() or "(none)",
-                )
+    for index, (line, row) in enumerate(rows):
+        where = f"{path}:{line}"
+        canary = row.get("canary") or ""
+        if not canary:
+            raise OfficialDataError(f"{where}: canary: empty")
+        items.append(
+            OfficialItem(
+                id=f"bc-{index:04d}",
+                question=_decrypted(row["problem"], canary, where, "problem"),
+                answer=_decrypted(row["answer"], canary, where, "answer"),
+                topic=(row.get("problem_topic") or "").strip() or "(none)",
             )
-    except csv.Error as exc:  # a field past the csv module's limit, a stray quote
-        why = (f"a field over {csv.field_size_limit():,d} characters" if "field larger" in
-               str(exc) else str(exc))  # fmt: skip
-        raise OfficialDataError(f"{path}:{reader.line_num + 1}: {why}") from None
+        )
     if not items:
         raise OfficialDataError(f"{path}: no questions")
     return items

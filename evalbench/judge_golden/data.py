@@ -17,7 +17,6 @@ three-annotator file shipped beside the demo golden set).
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ import pandas as pd
 from evalbench import sources
 from evalbench.judge import Dimension, Rubric, get_rubric, weighted_score
 from evalbench.labels import Policy, human_reference
-from evalbench.records import iter_jsonl
+from evalbench.records import iter_csv, iter_jsonl
 
 GOLDEN_REQUIRED = ("item", "question", "answer")
 """Columns every golden set has; ``reference`` is optional; ``human_<dimension>`` per dimension."""
@@ -66,12 +65,11 @@ def _golden_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _golden_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        for row in reader:
-            if None in row:
-                raise GoldenSetError(f"{path}:{reader.line_num}: more cells than header columns")
-            yield reader.line_num, dict(row)
+    _, rows = iter_csv(path, error=GoldenSetError)  # strict UTF-8, a BOM dropped
+    for line, row in rows:
+        if None in row:
+            raise GoldenSetError(f"{path}:{line}: more cells than header columns")
+        yield line, dict(row)
 
 
 def _golden_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -69,6 +69,29 @@ def test_golden_errors_name_file_line_and_column(
         D.load_golden(path)
 
 
+def test_a_golden_csv_as_excel_writes_it_loads_and_unreadable_bytes_are_one_line(
+    tmp_path: Path,
+) -> None:
+    """Before: a BOM (Excel's "CSV UTF-8") read the first column as '\\ufeffitem' ("column
+    'item': missing"); latin-1 bytes were a UnicodeDecodeError; a 300,000-character answer the
+    csv module's bare "field larger than field limit (131072)"."""
+    header = "item,question,answer,human_accuracy,human_completeness,human_clarity\n"
+    bom = tmp_path / "bom.csv"
+    bom.write_text(header + "i1,q,a,5,6,7\n", encoding="utf-8-sig")
+    assert D.load_golden(bom)["item"].tolist() == ["i1"]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(header.encode() + b"i1,caf\xe9,a,5,6,7\n")
+    at = len(header) + len("i1,caf")  # the é, a latin-1 byte: 75
+    with pytest.raises(D.GoldenSetError, match=rf"^{re.escape(str(latin))}: not UTF-8: byte "
+                       rf"0xe9 at offset {at}$"):  # fmt: skip
+        D.load_golden(latin)
+    big = tmp_path / "big.csv"
+    big.write_text(header + "i1,q," + "x" * 300_000 + ",5,6,7\n")
+    with pytest.raises(D.GoldenSetError, match=rf"^{re.escape(str(big))}:2: a field over "
+                       "131,072 characters$"):  # fmt: skip
+        D.load_golden(big)
+
+
 def test_golden_structural_errors(tmp_path: Path) -> None:
     csv_path = _write_csv(tmp_path / "g.csv", [GOOD, GOOD])
     repeat = rf"{re.escape(str(csv_path))}:3: column 'item': 'q1' repeats line 2"
