@@ -241,7 +241,7 @@ def _json_line(line: str, where: str) -> Mapping[str, Any]:
 
 def _parse_row(row: Mapping[str, Any], where: str, folder: Path) -> GaiaItem:
     task_id = _required_text(row, "task_id", where)
-    file_name = _optional_text(row.get("file_name"))
+    file_name = _file_name(row.get("file_name"), where)
     meta = row.get("Annotator Metadata")
     meta = dict(meta) if isinstance(meta, Mapping) else {}
     answer = _required_text(row, "Final answer", where, allow_empty=True)
@@ -271,8 +271,14 @@ def _required_text(
     return value
 
 
-def _optional_text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
+def _file_name(value: Any, where: str) -> str:
+    """An attachment's name; missing, null, NaN (a table's empty cell) or "" is none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if not isinstance(value, str):
+        raise GaiaDataError(f"{where}: field 'file_name' must be a string (or empty: no "
+                            f"attachment), got {value!r:.60}")  # fmt: skip
+    return value.strip()
 
 
 def _optional_int(value: Any) -> int | None:

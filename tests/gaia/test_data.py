@@ -111,8 +111,13 @@ def test_symlink_escaping_the_folder_is_refused_but_inside_is_fine(tmp_path):
         ([row("a", 1, "1")], {"levels": [3]}, r"no GAIA items left after filtering"),
         ([row("a", 1, "1")], {"levels": [4]}, r"levels must be among 1, 2, 3; got \[4\]"),
         ([row("a", 1, "1")], {"task_ids": ["zz"]}, r"unknown task ids \['zz'\]"),
+        # before: any file_name that is not text was "no attachment", without a word
+        ([{**row("a", 1, "1"), "file_name": 5}], {}, r":1: field 'file_name' must be a string "
+         r"\(or empty: no attachment\), got 5"),
+        ([{**row("a", 1, "1"), "file_name": ["x.csv"]}], {}, r"field 'file_name' must be a "
+         r"string"),
     ],
-)
+)  # fmt: skip
 def test_bad_input_gives_one_clear_line(tmp_path, rows, kwargs, message):
     path = write_jsonl(tmp_path, rows)
     with pytest.raises(gaia.GaiaDataError, match=message) as err:
