@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -124,7 +123,9 @@ def load(
         rows = _file_rows(demo_path() / "questions.jsonl")
     else:
         rows = (row for path in data_files(Path(source)) for row in _file_rows(path))
-    items = _unique([_parse_item(row, where) for where, row in rows])
+    items = _unique([(where, _parse_item(row, where)) for where, row in rows])
+    if not items:
+        raise HleDataError(f"{source}: no questions")
     return filter_categories(items, categories)
 
 
@@ -284,11 +285,15 @@ def _text(row: Mapping[str, Any], field: str, where: str, *, required: bool = Tr
     return value
 
 
-def _unique(items: list[HleItem]) -> list[HleItem]:
-    repeated = [i for i, n in Counter(it.id for it in items).items() if n > 1]
-    if repeated:
-        raise HleDataError(f"duplicate question id(s) {repeated[:3]} ({len(repeated)} in all)")
-    return items
+def _unique(parsed: list[tuple[str, HleItem]]) -> list[HleItem]:
+    """The items of ``parsed`` (``(where, item)``); a repeated id names both places."""
+    first: dict[str, str] = {}
+    for where, item in parsed:
+        if item.id in first:
+            raise HleDataError(f"{where}: duplicate question id {item.id!r} (first at "
+                               f"{first[item.id]})")  # fmt: skip
+        first[item.id] = where
+    return [item for _, item in parsed]
 
 
 # ---------------------------------------------------------------------------- predictions

@@ -92,6 +92,19 @@ def test_a_folder_file_that_leads_outside_the_folder_is_refused(tmp_path):
     assert [it.id for it in data.load(folder)] == ["a"]  # not walked into
 
 
+def test_a_repeated_id_names_both_lines_and_an_empty_file_says_so(tmp_path):
+    """Before: "duplicate question id(s) ['a'] (1 in all)", with no file or line; an empty
+    file ran to "no question left (after the category filter and exclude_images)"."""
+    path = write_jsonl(tmp_path / "q.jsonl", [row("a"), row("b"), row("a")])
+    with pytest.raises(data.HleDataError, match=re.escape(
+            f"{path}:3: duplicate question id 'a' (first at {path}:1)")):  # fmt: skip
+        data.load(path)
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(data.HleDataError, match=re.escape(f"{tmp_path / 'empty.jsonl'}: no "
+                                                          "questions")):  # fmt: skip
+        data.load(tmp_path / "empty.jsonl")
+
+
 def test_exclude_images_counts_what_it_leaves_out(tmp_path):
     items = data.load(write_jsonl(tmp_path / "h.jsonl", [row("a"), row("b", image=IMAGE)]))
     assert data.split_images(items, exclude=False) == (items, 0)
