@@ -121,6 +121,19 @@ def test_from_folder_reads_txt_md_and_html(tmp_path):
     assert [h.id for h in index.search("beta")] == ["sub/b.html"]
 
 
+def test_a_collection_file_that_leads_outside_the_folder_is_refused(tmp_path):
+    """A symbolic link in the documents folder to a file elsewhere was indexed: the agent's
+    search tool could show it to the model (as HLE's folders read such files, fixed alike)."""
+    folder, outside = tmp_path / "docs", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (folder / "a.md").write_text("# A\nalpha")
+    (outside / "secret.txt").write_text("the secret")
+    (folder / "s.txt").symlink_to(outside / "secret.txt")
+    with pytest.raises(ValueError, match=r"DocumentIndex: .*s\.txt leads outside .*docs"):
+        DocumentIndex.from_folder(folder)
+
+
 def test_html_to_text_drops_scripts_and_styles():
     title, text = html_to_text(
         "<title>T</title><div>a<script>x()</script>b</div><style>p{}</style>"

@@ -162,11 +162,17 @@ class DocumentIndex:
 
     @classmethod
     def from_folder(cls, folder: Path) -> DocumentIndex:
-        """Every .txt/.md/.html file under ``folder``; id = its path relative to ``folder``."""
+        """Every .txt/.md/.html file under ``folder``; id = its path relative to ``folder``
+        (a file that leads outside ``folder``, through a symbolic link, is refused)."""
         folder = Path(folder)
         if not folder.is_dir():
             raise FileNotFoundError(f"DocumentIndex: {folder} is not a folder")
         paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES)
+        root = folder.resolve()
+        for path in paths:  # a symbolic link may lead anywhere: never into the model's view
+            if not path.resolve().is_relative_to(root):
+                raise ValueError(f"DocumentIndex: {path} leads outside {folder} (to "
+                                 f"{path.resolve()}); refused")  # fmt: skip
         docs = [read_document(p, p.relative_to(folder).as_posix()) for p in paths if p.is_file()]
         if not docs:
             raise ValueError(f"DocumentIndex: no {'/'.join(FOLDER_SUFFIXES)} files in {folder}")
