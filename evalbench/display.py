@@ -27,6 +27,7 @@ from evalbench.measured import (
 )
 from evalbench.models import ModelSpec, local
 from evalbench.runs import Run
+from evalbench.textparse import without_bidi_controls
 
 _BANNER_STYLE = (
     "padding:8px 12px;border-radius:6px;margin:6px 0;font-weight:600;"
@@ -42,7 +43,7 @@ def _display(html_text: str) -> None:
 
 def escape(value: Any) -> str:
     """HTML-escape any value's ``str`` (quotes included)."""
-    return html.escape(str(value), quote=True)
+    return html.escape(without_bidi_controls(str(value)), quote=True)
 
 
 def header(run: Run, result: Any = None) -> None:

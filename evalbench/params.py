@@ -29,7 +29,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -46,6 +46,7 @@ from pydantic import (
 
 from evalbench.alerts.spec import AlertsSpec, override_problem
 from evalbench.models import CacheMode, ModelSpec, local
+from evalbench.textparse import BIDI_CONTROLS
 
 
 class ParamsError(ValueError):
@@ -160,7 +161,27 @@ def read_params_data(path: Path | str, overrides: Sequence[str] = ()) -> dict[st
         ParamsError: one line naming the file, the field path and what was expected.
     """
     path = Path(path)
-    return apply_overrides(_read_yaml(path), overrides, path)
+    data = apply_overrides(_read_yaml(path), overrides, path)
+    for where, char in _bidi_controls(data):
+        raise ParamsError(f"{path}: {where}: a bidirectional control character "
+                          f"(U+{ord(char):04X}): a page showing it reorders what follows "
+                          "it; remove it")  # fmt: skip
+    return data
+
+
+def _bidi_controls(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """(field path, character) of each :data:`~evalbench.textparse.BIDI_CONTROLS` character
+    in a params mapping's keys and texts."""
+    if isinstance(value, str):
+        if found := BIDI_CONTROLS.search(value):
+            yield where or "(top level)", found.group()
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _bidi_controls(key, f"{where}.{key}".lstrip("."))
+            yield from _bidi_controls(item, f"{where}.{key}".lstrip("."))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            yield from _bidi_controls(item, f"{where}.{number}".lstrip("."))
 
 
 def apply_overrides(data: dict[str, Any], overrides: Sequence[str], path: Path) -> dict[str, Any]:

@@ -63,3 +63,14 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
             if isinstance(value, dict):
                 return value
     return None
+
+
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Unicode's bidirectional control characters (marks, embeddings, overrides, isolates): in a
+page, one in a system name reorders what follows it (a right-to-left override showed "28%
+to 61%" as "%16 ,%82")."""
+
+
+def without_bidi_controls(text: str) -> str:
+    """``text`` without :data:`BIDI_CONTROLS` (the letters of any script stay as they are)."""
+    return BIDI_CONTROLS.sub("", text)

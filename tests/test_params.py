@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import papermill as pm
@@ -403,3 +404,38 @@ def test_a_secret_where_its_variables_name_goes_is_refused_and_never_shown(
     assert "sekret" not in out + err and "AKIA" not in out + err
     where = "alerts.notify.0.webhook_env" if field == "alerts" else field
     assert err == f"evalbench: {path}: {where}: {NOT_A_NAME}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [('systems: [{name: "evil\\u202E", provider: sim}]', "systems.0.name"),
+     ('title: "abc\\u2067def"', "title"), ('description: "x\\u200fy"', "description")],
+)  # fmt: skip
+def test_a_bidirectional_control_character_is_refused_where_it_is(tmp_path, text, where):
+    """A system name ending in U+202E (right-to-left override) reversed every number after it
+    on the summary and trends pages ("%16 ,%82" for 28% to 61%). Params are refused with the
+    field; the pages drop such characters from whatever else they show (imported names)."""
+    path = tmp_path / "x.yaml"
+    base = "study: gaia\ntitle: t\ndataset: demo\nsystems: [{name: s, provider: sim}]\n"
+    key = text.split(":", 1)[0]
+    path.write_text("\n".join(row for row in base.splitlines() if not row.startswith(key + ":"))
+                    + "\n" + text + "\n")  # fmt: skip
+    with pytest.raises(ParamsError, match=rf"x\.yaml: {re.escape(where)}: a bidirectional "
+                       r"control character \(U\+"):  # fmt: skip
+        load_params(path)
+    with pytest.raises(ParamsError, match=r"systems\.0\.name: a bidirectional control"):
+        load_params(_plain(tmp_path), ["systems.0.name=a\u202eb"])
+
+
+def _plain(tmp_path):
+    path = tmp_path / "plain.yaml"
+    path.write_text("study: gaia\ntitle: t\ndataset: demo\nsystems: [{name: s, provider: sim}]\n")
+    return path
+
+
+def test_pages_drop_bidirectional_controls_from_what_they_show():
+    from evalbench.display import escape
+    from evalbench.summary.page import e
+
+    for escaped in (escape("evil\u202e: 28%"), e("evil\u202e: 28%")):
+        assert escaped == "evil: 28%"

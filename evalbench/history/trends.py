@@ -28,6 +28,7 @@ import pandas as pd
 from evalbench.alerts.shown import shown
 from evalbench.look import MARKERS, OKABE_ITO, SCROLL_CSS
 from evalbench.records import write_atomic
+from evalbench.textparse import without_bidi_controls
 
 from .runs import configuration, params_identity, setup_label
 
@@ -141,7 +142,7 @@ def trends_page(study: str, points: list[Point], infos: dict[tuple[str, str], Ru
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(without_bidi_controls(str(value)), quote=True)
 
 
 def _finite(values: list[float]) -> list[float]:

@@ -15,6 +15,7 @@ from evalbench.alerts.shown import shown
 from evalbench.findings import safe_html
 from evalbench.look import SCROLL_CSS
 from evalbench.measured import from_rows, identical_text, reasons_text, truncated_text, why
+from evalbench.textparse import without_bidi_controls
 
 from .facts import Change, Facts, Headline, Risk, number
 
@@ -38,7 +39,7 @@ TIER_WORDS = {
 
 def e(value: object) -> str:
     """HTML-escaped text."""
-    return html.escape(str(value), quote=True)
+    return html.escape(without_bidi_controls(str(value)), quote=True)
 
 
 def plain(label: str) -> str:
