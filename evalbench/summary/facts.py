@@ -328,6 +328,9 @@ FAILURE_KINDS = {
     "wrong": ("Wrong answers", "the system gave an answer, and it was wrong"),
 }  # fmt: skip
 """Outcome states as failure kinds: title and what it means, in plain words."""
+NOT_MEASURED = ("error", "unscored")
+"""Outcome states that measured nothing (a failed call, an ungraded answer): no rate counts
+them as wrong."""
 COUNT_RISKS = ("error", "unscored", "timeout", "failed", "not_answered", "no_answer", "invalid",
                "dropped", "no_response", "skipped", "not_ok")  # fmt: skip
 """Words that mark a manifest count as a failure kind (studies without per-item outcomes)."""
@@ -403,6 +406,7 @@ def _slice_risks(run: RunOutcomes) -> list[Risk]:
     frame = run.outcomes[run.outcomes["metric"] == run.outcomes["metric"].iloc[0]]
     if not run.slices or frame["kind"].iloc[0] != "binary":
         return []
+    frame = frame[~frame["state"].isin(NOT_MEASURED)]  # a failed call is no wrong answer
     name = run.slices[0]
     means = frame.groupby(name)["value"].agg(["mean", "count"]).dropna()
     if len(means) < 2:

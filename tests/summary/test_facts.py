@@ -74,6 +74,22 @@ def test_headline_change_cost_and_risks_by_hand(outputs):
     assert "a: $0.0100 per task, $0.40 in all" in text
 
 
+def test_the_weakest_slice_is_over_measured_answers_only(outputs):
+    """Before: failed calls counted as wrong answers in the weakest-level risk: with every
+    call failed it read "Weakest on level L1: 0% right over all systems on 24 answers"; with
+    one system failing, its failed calls were pooled in with the other's answers."""
+    failing = {f"t{i}": ("error", 1 + i % 2) for i in range(8)}
+    only_failed = write_run(outputs, "dead", {"f": failing})
+    assert not any(r.title.startswith("Weakest") for r in summary_facts(only_failed).risks)
+    # ok: level 1 right on 3 of 4, level 2 on 1 of 4; f failed everything
+    ok = {f"t{i}": (i in (0, 2, 4, 1), 1 + i % 2) for i in range(8)}
+    mixed = write_run(outputs, "mixed", {"f": failing, "ok": ok},
+                      started_at="2026-01-02T00:00:00+00:00")  # fmt: skip
+    (weakest,) = [r for r in summary_facts(mixed).risks if r.title.startswith("Weakest")]
+    assert weakest.title == "Weakest on level L2"
+    assert weakest.detail.startswith("25% right over all systems on 4 answers")  # ok's only
+
+
 def test_a_change_that_could_be_chance_says_so(outputs):
     base = write_run(outputs, "base", {"a": outcomes_from([True] * 10)})
     now = write_run(outputs, "now", {"a": outcomes_from([False] + [True] * 9)})
