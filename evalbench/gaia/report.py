@@ -242,8 +242,20 @@ def items_caption(result: GaiaResult) -> str:
 
 
 def accuracy_table(result: GaiaResult) -> pd.DataFrame:
-    """Accuracy by level (:data:`ACCURACY_COLUMNS` of :func:`~.metrics.level_accuracy`)."""
-    return result.summary.accuracy[ACCURACY_COLUMNS]
+    """Accuracy by level (:data:`ACCURACY_COLUMNS` of :func:`~.metrics.level_accuracy`); a
+    system none of whose answers was measured has its counts and no rate."""
+    rates = ["accuracy", "ci_low", "ci_high", "accuracy_no_error"]
+    return _no_result_blank(result, result.summary.accuracy[ACCURACY_COLUMNS], rates)
+
+
+def _no_result_blank(result: GaiaResult, frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with ``columns`` blank (``—``) for the systems with no result (nothing of
+    theirs measured): a rate over failed calls alone is no measurement."""
+    out = frame.copy()
+    gone = ~out["system"].isin(_scored(result))
+    for column in columns if gone.any() else []:
+        out[column] = out[column].astype(object).where(~gone, None)
+    return out
 
 
 def accuracy_caption(result: GaiaResult) -> str:
@@ -253,7 +265,8 @@ def accuracy_caption(result: GaiaResult) -> str:
         f"ci_low–ci_high = {result.params.confidence_level:.0%} Wilson interval, no_answer = "
         "no FINAL ANSWER extracted, errors = failed calls (both counted wrong); "
         "no_error = n − errors, the items whose call (or agent task) did not fail, including "
-        "agent tasks that timed out or hit the step limit; accuracy_no_error = correct / no_error"
+        "agent tasks that timed out or hit the step limit; accuracy_no_error = correct / "
+        "no_error; — = no result: none of its answers was measured"
     )
 
 
@@ -262,7 +275,8 @@ def drops_table(result: GaiaResult) -> pd.DataFrame:
     drops = result.summary.drops.rename(
         columns={"relative_drop": "relative", "absolute_drop": "absolute"}
     )
-    return display.fold_intervals(drops, ["relative", "absolute"])
+    folded = display.fold_intervals(drops, ["relative", "absolute"])
+    return _no_result_blank(result, folded, ["relative", "absolute"])
 
 
 def drops_caption(result: GaiaResult) -> str:
@@ -306,7 +320,9 @@ def scorers_section(result: GaiaResult) -> str:
         n=display.count(n, "answer"),
         verb="is" if n == 1 else "are",
     )
-    return display.table_block(result.scorers, caption) + only
+    rates = ["official", "lenient", "official_no_error", "lenient_no_error"]
+    shown = _no_result_blank(result, result.scorers, rates)
+    return display.table_block(shown, caption + "; — = no result") + only
 
 
 # ------------------------------------------------------------------ semantic matching

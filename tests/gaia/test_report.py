@@ -265,3 +265,28 @@ def test_a_near_miss_is_a_risk_with_the_differing_characters_marked():
     assert risk.startswith("<b>2 wrong answers are near misses</b> of the expected answer")
     assert "A on L1-1 answered “kramh<mark>nc</mark>eb” for “kramh<mark>cn</mark>eb”" in risk
     assert "<b>1" not in risk and "for “&lt;b&gt;1<mark>,</mark> 2&lt;/b&gt;”" in risk
+
+
+def test_a_system_that_measured_nothing_shows_no_number_in_the_tables():
+    """Before: a system whose every call failed showed accuracy 0.000 [0.000, 0.107] per level
+    and drop rates 0.000 [0.000, 0.000] under a banner saying it had no result. Its counts
+    stay (n, errors); its rates are blank ("—")."""
+    recs = records({"A": SPEC["A"], "F": SPEC["A"]})
+    failed = recs["system"] == "F"
+    recs.loc[failed, "correct"] = False
+    recs.loc[failed, "error"] = "http_500: boom"
+    result = _result(recs)
+    table = report.accuracy_table(result).set_index(["system", "level"])
+    f_rows = table.loc["F"]
+    assert f_rows[["accuracy", "ci_low", "ci_high", "accuracy_no_error"]].isna().all().all()
+    assert (f_rows["errors"] == f_rows["n"]).all() and f_rows["n"].sum() > 0  # counts stay
+    assert table.loc["A", "accuracy"].notna().all()
+    drops = report.drops_table(result)
+    assert drops[drops["system"] == "F"][["relative", "absolute"]].isna().all().all()
+    assert drops[drops["system"] == "A"][["relative", "absolute"]].notna().all().all()
+    assert "— = no result: none of its answers was measured" in report.accuracy_caption(result)
+    recs["correct_lenient"] = recs["correct"]
+    lenient = _result(recs, scorers=metrics.scorer_comparison(recs))
+    section = report.scorers_section(lenient)
+    f_row = section.split(">F</td>", 1)[1].split("</tr>", 1)[0]
+    assert "0.000" not in f_row and "—" in f_row
