@@ -447,6 +447,7 @@ table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
   vertical-align: top; }}
 th {{ background: #f4f4f4; }}
+h1, h2, td:first-child {{ overflow-wrap: anywhere; }}
 tr.group th {{ background: #e8eef6; font-size: 0.95em; }}
 .id {{ color: #888; font-size: 0.8em; }}
 .sim {{ background: #fff4ce; border: 1px solid #e0b000; border-radius: 4px;

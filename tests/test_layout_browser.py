@@ -36,6 +36,8 @@ SKIPPED = ("arena_public", "bfcl_demo", "bfcl_public", "browsecomp_official", "d
 """What a first run with no network and no mirror skips; all sort before gaia_demo."""
 MORE = tuple(f"suite_{n}_demo" for n in range(1, 9))
 """Studies written by hand, each with strong-sim and weak-sim."""
+HOSTILE = "zz_hostile_demo"
+"""A study written by hand whose title and system name are one unbreakable word each."""
 
 MEASURE = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });  // folded ones too
@@ -87,6 +89,12 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for study in MORE:  # 1 of 2 and 0 of 2 right
             outcomes = {"strong-sim": {"t1": True, "t2": False}, "weak-sim": {"t1": False}}
             write_gaia_run(base / "outputs", study, "r1", outcomes)
+        # one unbreakable 10,000-character title and a 300-character system name
+        hostile = write_gaia_run(base / "outputs", HOSTILE, "r1", {"S" * 300: {"t1": True}})
+        manifest = json.loads((hostile / "manifest.json").read_text())
+        (hostile / "manifest.json").write_text(
+            json.dumps({**manifest, "title": "T " + "W" * 10_000})
+        )
         build_index()
     return base / "outputs"
 
@@ -131,6 +139,16 @@ def test_no_page_scrolls_sideways_and_every_wide_table_scrolls_in_its_box(output
         kinds.add(path.name if path.parent.name != "systems" else "system")
     assert kinds == {"index.html", "system", "trends.html", "summary.html", "report.html"}
     assert wide_tables >= 1  # the sweep's configurations table, at least: the check bites
+
+
+def test_one_unbreakable_title_pushes_no_studys_numbers_off_screen(outputs, page):
+    """Before: a 10,000-character title made the index's first column ~158,000 px wide, so
+    every study's status and numbers began there, inside the scroll box (and the study's
+    trends page was 353,001 px wide: checked by the test above)."""
+    page.goto((outputs / "index.html").as_uri())
+    lefts = page.evaluate("""() => [...document.querySelectorAll('td.st')]
+      .map(td => td.getBoundingClientRect().left)""")
+    assert lefts and max(lefts) < WIDTH, lefts
 
 
 def test_namesakes_simulated_in_different_studies_have_a_page_each(outputs):

@@ -400,6 +400,7 @@ table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 6px 10px; text-align: left;
   vertical-align: top; }}
 th {{ background: #f4f4f4; }}
+h1, td:first-child, ul.legend li {{ overflow-wrap: anywhere; }}
 .id {{ color: #888; font-size: 0.8em; }}
 .warn {{ color: #b00020; }}
 svg.trend {{ max-width: 60em; display: block; }}
