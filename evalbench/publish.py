@@ -773,9 +773,8 @@ def timing_lines(results: list[StudyResult]) -> list[str]:
     what every study pays whatever it does), as ``make report`` prints it."""
     rows = []
     for r in results:
-        timing = (
-            read_manifest(r.run_dir).get("timing") if r.run_dir and r.status != "current" else None
-        )
+        rendered = r.status not in ("current", "busy")  # busy: another process's timing
+        timing = read_manifest(r.run_dir).get("timing") if r.run_dir and rendered else None
         if timing:
             cells = "".join(_timing_cell(timing.get(c)) for c in TIMING_COLUMNS)
             rows.append(f"{r.params_file.name:32s}{cells}{r.wall_s:>10.2f}")
