@@ -173,8 +173,11 @@ def find_current(
     outputs: Path, notebooks: Path, params_file: Path, overrides: Sequence[str]
 ) -> Path | None:
     """The run folder of ``params_file`` (with ``overrides``) whose published run is up to
-    date, if any (the study's run folders are those under ``outputs/<params stem>/``)."""
+    date, if any (the study's run folders are those under ``outputs/<params stem>/``; one
+    that is a symbolic link is never current: a run renders only inside the outputs folder)."""
     for manifest_path in sorted((outputs / Path(params_file).stem).glob("*/manifest.json")):
+        if manifest_path.parent.is_symlink() or manifest_path.parent.parent.is_symlink():
+            continue
         try:
             manifest = parse_json(manifest_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):  # unreadable: never current (the run says why)

@@ -13,7 +13,7 @@ from studyfiles import CANARY_KEY, KEY_ENV, gaia_dataset, gaia_params, openai_sy
 
 from evalbench.cli import main
 from evalbench.publish import run_many, run_study
-from evalbench.records import read_jsonl
+from evalbench.records import OutputsUnwritable, read_jsonl
 
 
 def _study(tmp_path, answers=("1", "2", "3")):
@@ -30,6 +30,13 @@ def test_an_unchanged_rerun_is_current_and_renders_nothing(tmp_path):
     assert again.status == "current" and again.run_dir == first.run_dir
     assert (first.run_dir / "report.html").stat().st_mtime_ns == report  # not rewritten
     assert run_study(path, force=True, warm=True).status == "ok"  # --force renders anyway
+    # a run folder moved out of the outputs folder and linked back: never "current" (as
+    # `history` and `--force` already treat it: before, `report` said current and linked it)
+    moved = tmp_path / "elsewhere"
+    first.run_dir.rename(moved)
+    first.run_dir.symlink_to(moved, target_is_directory=True)
+    with pytest.raises(OutputsUnwritable, match=r"\(a link\), outside the outputs folder"):
+        run_study(path, warm=True)
 
 
 @pytest.mark.slow
