@@ -60,7 +60,11 @@ def notebook_parameters(path: Path) -> dict[str, Any]:
     Raises:
         NotPublishable: no such file, not a notebook, neither cell, a value not a literal.
     """
-    cells = _cells(path)
+    return _parameters(_cells(path), path)
+
+
+def _parameters(cells: list[Any], path: Path) -> dict[str, Any]:
+    """:func:`notebook_parameters` of the notebook at ``path`` whose cells are ``cells``."""
     found = [_tagged(cells, tag) for tag in ("parameters", "injected-parameters")]
     if found == [None, None]:
         raise NotPublishable(f"{path}: no cell tagged `parameters` (papermill's parameters "
@@ -133,7 +137,8 @@ def _target(node: ast.stmt) -> str | None:
 
 
 def _from_notebook(path: Path) -> Target:
-    values = notebook_parameters(path)
+    cells = _cells(path)  # read once: a notebook saved with its figures can be megabytes
+    values = _parameters(cells, path)
     where = f"{path}: its parameters cell"
     if "params_file" not in values:
         raise NotPublishable(f"{where} sets no params_file")
@@ -147,7 +152,7 @@ def _from_notebook(path: Path) -> Target:
             "report): set these parameters in that notebook, or publish the run folder"
         )
     now = run_dir_for(target.params_file, params)
-    for ran in session_runs(path):
+    for ran in session_runs(cells):
         if ran.parent.name != now.parent.name:
             raise NotPublishable(
                 f"{path}: its saved outputs are of a session that ran another params file "
@@ -172,11 +177,11 @@ SESSION = re.compile(
 """The line a notebook run by hand prints first (:func:`evalbench.studies.open_run`)."""
 
 
-def session_runs(path: Path) -> list[Path]:
-    """The run folders (``<study>/<run id>``, as printed) the saved outputs of the notebook at
-    ``path`` say its session wrote (none for a notebook saved without outputs)."""
+def session_runs(cells: list[Any]) -> list[Path]:
+    """The run folders (``<study>/<run id>``, as printed) a notebook's saved outputs (of its
+    ``cells``) say its session wrote (none for a notebook saved without outputs)."""
     found = []
-    outputs = [o for c in _cells(path) if isinstance(c, dict) for o in c.get("outputs") or []]
+    outputs = [o for c in cells if isinstance(c, dict) for o in c.get("outputs") or []]
     for output in outputs:
         text = output.get("text") if isinstance(output, dict) else None
         if isinstance(text, list):
