@@ -162,26 +162,12 @@ def read_params_data(path: Path | str, overrides: Sequence[str] = ()) -> dict[st
     """
     path = Path(path)
     data = apply_overrides(_read_yaml(path), overrides, path)
-    for where, char in _bidi_controls(data):
-        raise ParamsError(f"{path}: {where}: a bidirectional control character "
-                          f"(U+{ord(char):04X}): a page showing it reorders what follows "
-                          "it; remove it")  # fmt: skip
+    for where, text in _leaves(data, keys=True):
+        if isinstance(text, str) and (char := BIDI_CONTROLS.search(text)):
+            raise ParamsError(f"{path}: {where}: a bidirectional control character "
+                              f"(U+{ord(char.group()):04X}): a page showing it reorders what "
+                              "follows it; remove it")  # fmt: skip
     return data
-
-
-def _bidi_controls(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
-    """(field path, character) of each :data:`~evalbench.textparse.BIDI_CONTROLS` character
-    in a params mapping's keys and texts."""
-    if isinstance(value, str):
-        if found := BIDI_CONTROLS.search(value):
-            yield where or "(top level)", found.group()
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _bidi_controls(key, f"{where}.{key}".lstrip("."))
-            yield from _bidi_controls(item, f"{where}.{key}".lstrip("."))
-    elif isinstance(value, list):
-        for number, item in enumerate(value):
-            yield from _bidi_controls(item, f"{where}.{number}".lstrip("."))
 
 
 def apply_overrides(data: dict[str, Any], overrides: Sequence[str], path: Path) -> dict[str, Any]:
@@ -207,7 +193,9 @@ def validate_params(cls: type[P], data: dict[str, Any], path: Path) -> P:
         params = cls.model_validate(data, context={"base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise ParamsError(f"{path}: {format_validation_error(exc)}") from None
-    for where, value in _non_finite(params.model_dump()):
+    for where, value in _leaves(params.model_dump()):
+        if not isinstance(value, float) or math.isfinite(value):
+            continue
         raise ParamsError(f"{path}: {where}: expected a finite number, got {value}")
     for where, flag in _flags_read_as_numbers(data, params):
         raise ParamsError(f"{path}: {where}: expected a number, got {str(flag).lower()}")
@@ -241,17 +229,20 @@ def _flags_read_as_numbers(given: Any, value: Any, where: str = "") -> list[tupl
             for hit in _flags_read_as_numbers(item, got, f"{where}.{key}".lstrip("."))]  # fmt: skip
 
 
-def _non_finite(value: Any, where: str = "") -> list[tuple[str, float]]:
-    """(field path, value) of every NaN or infinity in a params dump: YAML reads ``.inf`` and
-    ``.nan`` as numbers, and no params field means anything by them."""
+def _leaves(value: Any, where: str = "", keys: bool = False) -> Iterator[tuple[str, Any]]:
+    """(field path, value) of every leaf of a params mapping, and with ``keys`` every key (at
+    its own field's path): what the checks of every value read (NaN or infinity, which YAML
+    reads ``.inf`` and ``.nan`` as; a bidirectional control character in a text)."""
     if isinstance(value, dict):
-        items: Any = value.items()
+        for key, item in value.items():
+            if keys:
+                yield f"{where}.{key}".lstrip("."), key
+            yield from _leaves(item, f"{where}.{key}".lstrip("."), keys)
     elif isinstance(value, (list, tuple)):
-        items = enumerate(value)
+        for number, item in enumerate(value):
+            yield from _leaves(item, f"{where}.{number}".lstrip("."), keys)
     else:
-        finite = not isinstance(value, float) or math.isfinite(value)
-        return [] if finite else [(where or "(top level)", value)]
-    return [hit for key, item in items for hit in _non_finite(item, f"{where}.{key}".lstrip("."))]
+        yield where or "(top level)", value
 
 
 def params_hash(params: StudyParams) -> str:
