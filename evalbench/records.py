@@ -387,6 +387,13 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def leads_outside(paths: Iterable[Path], folder: Path) -> Path | None:
+    """The first of ``paths`` (found under ``folder``) that leads outside it through a
+    symbolic link, if any: a dataset or document folder's files are read only inside it."""
+    root = Path(folder).resolve()
+    return next((p for p in paths if not Path(p).resolve().is_relative_to(root)), None)
+
+
 def open_in_folder(path: Path | str, mode: Literal["w", "a"]) -> TextIO:
     """``open(path, mode, encoding="utf-8")`` for a file evalbench writes in a run or cell
     folder, never through a symbolic link planted there (a folder from an archive): the

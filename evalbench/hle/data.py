@@ -30,7 +30,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import parse_json, to_json, write_atomic
+from evalbench.records import leads_outside, parse_json, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import DataUnavailable, record_read
 
@@ -137,11 +137,9 @@ def data_files(path: Path) -> list[Path]:
     if not path.is_dir():
         raise HleDataError(f"HLE source {path} does not exist")
     found = sorted(p for p in path.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file())
-    root = path.resolve()
-    for file in found:  # a symbolic link (or a linked folder) may lead anywhere
-        if not file.resolve().is_relative_to(root):
-            raise HleDataError(f"{file}: leads outside the HLE folder {path} (to "
-                               f"{file.resolve()}); refused")  # fmt: skip
+    if (file := leads_outside(found, path)) is not None:  # a symbolic link may lead anywhere
+        raise HleDataError(f"{file}: leads outside the HLE folder {path} (to "
+                           f"{file.resolve()}); refused")  # fmt: skip
     if not found:
         raise HleDataError(f"HLE folder {path} holds no {'/'.join(DATA_SUFFIXES)} file")
     return found

@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalbench.records import leads_outside
+
 FOLDER_SUFFIXES = (".txt", ".md", ".html", ".htm")
 WORD = re.compile(r"\w+")
 SNIPPET_CHARS = 240  # characters of context shown per hit
@@ -168,11 +170,9 @@ class DocumentIndex:
         if not folder.is_dir():
             raise FileNotFoundError(f"DocumentIndex: {folder} is not a folder")
         paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES)
-        root = folder.resolve()
-        for path in paths:  # a symbolic link may lead anywhere: never into the model's view
-            if not path.resolve().is_relative_to(root):
-                raise ValueError(f"DocumentIndex: {path} leads outside {folder} (to "
-                                 f"{path.resolve()}); refused")  # fmt: skip
+        if (out := leads_outside(paths, folder)) is not None:  # never into the model's view
+            raise ValueError(f"DocumentIndex: {out} leads outside {folder} (to "
+                             f"{out.resolve()}); refused")  # fmt: skip
         docs = [read_document(p, p.relative_to(folder).as_posix()) for p in paths if p.is_file()]
         if not docs:
             raise ValueError(f"DocumentIndex: no {'/'.join(FOLDER_SUFFIXES)} files in {folder}")
