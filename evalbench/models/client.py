@@ -385,15 +385,15 @@ class ModelClient:
         )
 
     def _gave_up(
-        self, failure: ProviderError, attempts: int, key: str, refused: bool = False,
-        since: float | None = None,
+        self, failure: ProviderError, attempts: int, key: str, refused: bool = False, *,
+        since: float,
     ) -> ChatResponse:  # fmt: skip
         """The error response of a request whose last attempt failed with ``failure``; its
         ``latency_s``: from its first attempt (``since``, a ``perf_counter``) to giving up."""
         why = "; the same refusal twice: not retried again" if refused else ""
         return ChatResponse(
             system=self.spec.name,
-            latency_s=0.0 if since is None else time.perf_counter() - since,
+            latency_s=time.perf_counter() - since,
             error=f"{failure.reason} (after {attempts} attempt(s){why})",
             cache_key=key,
             attempts=attempts,
