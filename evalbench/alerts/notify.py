@@ -205,11 +205,12 @@ def _append(target: NotifyTarget, payload: dict[str, Any], outputs: Path, rule: 
     why = file_problem(name, outputs)  # again: a symbolic link may have appeared since
     if why:
         return Delivery(target.label(), rule, False, 0, f"not written: {why}", retry=True)
-    path = outputs.resolve() / name
-    blocker = next((p for p in reversed(path.parents) if p.is_relative_to(outputs.resolve())
-                    and p.exists() and not p.is_dir()), None)  # fmt: skip
+    root = outputs.resolve()
+    path = root / name
+    blocker = next((p for p in reversed(path.parents)
+                    if p.is_relative_to(root) and p.exists() and not p.is_dir()), None)  # fmt: skip
     if blocker is not None:  # mkdir would say only "File exists" or "Not a directory"
-        why = f"{blocker.relative_to(outputs.resolve())} is a file, not a folder"
+        why = f"{blocker.relative_to(root)} is a file, not a folder"
         return Delivery(target.label(), rule, False, 1, f"{name}: {why}", retry=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
