@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import betainc, ndtri
 
 DEFAULT_LEVEL = 0.95
 DEFAULT_ROUNDS = 1000
@@ -179,9 +179,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    from scipy import stats as sps  # here: importing scipy.stats costs ~0.5 s per process
-
-    return float(min(1.0, 2 * sps.binom.cdf(min(b, c), n, 0.5)))
+    # P[Binom(n, 1/2) <= m] = I_{1/2}(n - m, m + 1), the regularized incomplete beta function:
+    # the value scipy.stats.binom.cdf gives (both are Boost's ibeta), without importing
+    # scipy.stats (~0.5 s of CPU in every process that compares two systems)
+    m = min(b, c)
+    return float(min(1.0, 2 * betainc(n - m, m + 1, 0.5)))
 
 
 class PairedComparison(NamedTuple):

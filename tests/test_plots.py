@@ -78,12 +78,15 @@ def test_setup_sets_seaborns_whitegrid_look_without_importing_seaborn():
 
 def test_a_study_that_draws_no_heatmap_never_imports_scipy_stats():
     # a fresh kernel of the GAIA study: its imports and plots.setup() (seaborn, and the
-    # scipy.stats it imports, cost ~0.6 s of CPU at each start)
+    # scipy.stats it imports, cost ~0.6 s of CPU at each start); nor does the McNemar test
+    # every comparison of two systems makes (GAIA's pairs, compare, each sweep cell)
     code = (
         "import sys, matplotlib; matplotlib.use('Agg')\n"
         "from evalbench import display, gaia, plots, studies\n"
         "from evalbench.gaia import figures, report\n"
+        "from evalbench.stats import mcnemar_exact\n"
         "plots.setup()\n"
+        "assert mcnemar_exact(1, 5) == 2 * 7 / 64\n"
         "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

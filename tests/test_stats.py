@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -44,6 +45,16 @@ def test_mcnemar_exact_by_hand():
     assert mcnemar_exact(0, 0) == 1.0
     assert mcnemar_exact(3, 3) == 1.0  # capped at 1
     assert mcnemar_exact(0, 10) == pytest.approx(sps.binomtest(0, 10, 0.5).pvalue)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 301, 2000])
+def test_mcnemar_exact_equals_the_binomial_sum_in_exact_arithmetic(n):
+    # p = 2 * sum_{k <= min(b, c)} C(n, k) / 2^n, as a fraction, then rounded once
+    for b in sorted({0, 1, n // 3, n // 2}):
+        exact = 2 * Fraction(sum(math.comb(n, k) for k in range(b + 1)), 2**n)
+        want = float(min(Fraction(1), exact))
+        assert mcnemar_exact(b, n - b) == pytest.approx(want, rel=1e-12, abs=0), (b, n)
+        assert mcnemar_exact(n - b, b) == mcnemar_exact(b, n - b)
 
 
 def test_paired_comparison_counts_and_interval():
