@@ -522,7 +522,9 @@ def iter_csv(
     path: Path | str, *, error: type[Exception] = CorruptRecords
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
     """The header and ``(line number, row)`` of every row of a CSV file read as untrusted
-    input: strict UTF-8 (a BOM, as Excel writes it, is dropped).
+    input: strict UTF-8 (a BOM, as Excel writes it, is dropped). Rows are as
+    ``csv.DictReader`` makes them (values past the header under ``None``, missing ones
+    ``None``; blank lines skipped), each numbered by the line it starts on.
 
     Raises:
         error: not UTF-8 (the byte and its offset), or a row the csv module cannot read (a
@@ -535,22 +537,37 @@ def iter_csv(
     except UnicodeDecodeError as exc:
         at = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
         raise error(f"{path}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""))
+
+    def read() -> tuple[int, list[str]] | None:
+        """The next non-blank row and the line it starts on; None at the end."""
+        while True:
+            start = reader.line_num + 1
+            try:
+                values = next(reader)
+            except StopIteration:
+                return None
+            except csv.Error as exc:
+                why = str(exc)
+                if "field larger" in why:
+                    why = f"a field over {csv.field_size_limit():,d} characters"
+                raise error(f"{path}:{start}: {why}") from None
+            if values:
+                return start, values
+
+    first = read()
+    header = first[1] if first else []
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-        try:
-            for row in reader:
-                yield reader.line_num, row
-        except csv.Error as exc:
-            why = str(exc)
-            if "field larger" in why:
-                why = f"a field over {csv.field_size_limit():,d} characters"
-            raise error(f"{path}:{reader.line_num + 1}: {why}") from None
+        while (got := read()) is not None:
+            line, values = got
+            row: dict[Any, Any] = dict(zip(header, values, strict=False))
+            if len(values) > len(header):
+                row[None] = values[len(header) :]
+            for key in header[len(values) :]:
+                row[key] = None
+            yield line, row
 
-    try:
-        header = list(reader.fieldnames or [])
-    except csv.Error as exc:
-        raise error(f"{path}:1: {exc}") from None
     return header, rows()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
@@ -13,7 +12,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from evalbench.ratings import ArenaError
-from evalbench.records import iter_jsonl, parse_json
+from evalbench.records import iter_csv, iter_jsonl, parse_json
 from evalbench.sources import record_read
 
 
@@ -130,10 +129,7 @@ def _vote_row(raw: dict, where: str, systems: Sequence[str], line: int) -> dict[
 
 def _vote_records(path: Path) -> Iterator[tuple[int, dict]]:
     if path.suffix.lower() == ".csv":
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh)
-            for row in reader:
-                yield reader.line_num, dict(row)
+        yield from iter_csv(path, error=ArenaError)[1]
         return
     yield from iter_jsonl(path, error=ArenaError)
 

@@ -12,7 +12,6 @@ sha256-checked in :mod:`evalbench.sources`), any Hugging Face AIME table
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalbench.records import none_for_missing, read_jsonl
+from evalbench.records import iter_csv, none_for_missing, read_jsonl
 from evalbench.sources import fetch, record_read
 
 from .scoring import ANSWER_MAX, ANSWER_MIN, parse_answer
@@ -149,11 +148,20 @@ def load_matharena_aime(year: int, contest: str) -> pd.DataFrame:
 
 
 def _read_answers_csv(path: Path) -> dict[int, str]:
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames != ["id", "answer"]:
-            raise ValueError(f"{path}: expected header 'id,answer', got {reader.fieldnames}")
-        return {int(r["id"]): r["answer"] for r in reader}
+    header, rows = iter_csv(path, error=ValueError)
+    if header != ["id", "answer"]:
+        raise ValueError(f"{path}: expected header 'id,answer', got {header}")
+    answers: dict[int, str] = {}
+    lines: dict[int, int] = {}
+    for line, row in rows:
+        text = row["id"] or ""
+        if not (text.isascii() and text.strip().isdigit()):
+            raise ValueError(f"{path}:{line}: id {text!r} is not a problem number")
+        number = int(text)
+        if number in lines:
+            raise ValueError(f"{path}:{line}: problem {number} already on line {lines[number]}")
+        lines[number], answers[number] = line, row["answer"] or ""
+    return answers
 
 
 def _reference_row(

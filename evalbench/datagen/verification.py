@@ -21,7 +21,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from evalbench.records import JsonTooDeep, parse_json, to_json, write_atomic
+from evalbench.records import JsonTooDeep, iter_csv, parse_json, to_json, write_atomic
 
 from .scoring import DIMENSIONS, VERIFICATION_STATUSES, parse_answer
 
@@ -247,33 +247,25 @@ def import_verification_csv(
     stamp = verified_at or datetime.now(timezone.utc)
     out: dict[str, Verification] = {}
     lines: dict[str, int] = {}
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None) or []
-        missing = [c for c in ["problem_id", *_CSV_REVIEW] if c not in header]
-        if missing:
-            raise ValueError(f"{path}:1: missing column(s) {missing}")
-        while True:
-            line = reader.line_num + 1
-            values = next(reader, None)
-            if values is None:
-                break
-            review = _csv_review(
-                dict(zip(header, values, strict=False)), where=f"{path}:{line}", stamp=stamp
+    header, rows = iter_csv(path, error=ValueError)
+    missing = [c for c in ["problem_id", *_CSV_REVIEW] if c not in header]
+    if missing:
+        raise ValueError(f"{path}:1: missing column(s) {missing}")
+    for line, row in rows:
+        review = _csv_review(row, where=f"{path}:{line}", stamp=stamp)
+        if review is None:
+            continue
+        if review.problem_id in lines:
+            raise ValueError(
+                f"{path}:{line}: problem {review.problem_id!r} already reviewed on line "
+                f"{lines[review.problem_id]}"
             )
-            if review is None:
-                continue
-            if review.problem_id in lines:
-                raise ValueError(
-                    f"{path}:{line}: problem {review.problem_id!r} already reviewed on line "
-                    f"{lines[review.problem_id]}"
-                )
-            lines[review.problem_id] = line
-            out[review.problem_id] = review
+        lines[review.problem_id] = line
+        out[review.problem_id] = review
     return out
 
 
-def _csv_review(row: dict[str, str], *, where: str, stamp: datetime) -> Verification | None:
+def _csv_review(row: dict[str, Any], *, where: str, stamp: datetime) -> Verification | None:
     cells = {k: (row.get(k) or "").strip() for k in ["problem_id", *_CSV_REVIEW]}
     if not any(cells[k] for k in [*DIMENSIONS, "status"]):
         return None

@@ -27,7 +27,6 @@ Every problem is one :class:`LabelTaskError` line naming the file, line and fiel
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
@@ -48,7 +47,7 @@ from pydantic import (
 
 from evalbench.judge import Rubric, get_rubric, known_rubric
 from evalbench.params import ParamsError, format_validation_error, parse_yaml
-from evalbench.records import iter_jsonl
+from evalbench.records import iter_csv, iter_jsonl
 
 Kind = Literal["rubric", "pairwise", "verification"]
 STATUSES = ("approved", "rejected", "needs_revision")
@@ -223,10 +222,8 @@ def _checked_items(path: Path, kind: Kind) -> list[Item]:
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh)
-            for row in reader:
-                yield reader.line_num, {k: v for k, v in row.items() if k is not None}
+        for line, row in iter_csv(path, error=LabelTaskError)[1]:
+            yield line, {k: v for k, v in row.items() if k is not None}
         return
     if suffix not in (".jsonl", ".json"):
         raise LabelTaskError(f"{path}: items must be .jsonl or .csv (got {suffix!r})")

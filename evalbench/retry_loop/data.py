@@ -7,11 +7,12 @@ A file is ``.jsonl`` (one object per line) or ``.csv`` with the columns ``item``
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pandas as pd
+
+from evalbench.records import iter_csv
 
 COLUMNS = ["item", "question", "reference"]
 
@@ -112,8 +113,7 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
 
 
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        return [(n, dict(row)) for n, row in enumerate(csv.DictReader(handle), start=2)]
+    return list(iter_csv(path, error=RetryDataError)[1])
 
 
 def _checked(path: Path, rows: list[tuple[int, dict[str, object]]]) -> pd.DataFrame:

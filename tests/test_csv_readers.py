@@ -1,0 +1,121 @@
+"""Every CSV a user hands evalbench (human votes, label items, retry-loop questions, data
+reviews) is read as untrusted input by one reader (``records.iter_csv``): bytes that are not
+UTF-8, a field past the csv module's limit and a stray quote are one line naming the file
+(and line) in the reader's own error; Excel's BOM is dropped; a bad row is named by the line
+it starts on, also after a row whose quoted field spans lines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from evalbench.arena.data import ArenaError, load_human_battles
+from evalbench.datagen.scoring import DIMENSIONS
+from evalbench.datagen.verification import import_verification_csv
+from evalbench.labels.tasks import LabelTaskError, load_items
+from evalbench.records import iter_csv
+from evalbench.retry_loop.data import RetryDataError
+from evalbench.retry_loop.data import load_items as load_questions
+
+
+class Reader(NamedTuple):
+    read: Callable[[Path], Any]
+    error: type[Exception]
+    header: str
+    good: str  # a valid row; {text} is a free-text field that may span lines
+    bad: str  # a row the reader refuses, and (below) the words of its error
+    says: str
+
+
+READERS = {
+    "arena votes": Reader(lambda p: load_human_battles(p, ["a", "b"]), ArenaError,
+                          "model_a,model_b,winner,question_id", "a,b,a,{text}",
+                          "a,b,neither,q2", "field 'winner'"),
+    "label items": Reader(lambda p: load_items(p, "rubric"), LabelTaskError,
+                          "item,question,answer", "i1,{text},yes", "i2,,no",
+                          "field 'question': missing or empty"),
+    "retry-loop questions": Reader(lambda p: load_questions(str(p)), RetryDataError,
+                                   "item,question,reference", "i1,{text},42", "i2,,7",
+                                   "column 'question': missing or empty"),
+    "data reviews": Reader(import_verification_csv, ValueError,
+                           ",".join(["problem_id", *DIMENSIONS, "status", "comments"]),
+                           "p1,5,5,5,5,approved,{text}", "p2,9,5,5,5,approved,",
+                           "correctness must be an integer 1-5"),
+}  # fmt: skip
+
+
+def _write(tmp_path: Path, reader: Reader, rows: list[str], prefix: bytes = b"") -> Path:
+    path = tmp_path / "in.csv"
+    path.write_bytes(prefix + "\n".join([reader.header, *rows, ""]).encode())
+    return path
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_bytes_that_are_not_utf8_are_one_line_naming_the_byte(name, tmp_path):
+    reader = READERS[name]
+    path = _write(tmp_path, reader, [reader.good.format(text="caf\ufffd")])
+    path.write_bytes(path.read_bytes().replace("\ufffd".encode(), b"\xe9"))  # Latin-1 é
+    offset = path.read_bytes().index(b"\xe9")
+    with pytest.raises(reader.error) as err:
+        reader.read(path)
+    assert str(err.value) == f"{path}: not UTF-8: byte 0xe9 at offset {offset}"
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_a_field_past_the_csv_limit_is_one_line_naming_its_line(name, tmp_path):
+    reader = READERS[name]
+    huge = "x" * 200_000
+    path = _write(tmp_path, reader, [reader.good.format(text="ok"), reader.good.format(text=huge)])
+    with pytest.raises(reader.error) as err:
+        reader.read(path)
+    assert str(err.value) == f"{path}:3: a field over 131,072 characters"
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_a_bom_is_dropped_and_a_bad_row_after_a_multi_line_one_is_named_by_its_first_line(
+    name, tmp_path
+):
+    reader = READERS[name]
+    two_lines = '"first line\nsecond line"'
+    path = _write(tmp_path, reader, [reader.good.format(text=two_lines), reader.bad],
+                  prefix=b"\xef\xbb\xbf")  # fmt: skip
+    with pytest.raises(reader.error) as err:  # header, then lines 2-3, then the bad row: 4
+        reader.read(path)
+    assert str(err.value).startswith(f"{path}:4: "), str(err.value)
+    assert reader.says in str(err.value)
+    # and without the bad row the BOM'd file reads, the two-line text kept whole
+    path = _write(tmp_path, reader, [reader.good.format(text=two_lines)], prefix=b"\xef\xbb\xbf")
+    assert len(reader.read(path)) == 1
+
+
+def test_iter_csv_numbers_rows_by_their_first_line_skipping_blank_lines(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('a,b\n\n1,"x\ny"\n\n\n2,3,extra\n4\n')
+    header, rows = iter_csv(path)
+    assert header == ["a", "b"]
+    assert list(rows) == [  # as csv.DictReader: extra values under None, missing ones None
+        (3, {"a": "1", "b": "x\ny"}),
+        (7, {"a": "2", "b": "3", None: ["extra"]}),
+        (8, {"a": "4", "b": None}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "says"),
+    [(["1,204", "x1,3"], ":3: id 'x1' is not a problem number"),
+     (["1,204", "\u0661,3"], ":3: id '\u0661' is not a problem number"),  # an Arabic-Indic 1
+     (["1,204", "2,5", "1,7"], ":4: problem 1 already on line 2")],
+)  # fmt: skip
+def test_matharena_answers_name_a_bad_or_repeated_problem_number(rows, says, tmp_path):
+    from evalbench.datagen.data import _read_answers_csv
+
+    path = tmp_path / "answers.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(["id,answer", *rows, ""]).encode())
+    with pytest.raises(ValueError) as err:
+        _read_answers_csv(path)
+    assert str(err.value) == f"{path}{says}"
+    path.write_bytes(b"\xef\xbb\xbfid,answer\n1,204\n2,5\n")
+    assert _read_answers_csv(path) == {1: "204", 2: "5"}
