@@ -255,26 +255,40 @@ def write_label_pairs(
     write_jsonl(run.dir / "label_pairs.jsonl", label_pair_rows(tasks, prompts))
 
 
+def read_votes(params: ArenaParams, prompts: Sequence[ArenaPrompt]) -> pd.DataFrame | None:
+    """The ``human_battles`` votes, read and checked before any system or judge is asked (a
+    bad votes file costs nothing); ``None`` without ``human_battles``.
+
+    Raises:
+        ArenaError: a bad vote (file, line, field), or no vote on a prompt of this run.
+    """
+    if params.human_battles is None:
+        return None
+    loaded = load_human_battles(params.human_battles, [s.name for s in params.systems])
+    if not loaded["question_id"].isin({p.id for p in prompts} | {""}).any():
+        raise ArenaError(
+            f"{params.human_battles}: none of its {len(loaded)} votes is on a prompt of this run"
+        )
+    return loaded
+
+
 def human_votes(
-    run: Run[ArenaParams], judge_battles: pd.DataFrame, prompts: Sequence[ArenaPrompt]
+    run: Run[ArenaParams],
+    judge_battles: pd.DataFrame,
+    prompts: Sequence[ArenaPrompt],
+    loaded: pd.DataFrame | None,
 ) -> HumanVotes | None:
-    """The ``human_battles`` votes: ratings, judge agreement, annotator agreement.
+    """The ``human_battles`` votes (:func:`read_votes`): ratings, judge agreement,
+    annotator agreement.
 
     Votes on prompts outside this run (``limit``, ``tier``) are left out and counted.
     Writes ``records/human_battles.jsonl``. ``None`` without ``human_battles``.
     """
     params = run.params
-    if params.human_battles is None:
+    if loaded is None:
         return None
-    names = [s.name for s in params.systems]
-    loaded = load_human_battles(params.human_battles, names)
-    asked = {p.id for p in prompts} | {""}
-    inside = loaded["question_id"].isin(asked)
+    inside = loaded["question_id"].isin({p.id for p in prompts} | {""})
     votes = metrics.oriented(loaded[inside].reset_index(drop=True), params.pairs())
-    if votes.empty:
-        raise ArenaError(
-            f"{params.human_battles}: none of its {len(loaded)} votes is on a prompt of this run"
-        )
     rated, why = _human_ratings(run, votes)
     majority = metrics.human_majority(votes)
     run.write_records("human_battles", votes.drop(columns=["line", "simulated"]).to_dict("records"))
@@ -316,6 +330,7 @@ def run(run: Run[ArenaParams]) -> ArenaResult:
     params = run.params
     with run.timed("load"):
         prompts = study_prompts(params)
+        votes = read_votes(params, prompts)
     done = run_study(run, prompts)
     measured = measured_systems(done.answers, done.judgments, done.battles)
     if nothing_measured(measured):  # no battle to rate: the manifest and a page say why
@@ -343,7 +358,7 @@ def run(run: Run[ArenaParams]) -> ArenaResult:
         metrics.judge_prefers_longer(done.judgments, level=params.confidence_level)
         if pairwise else None,
         None if pairwise else _dimension_means(run, done.judgments, prompts),
-        run.recorded_usage(), run.simulated_names, human_votes(run, done.battles, prompts),
+        run.recorded_usage(), run.simulated_names, human_votes(run, done.battles, prompts, votes),
         style.control, lc,
     )  # fmt: skip
     dataset = Path(params.prompts).stem

@@ -180,3 +180,20 @@ def test_votes_left_out_read_singular_and_plural():
     assert report._outside(0) == ""
     assert report._outside(1) == " 1 vote on prompts outside this run was left out."
     assert report._outside(3) == " 3 votes on prompts outside this run were left out."
+
+
+@pytest.mark.parametrize(
+    ("votes", "says"),
+    [(b"model_a,model_b,winner\nstrong,base,caf\xe9\n", "not UTF-8: byte 0xe9"),
+     (b'{"model_a": "strong", "model_b": "nobody", "winner": "a"}\n', "field 'model_b'"),
+     (b'{"model_a": "strong", "model_b": "base", "winner": "a", "question_id": "elsewhere"}\n',
+      "none of its 1 votes is on a prompt of this run")],
+)  # fmt: skip
+def test_a_bad_votes_file_is_refused_before_any_system_or_judge_is_asked(tmp_path, votes, says):
+    path = tmp_path / ("votes.csv" if votes.startswith(b"model_a") else "votes.jsonl")
+    path.write_bytes(votes)
+    run = open_run(_params(tmp_path / "r", f"human_battles: {path}\n"))
+    with pytest.raises(ArenaError, match=says):
+        arena.run(run)
+    asked = sorted(p.name for p in (run.dir / "records").glob("*.jsonl"))
+    assert asked == [], f"asked before reading the votes: {asked}"
