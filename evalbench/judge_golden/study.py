@@ -288,10 +288,13 @@ def _whole(scores: pd.Series) -> bool:
 
 
 def _humans(
-    run: Run[JudgeGoldenParams], golden: pd.DataFrame, judgments: pd.DataFrame, dimension: str
+    run: Run[JudgeGoldenParams],
+    golden: pd.DataFrame,
+    annotations: pd.DataFrame | None,
+    judgments: pd.DataFrame,
+    dimension: str,
 ) -> HumansResult | None:
     params = run.params
-    annotations = load_study_annotations(params, golden)
     if annotations is None:
         return None
     rubric, policy, k = params.rubric_obj(), params.human_reference, params.tolerance
@@ -333,8 +336,9 @@ def run(run: Run[JudgeGoldenParams]) -> JudgeGoldenResult:
     """Ask the judges, compare them with the golden scores, write the records, summarize."""
     params = run.params
     rubric, primary, headline = params.rubric_obj(), params.judges[0].name, params.headline
-    with run.timed("load"):
+    with run.timed("load"):  # the annotations too: a bad file fails before any judge is paid
         golden = load_study_golden(params)
+        annotations = load_study_annotations(params, golden)
     typical = typical_length(golden)
     judgments = run_golden(run, golden)
     pairs = _pairs(run, golden)
@@ -358,7 +362,7 @@ def run(run: Run[JudgeGoldenParams]) -> JudgeGoldenResult:
         panel=_panel(params, judgments, golden, long, agreement),
         retest=_retest(run, long, golden, shown, typical), pairs=pairs,
         usage=run.recorded_usage(), simulated=run.simulated_names,
-        humans=_humans(run, golden, judgments, shown), anchors=anchors,
+        humans=_humans(run, golden, annotations, judgments, shown), anchors=anchors,
     )  # fmt: skip
 
 

@@ -318,3 +318,12 @@ def test_annotators_without_a_shared_item_give_empty_statistics_not_a_crash(tmp_
         for row in rows:
             assert row.get("n_items", row.get("n")) == 0
             assert row["alpha" if "alpha" in row else "kappa"] is None
+
+
+def test_a_bad_annotations_file_is_refused_before_any_judge_is_asked(tmp_path):
+    stray = _rows(tmp_path / "a.jsonl", [_scored("nope", "a", 5, 5, 5)])
+    run = open_run(_params_file(tmp_path, annotations=str(stray), limit=4))
+    with pytest.raises(D.GoldenSetError, match=r"a.jsonl:1: column 'item': 'nope' is not in"):
+        G.run(run)
+    asked = sorted(p.name for p in (run.dir / "records").glob("*.jsonl"))
+    assert asked == [], f"asked before reading the annotations: {asked}"
