@@ -496,6 +496,10 @@ def write_atomic(path: Path | str, parts: str | Iterable[str]) -> Path:
     return path
 
 
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark Excel and other Windows tools put at the start of a text file."""
+
+
 def iter_jsonl(
     path: Path | str, *, error: type[Exception] = CorruptRecords
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -505,8 +509,17 @@ def iter_jsonl(
         error: a line that is not JSON, or not a JSON object (the message names file and line).
     """
     path = Path(path)
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+    offset = 0
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            start = 3 if number == 1 and raw.startswith(BOM) else 0  # as Windows tools write
+            try:
+                line = raw[start:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                byte, at = raw[start + exc.start], offset + start + exc.start
+                why = f"not UTF-8: byte 0x{byte:02x} at offset {at}"
+                raise error(f"{path}:{number}: {why}") from None
+            offset += len(raw)
             if not line.strip():
                 continue
             try:
@@ -516,6 +529,21 @@ def iter_jsonl(
             if not isinstance(row, dict):
                 raise error(f"{path}:{number}: expected a JSON object")
             yield number, row
+
+
+def read_utf8(path: Path | str, *, error: type[Exception] = CorruptRecords) -> str:
+    """A whole text file read as untrusted input: strict UTF-8, a leading BOM dropped.
+
+    Raises:
+        error: not UTF-8, naming the file, the byte and its offset.
+    """
+    raw = Path(path).read_bytes()
+    start = 3 if raw.startswith(BOM) else 0
+    try:
+        return raw[start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        raise error(f"{path}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
 
 
 def iter_csv(
@@ -531,13 +559,7 @@ def iter_csv(
             field past its limit of 131,072 characters, a stray quote), naming file and line.
     """
     path = Path(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        at = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
-        raise error(f"{path}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(read_utf8(path, error=error), newline=""))
 
     def read() -> tuple[int, list[str]] | None:
         """The next non-blank row and the line it starts on; None at the end."""

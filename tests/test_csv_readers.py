@@ -119,3 +119,45 @@ def test_matharena_answers_name_a_bad_or_repeated_problem_number(rows, says, tmp
     assert str(err.value) == f"{path}{says}"
     path.write_bytes(b"\xef\xbb\xbfid,answer\n1,204\n2,5\n")
     assert _read_answers_csv(path) == {1: "204", 2: "5"}
+
+
+# JSON inputs: the same strict UTF-8, one line naming the byte (they were UnicodeDecodeError)
+
+
+def test_a_jsonl_line_that_is_not_utf8_is_named_by_line_and_offset(tmp_path):
+    from evalbench.records import CorruptRecords, iter_jsonl
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "caf\xe9"}\n')
+    with pytest.raises(CorruptRecords) as err:
+        list(iter_jsonl(path))
+    offset = path.read_bytes().index(b"\xe9")  # 19: in the file, not the line
+    assert str(err.value) == f"{path}:2: not UTF-8: byte 0xe9 at offset {offset}"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r\n\r\n{"b": "caf\xc3\xa9"}\r\n')  # a BOM, CRLF
+    assert list(iter_jsonl(path)) == [(1, {"a": 1}), (3, {"b": "café"})]
+
+
+def test_arena_votes_in_jsonl_that_are_not_utf8_are_one_line(tmp_path):
+    path = tmp_path / "votes.jsonl"
+    path.write_bytes(b'{"model_a": "a", "model_b": "b", "winner": "a", "annotator": "J\xf6rg"}\n')
+    with pytest.raises(ArenaError) as err:
+        load_human_battles(path, ["a", "b"])
+    assert str(err.value) == f"{path}:1: not UTF-8: byte 0xf6 at offset 63"
+
+
+def test_json_documents_that_are_not_utf8_are_one_line(tmp_path):
+    from evalbench.datagen.verification import load_verifications
+    from evalbench.hle.data import HleDataError
+    from evalbench.hle.data import load as load_hle
+
+    hle = tmp_path / "hle.json"
+    hle.write_bytes(b'[{"id": "q1", "question": "caf\xe9", "answer": "x"}]')
+    with pytest.raises(HleDataError) as err:
+        load_hle(str(hle))
+    assert str(err.value) == f"{hle}: not UTF-8: byte 0xe9 at offset {hle.read_bytes().index(233)}"
+    reviews = tmp_path / "generated_verifications.json"
+    reviews.write_bytes(b'{"p1": {"status": "approved", "comments": "caf\xe9"}}')
+    with pytest.raises(ValueError) as err:
+        load_verifications(reviews)
+    offset = reviews.read_bytes().index(b"\xe9")
+    assert str(err.value) == f"{reviews}: not UTF-8: byte 0xe9 at offset {offset}"

@@ -21,7 +21,14 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from evalbench.records import JsonTooDeep, iter_csv, parse_json, to_json, write_atomic
+from evalbench.records import (
+    JsonTooDeep,
+    iter_csv,
+    parse_json,
+    read_utf8,
+    to_json,
+    write_atomic,
+)
 
 from .scoring import DIMENSIONS, VERIFICATION_STATUSES, parse_answer
 
@@ -115,7 +122,7 @@ def load_verifications(path: Path | str) -> dict[str, Verification]:
     if not path.exists():
         return {}
     try:
-        data = parse_json(path.read_text(encoding="utf-8"))
+        data = parse_json(read_utf8(path, error=ValueError))
     except JsonTooDeep as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg})") from None
     except json.JSONDecodeError as exc:

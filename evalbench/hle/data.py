@@ -30,7 +30,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import leads_outside, parse_json, to_json, write_atomic
+from evalbench.records import leads_outside, parse_json, read_utf8, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import DataUnavailable, record_read
 
@@ -239,7 +239,7 @@ def jsonl_rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 def _json_document(path: Path) -> Any:
     try:
-        return parse_json(path.read_text(encoding="utf-8"))
+        return parse_json(read_utf8(path, error=HleDataError))
     except json.JSONDecodeError as exc:
         raise HleDataError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 

@@ -197,10 +197,7 @@ def load_items(path: Path, kind: Kind) -> list[Item]:
     """
     if not path.is_file():
         raise LabelTaskError(f"{path}: items file not found")
-    try:
-        return _checked_items(path, kind)
-    except UnicodeDecodeError as exc:
-        raise LabelTaskError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    return _checked_items(path, kind)
 
 
 def _checked_items(path: Path, kind: Kind) -> list[Item]:

@@ -132,10 +132,10 @@ def test_an_items_file_that_is_not_utf8_is_one_line_at_init_and_status(tmp_path,
     items = tmp_path / "items.jsonl"
     items.write_bytes(b'{"item": "q\xff"}\n')
     assert main(["label", "init", "rubric", str(items), "-o", str(tmp_path / "t.yaml")]) == 2
-    assert f"{items}: not UTF-8 text" in _one_line(capsys)
+    assert f"{items}:1: not UTF-8: byte 0xff at offset 11" in _one_line(capsys)
     (tmp_path / "t.yaml").write_text("kind: rubric\ntitle: T\nitems: items.jsonl\n")
     assert main(["label", "status", str(tmp_path / "t.yaml")]) == 2
-    assert "not UTF-8 text" in _one_line(capsys)
+    assert f"{items}:1: not UTF-8: byte 0xff at offset 11" in _one_line(capsys)
 
 
 def test_a_tasks_file_with_a_repeated_annotator_names_it(tmp_path):
