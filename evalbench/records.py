@@ -500,15 +500,16 @@ BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark Excel and other Windows tools put at the start of a text file."""
 
 
-def iter_jsonl(
+def text_lines(
     path: Path | str, *, error: type[Exception] = CorruptRecords
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line of a JSON Lines file.
+) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for every line of a text file read as untrusted input, one
+    line at a time (files of any size): strict UTF-8, a BOM at the start dropped, lines
+    ended by ``\n`` only (a U+2028 inside a JSON string is no line break).
 
     Raises:
-        error: a line that is not JSON, or not a JSON object (the message names file and line).
+        error: a line that is not UTF-8, naming the file, the line, the byte and its offset.
     """
-    path = Path(path)
     offset = 0
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
@@ -520,22 +521,38 @@ def iter_jsonl(
                 why = f"not UTF-8: byte 0x{byte:02x} at offset {at}"
                 raise error(f"{path}:{number}: {why}") from None
             offset += len(raw)
-            if not line.strip():
-                continue
-            try:
-                row = parse_json(line)
-            except json.JSONDecodeError as exc:
-                raise error(f"{path}:{number}: {_not_json(exc)}") from None
-            if not isinstance(row, dict):
-                raise error(f"{path}:{number}: expected a JSON object")
-            yield number, row
+            yield number, line
+
+
+def iter_jsonl(
+    path: Path | str, *, error: type[Exception] = CorruptRecords
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSON Lines file
+    (:func:`text_lines`: strict UTF-8, a BOM dropped).
+
+    Raises:
+        error: a line that is not UTF-8, not JSON, or not a JSON object (the message names
+            file and line).
+    """
+    path = Path(path)
+    for number, line in text_lines(path, error=error):
+        if not line.strip():
+            continue
+        try:
+            row = parse_json(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{path}:{number}: {_not_json(exc)}") from None
+        if not isinstance(row, dict):
+            raise error(f"{path}:{number}: expected a JSON object")
+        yield number, row
 
 
 def read_utf8(path: Path | str, *, error: type[Exception] = CorruptRecords) -> str:
     """A whole text file read as untrusted input: strict UTF-8, a leading BOM dropped.
 
     Raises:
-        error: not UTF-8, naming the file, the byte and its offset.
+        error: not UTF-8, naming the file, the line, the byte and its offset (as
+            :func:`text_lines`).
     """
     raw = Path(path).read_bytes()
     start = 3 if raw.startswith(BOM) else 0
@@ -543,7 +560,8 @@ def read_utf8(path: Path | str, *, error: type[Exception] = CorruptRecords) -> s
         return raw[start:].decode("utf-8")
     except UnicodeDecodeError as exc:
         at = start + exc.start
-        raise error(f"{path}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
+        line = raw.count(b"\n", 0, at) + 1
+        raise error(f"{path}:{line}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
 
 
 def iter_csv(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from evalbench.arena.data import ArenaError, load_human_battles
 from evalbench.datagen.scoring import DIMENSIONS
@@ -61,7 +62,7 @@ def test_bytes_that_are_not_utf8_are_one_line_naming_the_byte(name, tmp_path):
     offset = path.read_bytes().index(b"\xe9")
     with pytest.raises(reader.error) as err:
         reader.read(path)
-    assert str(err.value) == f"{path}: not UTF-8: byte 0xe9 at offset {offset}"
+    assert str(err.value) == f"{path}:2: not UTF-8: byte 0xe9 at offset {offset}"
 
 
 @pytest.mark.parametrize("name", list(READERS))
@@ -154,10 +155,54 @@ def test_json_documents_that_are_not_utf8_are_one_line(tmp_path):
     hle.write_bytes(b'[{"id": "q1", "question": "caf\xe9", "answer": "x"}]')
     with pytest.raises(HleDataError) as err:
         load_hle(str(hle))
-    assert str(err.value) == f"{hle}: not UTF-8: byte 0xe9 at offset {hle.read_bytes().index(233)}"
+    offset = hle.read_bytes().index(b"\xe9")
+    assert str(err.value) == f"{hle}:1: not UTF-8: byte 0xe9 at offset {offset}"
     reviews = tmp_path / "generated_verifications.json"
     reviews.write_bytes(b'{"p1": {"status": "approved", "comments": "caf\xe9"}}')
     with pytest.raises(ValueError) as err:
         load_verifications(reviews)
     offset = reviews.read_bytes().index(b"\xe9")
-    assert str(err.value) == f"{reviews}: not UTF-8: byte 0xe9 at offset {offset}"
+    assert str(err.value) == f"{reviews}:1: not UTF-8: byte 0xe9 at offset {offset}"
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+def _readers_of_lines() -> dict[str, tuple[Callable[[Path], Any], type[Exception], str]]:
+    from evalbench.arena.data import load_prompts
+    from evalbench.bfcl.files import read_jsonl as read_bfcl
+    from evalbench.bfcl.schema import BfclDataError
+    from evalbench.browse_suite.data import load_suite
+    from evalbench.gaia.data import GaiaDataError, read_submission
+    from evalbench.gaia.data import load as load_gaia
+    from evalbench.hle.data import HleDataError
+    from evalbench.hle.data import load as load_hle
+    from evalbench.params import ParamsError
+
+    return {  # reader, its error, the file's name
+        "HLE questions": (lambda p: load_hle(str(p)), HleDataError, "q.jsonl"),
+        "GAIA questions": (lambda p: load_gaia(p), GaiaDataError, "metadata.jsonl"),
+        "GAIA submission": (read_submission, GaiaDataError, "submission.jsonl"),
+        "arena prompts": (load_prompts, ArenaError, "prompts.jsonl"),
+        "BFCL items": (lambda p: list(read_bfcl(p, _Row)), BfclDataError, "items.json"),
+        "retry-loop questions": (lambda p: load_questions(str(p)), RetryDataError, "q.jsonl"),
+        "browse-suite tasks": (load_suite, ParamsError, "tasks.yaml"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_readers_of_lines()))
+def test_every_line_reader_names_a_byte_that_is_not_utf8(name, tmp_path):
+    read, error, file = _readers_of_lines()[name]
+    path = tmp_path / file
+    path.write_bytes(b'{"id": "b", "question": "J\xf6rg"}\n{"id": "a"}\n')  # before any check
+    offset = path.read_bytes().index(b"\xf6")
+    with pytest.raises(error) as err:
+        read(path)
+    assert f"{path}:1: not UTF-8: byte 0xf6 at offset {offset}" in str(err.value)
+
+
+def test_a_line_separator_inside_a_retry_loop_question_is_no_line_break(tmp_path):
+    path = tmp_path / "q.jsonl"  # U+2028 is valid inside a JSON string; str.splitlines splits
+    path.write_text('{"item": "i1", "question": "one\u2028two"}\n', encoding="utf-8")
+    assert load_questions(str(path))["question"].tolist() == ["one\u2028two"]

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from evalbench.ratings import ArenaError
-from evalbench.records import iter_csv, iter_jsonl, parse_json
+from evalbench.records import iter_csv, iter_jsonl, parse_json, text_lines
 from evalbench.sources import record_read
 
 
@@ -41,15 +41,14 @@ def load_prompts(source: str | Path = "demo", *, limit: int | None = None) -> li
     record_read(path, "arena demo prompts" if str(source) == "demo" else None)
     prompts: list[ArenaPrompt] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            prompt = _prompt_line(line, f"{path} line {line_no}")
-            if prompt.id in seen:
-                raise ArenaError(f"{path} line {line_no}: id {prompt.id!r} repeats")
-            seen.add(prompt.id)
-            prompts.append(prompt)
+    for line_no, line in text_lines(path, error=ArenaError):
+        if not line.strip():
+            continue
+        prompt = _prompt_line(line, f"{path} line {line_no}")
+        if prompt.id in seen:
+            raise ArenaError(f"{path} line {line_no}: id {prompt.id!r} repeats")
+        seen.add(prompt.id)
+        prompts.append(prompt)
     if not prompts:
         raise ArenaError(f"{path}: no prompts (empty file)")
     return prompts[:limit]

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalbench import sources
+from evalbench.records import text_lines
 
 from . import backends
 from .schema import (
@@ -100,18 +101,17 @@ def read_jsonl(path: Path, model: type[Row]) -> Iterator[tuple[int, Row]]:
     Raises:
         BfclDataError: a line that is not JSON or not a ``model`` (naming file and line).
     """
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise BfclDataError(f"{path}:{number}: not a valid JSON line ({exc})") from exc
-            try:
-                yield number, model.model_validate(data)
-            except ValidationError as exc:
-                raise BfclDataError(f"{path}:{number}: {first_error(exc)}") from exc
+    for number, line in text_lines(path, error=BfclDataError):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise BfclDataError(f"{path}:{number}: not a valid JSON line ({exc})") from exc
+        try:
+            yield number, model.model_validate(data)
+        except ValidationError as exc:
+            raise BfclDataError(f"{path}:{number}: {first_error(exc)}") from exc
 
 
 def first_error(exc: ValidationError) -> str:

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
 from evalbench.params import ParamsError, parse_yaml
+from evalbench.records import read_utf8
 
 from .scoring import WEIGHT_TOLERANCE, Criterion, DynamicCriterion
 
@@ -87,7 +88,7 @@ def load_suite(path: Path | str = "demo", data_dir: Path | None = None) -> list[
             field: message``).
     """
     path = demo_tasks_path() if str(path) == "demo" else Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_utf8(path, error=ParamsError)
     data = parse_yaml(text, str(path))
     rows = data.get("tasks") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import none_for_missing, parse_json, to_json, write_atomic
+from evalbench.records import none_for_missing, parse_json, text_lines, to_json, write_atomic
 from evalbench.settings import get_settings, secret
 from evalbench.sources import record_read
 
@@ -223,10 +223,9 @@ def _rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
         for i, row in enumerate(frame.to_dict("records"), start=1):
             yield f"{path} row {i}", row
         return
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if line.strip():
-                yield f"{path}:{lineno}", _json_line(line, f"{path}:{lineno}")
+    for lineno, line in text_lines(path, error=GaiaDataError):
+        if line.strip():
+            yield f"{path}:{lineno}", _json_line(line, f"{path}:{lineno}")
 
 
 def _json_line(line: str, where: str) -> Mapping[str, Any]:
@@ -446,21 +445,20 @@ def read_submission(path: Path | str) -> pd.DataFrame:
     """
     path = Path(path)
     rows, seen = [], set()
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            row = _json_line(line, where)
-            for field in ("task_id", "model_answer"):
-                _required_text(row, field, where, allow_empty=True)
-            if row["task_id"] in seen:
-                raise GaiaDataError(f"{where}: duplicate task_id {row['task_id']!r}")
-            seen.add(row["task_id"])
-            if row.get("reasoning_trace") is None:  # null reads as absent, not as NaN
-                row = {**row, "reasoning_trace": ""}
-            _required_text(row, "reasoning_trace", where, allow_empty=True)
-            rows.append(row)
+    for lineno, line in text_lines(path, error=GaiaDataError):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        row = _json_line(line, where)
+        for field in ("task_id", "model_answer"):
+            _required_text(row, field, where, allow_empty=True)
+        if row["task_id"] in seen:
+            raise GaiaDataError(f"{where}: duplicate task_id {row['task_id']!r}")
+        seen.add(row["task_id"])
+        if row.get("reasoning_trace") is None:  # null reads as absent, not as NaN
+            row = {**row, "reasoning_trace": ""}
+        _required_text(row, "reasoning_trace", where, allow_empty=True)
+        rows.append(row)
     return pd.DataFrame(rows, columns=["task_id", "model_answer", "reasoning_trace"])
 
 

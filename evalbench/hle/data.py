@@ -30,7 +30,14 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evalbench.records import leads_outside, parse_json, read_utf8, to_json, write_atomic
+from evalbench.records import (
+    leads_outside,
+    parse_json,
+    read_utf8,
+    text_lines,
+    to_json,
+    write_atomic,
+)
 from evalbench.settings import get_settings, secret
 from evalbench.sources import DataUnavailable, record_read
 
@@ -225,16 +232,15 @@ def _file_rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 def jsonl_rows(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """``(path:line, object)`` for every non-blank line; a bad line names itself."""
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                value = parse_json(line)
-            except json.JSONDecodeError as exc:
-                raise HleDataError(f"{where}: not valid JSON ({exc.msg})") from None
-            yield where, _object(value, where)
+    for lineno, line in text_lines(path, error=HleDataError):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            value = parse_json(line)
+        except json.JSONDecodeError as exc:
+            raise HleDataError(f"{where}: not valid JSON ({exc.msg})") from None
+        yield where, _object(value, where)
 
 
 def _json_document(path: Path) -> Any:

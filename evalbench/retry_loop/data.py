@@ -7,12 +7,11 @@ A file is ``.jsonl`` (one object per line) or ``.csv`` with the columns ``item``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
-from evalbench.records import iter_csv
+from evalbench.records import iter_csv, iter_jsonl
 
 COLUMNS = ["item", "question", "reference"]
 
@@ -98,18 +97,7 @@ def load_items(source: str) -> pd.DataFrame:
 
 
 def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
-    rows = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RetryDataError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise RetryDataError(f"{path}:{line_no}: expected a JSON object")
-        rows.append((line_no, row))
-    return rows
+    return list(iter_jsonl(path, error=RetryDataError))
 
 
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
