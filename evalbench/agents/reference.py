@@ -23,7 +23,6 @@ and continues where it stopped — as long as the tools are deterministic (``rea
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +91,9 @@ def _documents(spec: SystemSpec) -> Any:
     path = (get_settings().project_root / spec.documents).resolve()
     if path.is_dir():
         return DocumentIndex.from_folder(path)
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return DocumentIndex.from_records(rows)
+    if not path.is_file():
+        raise ValueError(f"documents: {path}: no such file or folder")
+    return DocumentIndex.from_jsonl(path)
 
 
 class NativeTools:

@@ -148,3 +148,34 @@ def test_bad_collections_fail_loudly(tmp_path):
         DocumentIndex([Document("a", "", "x"), Document("a", "", "y")])
     with pytest.raises(ValidationError, match="body"):
         DocumentIndex.from_records([{"id": "a", "text": "x", "body": "typo"}])
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [(b'{"id": "d1", "text": "a"}\nnot json\n', ":2: not JSON (Expecting value)"),
+     (b'{"id": "d1", "text": "a"}\n{"id": "d2"}\n', ":2: text: missing required field"),
+     (b'{"id": "d1", "text": "a"}\n["d2", "b"]\n', ":2: expected a JSON object"),
+     (b'{"id": "d1", "text": "caf\xe9"}\n', ":1: not UTF-8: byte 0xe9 at offset 25"),
+     (b'{"id": "d1", "text": "a"}\n{"id": "d1", "text": "b"}\n', ":2: id 'd1' already on line 1"),
+     (b"\n\n", ": no documents")],
+)  # fmt: skip
+def test_a_bad_documents_file_is_one_line_naming_file_and_line(tmp_path, content, says):
+    from evalbench.agents.reference import _documents
+    from evalbench.agents.types import SystemSpec
+
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(content)
+    spec = SystemSpec(name="a", provider="agent", model="m", documents=str(path))
+    with pytest.raises(ValueError) as err:
+        _documents(spec)
+    assert str(err.value) == f"documents: {path}{says}"
+
+
+def test_a_documents_path_that_is_missing_is_one_line(tmp_path):
+    from evalbench.agents.reference import _documents
+    from evalbench.agents.types import SystemSpec
+
+    spec = SystemSpec(name="a", provider="agent", model="m", documents=str(tmp_path / "nope"))
+    with pytest.raises(ValueError) as err:
+        _documents(spec)
+    assert str(err.value) == f"documents: {tmp_path / 'nope'}: no such file or folder"

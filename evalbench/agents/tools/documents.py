@@ -18,9 +18,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalbench.records import leads_outside
+from evalbench.params import format_validation_error
+from evalbench.records import iter_jsonl, leads_outside
 
 FOLDER_SUFFIXES = (".txt", ".md", ".html", ".htm")
 WORD = re.compile(r"\w+")
@@ -177,6 +178,35 @@ class DocumentIndex:
         if not docs:
             raise ValueError(f"DocumentIndex: no {'/'.join(FOLDER_SUFFIXES)} files in {folder}")
         return cls(docs)
+
+    @classmethod
+    def from_jsonl(cls, path: Path) -> DocumentIndex:
+        """The documents of a JSON Lines file, one ``{"id", "text", "title"?, "url"?}`` per
+        line (read as untrusted input: :func:`evalbench.records.iter_jsonl`).
+
+        Raises:
+            ValueError: ``documents: <file>:<line>: <what is wrong>`` (not UTF-8, not JSON,
+                not a document, an id already used), or no document at all.
+        """
+        records: list[DocumentRecord] = []
+        lines: dict[str, int] = {}
+        try:
+            for number, row in iter_jsonl(path, error=ValueError):
+                try:
+                    record = DocumentRecord.model_validate(row)
+                except ValidationError as exc:
+                    raise ValueError(f"{path}:{number}: {format_validation_error(exc)}") from None
+                if record.id in lines:
+                    raise ValueError(
+                        f"{path}:{number}: id {record.id!r} already on line {lines[record.id]}"
+                    )
+                lines[record.id] = number
+                records.append(record)
+        except ValueError as exc:
+            raise ValueError(f"documents: {exc}") from None
+        if not records:
+            raise ValueError(f"documents: {path}: no documents")
+        return cls(Document(r.id, r.title or first_line(r.text), r.text, r.url) for r in records)
 
     @classmethod
     def from_records(cls, rows: Iterable[Mapping[str, Any]]) -> DocumentIndex:
