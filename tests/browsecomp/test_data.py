@@ -83,7 +83,7 @@ def test_text_with_format_characters_decrypts_as_the_official_reader_does(tmp_pa
     ("content", "says"),
     [(b"problem,answer,problem_topic,canary\n", "bc.csv: no questions"),
      (b"problem,answer,problem_topic,canary\n\xe9,\xe9,Art,x\n",
-      "bc.csv: not UTF-8: byte 0xe9 at offset 36"),
+      "bc.csv:2: not UTF-8: byte 0xe9 at offset 36"),
      (None, "bc.csv:2: a field over 131,072 characters")],
 )  # fmt: skip
 def test_an_unreadable_csv_is_one_line_naming_it(tmp_path, content, says):
