@@ -447,6 +447,17 @@ def ensure_writable(run_dir: Path) -> None:
     if not (real := run_dir.resolve()).is_relative_to(outputs.resolve()):
         raise OutputsUnwritable(f"{run_dir}: leads to {real} (a link), outside the outputs "
                                 f"folder {outputs}; evalbench writes only inside it")  # fmt: skip
+    # a linked folder inside outputs too: every reader takes it for an archive (never
+    # current, never settled), so a run written through it would render again each time
+    for folder in [run_dir, *run_dir.parents]:
+        if folder == outputs or not folder.is_relative_to(outputs):
+            break
+        if folder.is_symlink():
+            raise OutputsUnwritable(
+                f"{run_dir}: {folder} is a link (to {folder.resolve()}), read as an archive; "
+                f"evalbench writes only into folders of the outputs folder {outputs} that are "
+                "no link"
+            )
     probe = run_dir / ".write-probe"
     try:
         run_dir.mkdir(parents=True, exist_ok=True)

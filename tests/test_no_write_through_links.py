@@ -159,3 +159,26 @@ def test_a_write_probe_that_fails_is_not_left_behind(tmp_path, monkeypatch):
     with pytest.raises(OutputsUnwritable, match="No space left on device"):
         ensure_writable(run_dir)
     assert list(run_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("linked", ["run folder", "study folder"])
+def test_a_run_folder_linked_to_another_folder_of_outputs_is_refused_too(tmp_path, linked):
+    # Before: a link to an archive inside outputs was written through, though every reader
+    # takes a linked folder for an archive: the run was never `current` (each `make report`
+    # rendered it again, into the archive) and a reader never settles a linked run
+    from evalbench.settings import get_settings
+
+    outputs = get_settings().outputs_dir
+    archive = outputs / "archive" / "old"
+    archive.mkdir(parents=True)
+    run_dir = outputs / "study" / "abc123"
+    link = run_dir if linked == "run folder" else run_dir.parent
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(archive, target_is_directory=True)
+    with pytest.raises(OutputsUnwritable) as refused:
+        ensure_writable(run_dir)
+    assert str(refused.value) == (
+        f"{run_dir}: {link} is a link (to {archive}), read as an archive; evalbench writes "
+        f"only into folders of the outputs folder {outputs} that are no link"
+    )
+    assert list(archive.iterdir()) == []  # not even the write probe
