@@ -112,6 +112,17 @@ def test_a_reader_never_settles_a_run_through_a_link(tmp_path, linked):
     assert sorted(p.name for p in (elsewhere / "run1").iterdir()) == ["manifest.json"]
 
 
+def _linked_run(outputs: Path, target: Path, linked: str) -> tuple[Path, Path]:
+    """``outputs/study/abc123`` with the run (or its study) folder a link to ``target``:
+    (the run folder, the link)."""
+    target.mkdir(parents=True)
+    run_dir = outputs / "study" / "abc123"
+    link = run_dir if linked == "run folder" else run_dir.parent
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target, target_is_directory=True)
+    return run_dir, link
+
+
 @pytest.mark.parametrize("linked", ["run folder", "study folder"])
 def test_a_run_folder_that_leads_out_of_the_outputs_folder_is_refused(tmp_path, linked):
     # Before: outputs/<study>/<run> (or outputs/<study>) as a link to a folder elsewhere:
@@ -120,11 +131,7 @@ def test_a_run_folder_that_leads_out_of_the_outputs_folder_is_refused(tmp_path, 
 
     outputs = get_settings().outputs_dir
     elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    run_dir = outputs / "study" / "abc123"
-    link = run_dir if linked == "run folder" else run_dir.parent
-    link.parent.mkdir(parents=True, exist_ok=True)
-    link.symlink_to(elsewhere, target_is_directory=True)
+    run_dir, _ = _linked_run(outputs, elsewhere, linked)
     with pytest.raises(OutputsUnwritable) as refused:
         ensure_writable(run_dir)
     assert str(refused.value) == (
@@ -170,11 +177,7 @@ def test_a_run_folder_linked_to_another_folder_of_outputs_is_refused_too(tmp_pat
 
     outputs = get_settings().outputs_dir
     archive = outputs / "archive" / "old"
-    archive.mkdir(parents=True)
-    run_dir = outputs / "study" / "abc123"
-    link = run_dir if linked == "run folder" else run_dir.parent
-    link.parent.mkdir(parents=True, exist_ok=True)
-    link.symlink_to(archive, target_is_directory=True)
+    run_dir, link = _linked_run(outputs, archive, linked)
     with pytest.raises(OutputsUnwritable) as refused:
         ensure_writable(run_dir)
     assert str(refused.value) == (
