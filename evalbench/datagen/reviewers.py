@@ -161,10 +161,11 @@ class ReviewerData(NamedTuple):
 
 def read_reviewers(
     path: Path | str, problem_ids: set[str], *, rng: np.random.Generator, rounds: int,
-    level: float,
+    level: float, every: pd.DataFrame | None = None,
 ) -> ReviewerData:  # fmt: skip
-    """Label-file reviews of a run's problems, their consensus and the reviewers' agreement."""
-    every = load_reviews(path)
+    """Label-file reviews of a run's problems, their consensus and the reviewers' agreement
+    (``every``: :func:`load_reviews` of ``path``, when already read)."""
+    every = load_reviews(path) if every is None else every
     unknown = sorted(set(every["problem_id"]) - problem_ids)
     reviews = every[every["problem_id"].isin(problem_ids)].reset_index(drop=True)
     if reviews["reviewer"].nunique() < 2:

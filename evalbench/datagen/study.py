@@ -44,7 +44,7 @@ from .records import (
     SimFacts,
     Slot,
 )
-from .reviewers import is_label_source, read_reviewers
+from .reviewers import is_label_source, load_reviews, read_reviewers
 from .scoring import (
     PAIRWISE_QUESTION,
     TOPICS,
@@ -58,7 +58,12 @@ from .scoring import (
     pick_reference,
     problem_card,
 )
-from .verification import load_verifications, save_verifications, verifications_path
+from .verification import (
+    Verification,
+    load_verifications,
+    save_verifications,
+    verifications_path,
+)
 
 _DATASET_FIELDS = ["id", "topic", "problem", "answer", "solution", "reference_id", "attempts"]
 
@@ -363,9 +368,28 @@ def compare_with_real(
     return verdicts
 
 
-def study_verifications(run: Run[DatagenParams], problems: pd.DataFrame) -> HumanData:
-    """The human reviews of this run: simulated, from the params file's path, or from
-    ``<run dir>/generated_verifications.json`` when a reviewer has written it.
+def read_given_reviews(params: DatagenParams) -> pd.DataFrame | dict[str, Verification] | None:
+    """The reviews of the params file's ``verifications:`` path, read and checked before any
+    problem is generated (a bad file costs nothing); ``None`` for ``simulated`` or none.
+
+    Raises:
+        ValueError: the file (or a label line) that does not read, naming it.
+    """
+    source = params.verifications
+    if source in (None, "simulated"):
+        return None
+    path = Path(source)
+    return load_reviews(path) if is_label_source(path) else load_verifications(path)
+
+
+def study_verifications(
+    run: Run[DatagenParams],
+    problems: pd.DataFrame,
+    given: pd.DataFrame | dict[str, Verification] | None = None,
+) -> HumanData:
+    """The human reviews of this run: simulated, from the params file's path (``given``: as
+    :func:`read_given_reviews` read them), or from ``<run dir>/generated_verifications.json``
+    when a reviewer has written it.
 
     Simulated reviews (which need a simulated generator's hidden truth) are saved to
     ``<run dir>/simulated_verifications.json`` and read back like a reviewer's file.
@@ -387,10 +411,11 @@ def study_verifications(run: Run[DatagenParams], problems: pd.DataFrame) -> Huma
         got = read_reviewers(
             path, ids, rng=run.rng("reviewers"), rounds=params.bootstrap_rounds,
             level=params.confidence_level,
+            every=given if isinstance(given, pd.DataFrame) else None,
         )  # fmt: skip
         simulated = bool(len(got.reviews)) and bool(got.reviews["simulated"].all())
         return HumanData(got.verifications, path, simulated, got.unknown_ids, got)
-    loaded = load_verifications(path)
+    loaded = given if isinstance(given, dict) else load_verifications(path)
     known = {k: v for k, v in loaded.items() if k in ids}
     unknown = sorted(set(loaded) - ids)
     return HumanData(known, path if path.exists() else None, source == "simulated", unknown)
@@ -413,6 +438,7 @@ def run_study(run: Run[DatagenParams], reference: pd.DataFrame) -> DatagenResult
         NoResult: no problem was valid, or the judge scored none (nothing to evaluate).
     """
     params = run.params
+    given = read_given_reviews(params)
     real = unique_reference(reference)
     generation = generate_problems(run, real)
     problems = generation.problems
@@ -424,7 +450,7 @@ def run_study(run: Run[DatagenParams], reference: pd.DataFrame) -> DatagenResult
     duplicates = near_duplicates(problems, reference, threshold=params.duplicate_threshold)
     run.write_records("duplicates", plain_rows(duplicates.top))
     verdicts = compare_with_real(run, problems, real)
-    human = study_verifications(run, problems)
+    human = study_verifications(run, problems, given)
     summary = summarize(
         problems,
         rng=run.rng("summary"),

@@ -161,3 +161,19 @@ def test_tiers_subsample_the_slots_by_topic(tmp_path: Path):
     # 60 slots over the 7 topics: 8 or 9 each; ceil(0.1 · 8) = ceil(0.1 · 9) = 1 per topic
     assert len(scoring.TOPICS) == 7
     assert len(gen.slots) == 7 and topics.eq(1).all()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [("reviews_verifications.json", b'{"p1": ', r"reviews_verifications.json: not JSON"),
+     ("reviews_verifications.json", b'{"p1": "caf\xe9"}', r"json:1: not UTF-8: byte 0xe9"),
+     ("labels.jsonl", b"not json\n", r"labels.jsonl:1")],
+)  # fmt: skip
+def test_a_bad_reviews_file_fails_before_any_problem_is_generated(tmp_path, name, content, says):
+    reviews = tmp_path / name
+    reviews.write_bytes(content)
+    run = open_run(_params(tmp_path / "r", n_problems=6, verifications=str(reviews)))
+    with pytest.raises(ValueError, match=says):
+        study.run_study(run, made_up_reference())
+    asked = sorted(p.name for p in (run.dir / "records").glob("*.jsonl"))
+    assert asked == [], f"generated before reading the reviews: {asked}"
