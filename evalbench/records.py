@@ -317,15 +317,25 @@ class RecordStore:
     def _load(self) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
-        lines = self.path.read_text(encoding="utf-8").split("\n")
-        rows, last = [], len(lines) - 1
-        for number, line in enumerate(lines, start=1):
+        lines = self.path.read_bytes().split(b"\n")
+        rows, last, offset = [], len(lines) - 1, 0
+        for number, raw in enumerate(lines, start=1):
+            torn = number - 1 == last  # no newline after it: the record in flight at a kill
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if torn:  # cut inside a character (records are UTF-8, not ASCII)
+                    self._truncate_torn_tail()
+                    break
+                why = f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}"
+                raise CorruptRecords(f"{self.path}:{number}: {why}") from None
+            offset += len(raw) + 1
             if not line.strip():
                 continue
             try:
                 row = parse_json(line)
             except json.JSONDecodeError as exc:
-                if number - 1 == last and not isinstance(exc, JsonTooDeep):
+                if torn and not isinstance(exc, JsonTooDeep):
                     self._truncate_torn_tail()  # torn final write: the record in flight
                     break
                 raise CorruptRecords(f"{self.path}:{number}: {_not_json(exc)}") from None

@@ -760,7 +760,7 @@ def recorded_calls(run_dir: Path, specs: dict[str, ModelSpec] | None = None) -> 
     disk, so it also works for a run whose notebook failed before ``run.finish``)."""
     rows: list[dict[str, Any]] = []
     for path in sorted((run_dir / "records").glob("*.jsonl")):
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", errors="replace") as fh:  # torn by a kill: no call
             first = fh.readline()
         try:
             if not _is_call(json.loads(first)):

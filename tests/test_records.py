@@ -40,6 +40,30 @@ def test_a_torn_last_line_is_dropped_on_resume(tmp_path):
     assert [r["id"] for r in read_jsonl(path)] == [1, 2, 3]
 
 
+def test_a_last_line_torn_inside_a_character_is_dropped_on_resume(tmp_path):
+    # Before: a kill -9 that cut a record's "é" (2 bytes in UTF-8) in half left a file every
+    # later resume failed on with UnicodeDecodeError: the run could never be resumed
+    path = tmp_path / "r.jsonl"
+    whole = '{"id": 2, "text": "café"}'.encode()
+    path.write_bytes(
+        b'{"id": 1, "text": "\xc3\xa9t\xc3\xa9"}\n' + whole[: whole.index(b"\xc3") + 1]
+    )
+    store = RecordStore(path, ["id"])
+    assert [r["text"] for r in store.rows()] == ["été"]
+    assert path.read_bytes() == b'{"id": 1, "text": "\xc3\xa9t\xc3\xa9"}\n'
+    store.append({"id": 2, "text": "café"})
+    assert [r["text"] for r in read_jsonl(path)] == ["été", "café"]
+
+
+def test_a_whole_line_that_is_not_utf8_is_an_error_naming_line_and_offset(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"id": 1}\n{"id": 2, "t": "caf\xe9"}\n{"id": 3}\n')
+    with pytest.raises(CorruptRecords) as err:
+        RecordStore(path, ["id"])
+    assert str(err.value) == f"{path}:2: not UTF-8: byte 0xe9 at offset 29"
+    assert path.read_bytes().index(b"\xe9") == 29  # nothing truncated: not the last line
+
+
 def test_a_corrupt_line_in_the_middle_is_an_error_naming_the_line(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text('{"id": 1}\nnot json\n{"id": 3}\n')
@@ -175,3 +199,26 @@ def test_a_records_folder_that_is_a_link_is_refused(tmp_path):
     with pytest.raises(CorruptRecords, match="a symbolic link"):
         RecordStore(path, ["key"]).append({"key": 1})
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_the_sweep_readers_of_a_killed_cell_skip_a_line_torn_inside_a_character(tmp_path):
+    # a cell killed mid-write: its records and its in-flight note end inside an "é"; the
+    # readers that count its calls at resume skip that line as they skip any torn one
+    from evalbench.sweeps.data import IN_FLIGHT, recorded_tokens, unanswered
+
+    call = {"system": "s", "key": "k1", "request_key": "r1", "prompt_tokens": 3,
+            "completion_tokens": 4, "text": "café"}  # fmt: skip
+    torn = json.dumps({**call, "key": "k2", "request_key": "r2"}, ensure_ascii=False).encode()
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "responses.jsonl").write_bytes(
+        json.dumps(call, ensure_ascii=False).encode() + b"\n" + torn[: torn.index(b"\xc3") + 1]
+    )
+    note = json.dumps({"system": "s", "key": "r9", "q": "é"}, ensure_ascii=False).encode()
+    (tmp_path / IN_FLIGHT).write_bytes(b'{"system": "s", "key": "r3"}\n' + note[:-3])
+    assert recorded_tokens(tmp_path) == {"r1": (3, 4)}
+    assert unanswered(tmp_path, lambda key: False) == [["s", "r3"]]
+    # a failed run's usage, read from its records: a file whose only line is torn is no call
+    from evalbench.runs import recorded_calls
+
+    (tmp_path / "records" / "answers.jsonl").write_bytes(torn[: torn.index(b"\xc3") + 1])
+    assert recorded_calls(tmp_path)["calls"].tolist() == [1]

@@ -57,7 +57,7 @@ def call_latency(folder: Path) -> dict[str, float]:
 
 
 def _holds_calls(path: Path) -> bool:
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:  # torn by a kill: no call
         first = fh.readline()
     try:
         row = json.loads(first)
@@ -88,7 +88,7 @@ def unanswered(folder: Path, cached: Callable[[str], bool]) -> list[list[str]]:
         return []
     answered = recorded_tokens(folder)
     out = []
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:  # a torn line: not JSON
         for line in fh:
             try:
                 row = json.loads(line)
@@ -106,8 +106,8 @@ def recorded_tokens(folder: Path) -> dict[str, tuple[int, int]]:
     for path in sorted((folder / "records").glob("*.jsonl")):
         if not _holds_calls(path):
             continue
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:  # a line torn by a kill is no record (its store drops it)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:  # a line torn by a kill (inside a character too) is no record
                 try:
                     row = json.loads(line)
                     key = row.get("request_key")
