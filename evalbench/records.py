@@ -594,8 +594,9 @@ def iter_csv(
     ``None``; blank lines skipped), each numbered by the line it starts on.
 
     Raises:
-        error: not UTF-8 (the byte and its offset), or a row the csv module cannot read (a
-            field past its limit of 131,072 characters, a stray quote), naming file and line.
+        error: not UTF-8 (the byte and its offset), a header of one column holding ``;``,
+            a tab or ``|`` (another separator), or a row the csv module cannot read (a field
+            past its limit of 131,072 characters, a stray quote), naming file and line.
     """
     path = Path(path)
     reader = csv.reader(io.StringIO(read_utf8(path, error=error), newline=""))
@@ -618,6 +619,10 @@ def iter_csv(
 
     first = read()
     header = first[1] if first else []
+    if len(header) == 1 and (sep := next((c for c in ";\t|" if c in header[0]), None)):
+        looks = "tab-separated" if sep == "\t" else f"{sep!r}-separated"  # Excel in many locales
+        raise error(f"{path}:1: the header is one column {header[0]!r}: the file looks "
+                    f"{looks}; save it as comma-separated CSV")  # fmt: skip
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
         while (got := read()) is not None:

@@ -206,3 +206,20 @@ def test_a_line_separator_inside_a_retry_loop_question_is_no_line_break(tmp_path
     path = tmp_path / "q.jsonl"  # U+2028 is valid inside a JSON string; str.splitlines splits
     path.write_text('{"item": "i1", "question": "one\u2028two"}\n', encoding="utf-8")
     assert load_questions(str(path))["question"].tolist() == ["one\u2028two"]
+
+
+@pytest.mark.parametrize("name", list(READERS))
+@pytest.mark.parametrize(("sep", "says"), [(";", "';'-separated"), ("\t", "tab-separated")])
+def test_a_csv_separated_by_another_character_says_so(name, sep, says, tmp_path):
+    # Before: Excel in many locales writes ';' (and some tools tabs): the reader saw one
+    # column and said the first one it needs was missing on line 2
+    reader = READERS[name]
+    path = tmp_path / "in.csv"
+    lines = [reader.header, reader.good.format(text="ok")]
+    path.write_text("\n".join(line.replace(",", sep) for line in lines) + "\n")
+    with pytest.raises(reader.error) as err:
+        reader.read(path)
+    assert str(err.value) == (
+        f"{path}:1: the header is one column {reader.header.replace(',', sep)!r}: the file "
+        f"looks {says}; save it as comma-separated CSV"
+    )
