@@ -11,6 +11,7 @@ keyed by problem id; :func:`save_verifications` merges and writes atomically, so
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -204,7 +205,7 @@ def export_verification_csv(
     ``correctness, clarity, difficulty_match, completeness`` (1–5), ``status``
     (approved / rejected / needs_revision) and ``comments``, prefilled from ``existing``.
     Generated text starting with ``= + - @`` gets a leading ``'`` so a spreadsheet shows
-    it instead of running it as a formula.
+    it instead of running it as a formula. UTF-8 with a BOM, as spreadsheets read it.
     """
     path = Path(path)
     existing = existing or {}
@@ -219,12 +220,13 @@ def export_verification_csv(
         )
         info = {"problem_id": pid, **{k: _csv_safe(p.get(k, "")) for k in _CSV_INFO[1:]}}
         rows.append({**info, **{k: filled.get(k, "") for k in _CSV_REVIEW}})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=[*_CSV_INFO, *_CSV_REVIEW])
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=[*_CSV_INFO, *_CSV_REVIEW])
+    writer.writeheader()
+    writer.writerows(rows)
+    # a BOM first: a spreadsheet then reads the file as UTF-8 (without it Excel takes its
+    # own code page); written whole or not at all (a full disk keeps the last template)
+    return write_atomic(path, "\ufeff" + text.getvalue())
 
 
 def _csv_safe(value: Any) -> Any:

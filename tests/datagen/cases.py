@@ -69,12 +69,13 @@ def sample_problems() -> pd.DataFrame:
 
 
 def edit_csv(path: Path, edits: dict[str, dict[str, str]]) -> None:
-    """Fill in cells of an exported review CSV, as a reviewer would (by problem id)."""
-    with open(path, encoding="utf-8", newline="") as fh:
+    """Fill in cells of an exported review CSV, as a reviewer would (by problem id), and
+    save it as a spreadsheet's "CSV UTF-8" does (with a BOM)."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.DictReader(fh))
     for row in rows:
         row.update(edits.get(row["problem_id"], {}))
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with open(path, "w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)

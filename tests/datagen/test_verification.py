@@ -76,7 +76,7 @@ def test_naive_time_stamps_read_as_utc_and_bad_files_name_the_key(tmp_path: Path
 
 def test_csv_export_edit_import_round_trip(tmp_path: Path) -> None:
     csv_path = verification.export_verification_csv(sample_problems(), tmp_path / "review.csv")
-    with open(csv_path, encoding="utf-8", newline="") as fh:
+    with open(csv_path, encoding="utf-8-sig", newline="") as fh:
         exported = list(csv.DictReader(fh))
     assert exported[0]["problem"] == "Line one\nline two of problem 1"
     assert exported[2]["solution"].startswith("'=HYPERLINK")  # not run as a formula
@@ -182,3 +182,27 @@ def test_verification_form_saves_through_the_same_file(tmp_path: Path) -> None:
     prev.click()
     nxt.click()  # back on gen_2: the form shows the saved review
     assert [s.value for s in sliders] == [5, 4, 3, 2] and status.value == "needs_revision"
+
+
+def test_the_review_template_opens_in_a_spreadsheet_and_is_written_whole(tmp_path, monkeypatch):
+    # Before: no BOM, so Excel read the UTF-8 template as its own code page ("Ã—" for "×")
+    # and saved that back, which import then refused as not UTF-8; and a full disk left a
+    # half-written template over the last one
+    path = verification.export_verification_csv(sample_problems(), tmp_path / "review.csv")
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfproblem_id,")
+    assert verification.import_verification_csv(path) == {}  # read back, BOM and all
+
+    import evalbench.records
+
+    real_replace = evalbench.records.os.replace
+
+    def full(src, dst):  # the disk fills as the new template is put in place
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(evalbench.records.os, "replace", full)
+    with pytest.raises(OSError, match="No space left"):
+        verification.export_verification_csv(sample_problems()[:1], path)
+    monkeypatch.setattr(evalbench.records.os, "replace", real_replace)
+    assert path.read_bytes() == raw  # the last template, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["review.csv"]  # no temp file left
