@@ -618,10 +618,10 @@ def iter_csv(
                 return start, values
 
     first = read()
-    header = first[1] if first else []
+    at, header = first if first else (1, [])
     if len(header) == 1 and (sep := next((c for c in ";\t|" if c in header[0]), None)):
         looks = "tab-separated" if sep == "\t" else f"{sep!r}-separated"  # Excel in many locales
-        raise error(f"{path}:1: the header is one column {header[0]!r}: the file looks "
+        raise error(f"{path}:{at}: the header is one column {header[0]!r}: the file looks "
                     f"{looks}; save it as comma-separated CSV")  # fmt: skip
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
