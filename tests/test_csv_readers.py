@@ -223,3 +223,10 @@ def test_a_csv_separated_by_another_character_says_so(name, sep, says, tmp_path)
         f"{path}:1: the header is one column {reader.header.replace(',', sep)!r}: the file "
         f"looks {says}; save it as comma-separated CSV"
     )
+
+
+def test_a_one_column_header_after_blank_lines_is_named_by_its_own_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("\n\na;b\n1;2\n")
+    with pytest.raises(ValueError, match=r"t\.csv:3: the header is one column 'a;b'"):
+        iter_csv(path, error=ValueError)
