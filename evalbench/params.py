@@ -46,6 +46,7 @@ from pydantic import (
 
 from evalbench.alerts.spec import AlertsSpec, override_problem
 from evalbench.models import CacheMode, ModelSpec, local
+from evalbench.records import decode_utf8
 from evalbench.textparse import BIDI_CONTROLS
 
 
@@ -314,20 +315,10 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     if len(raw) > MAX_PARAMS_BYTES:
         raise ParamsError(f"{path}: {len(raw):,d} bytes; a params file may have at most "
                           f"{MAX_PARAMS_BYTES:,d}")  # fmt: skip
-    data = parse_yaml(_decode(raw, path), str(path))
+    data = parse_yaml(decode_utf8(raw, path, error=ParamsError), str(path))
     if not isinstance(data, dict):
         raise ParamsError(f"{path}: expected a mapping of keys to values at the top level")
     return data
-
-
-def _decode(raw: bytes, path: Path) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ParamsError(
-            f"{path}:{line}: not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
-        ) from None
 
 
 MAX_DEPTH = 100

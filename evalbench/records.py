@@ -327,7 +327,7 @@ class RecordStore:
                 if torn:  # cut inside a character (records are UTF-8, not ASCII)
                     self._truncate_torn_tail()
                     break
-                why = f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}"
+                why = not_utf8(raw, exc.start, offset)
                 raise CorruptRecords(f"{self.path}:{number}: {why}") from None
             offset += len(raw) + 1
             if not line.strip():
@@ -538,8 +538,7 @@ def text_lines(
             try:
                 line = raw[start:].decode("utf-8")
             except UnicodeDecodeError as exc:
-                byte, at = raw[start + exc.start], offset + start + exc.start
-                why = f"not UTF-8: byte 0x{byte:02x} at offset {at}"
+                why = not_utf8(raw, start + exc.start, offset)
                 raise error(f"{path}:{number}: {why}") from None
             offset += len(raw)
             yield number, line
@@ -569,20 +568,30 @@ def iter_jsonl(
 
 
 def read_utf8(path: Path | str, *, error: type[Exception] = CorruptRecords) -> str:
-    """A whole text file read as untrusted input: strict UTF-8, a leading BOM dropped.
+    """A whole text file read as untrusted input (:func:`decode_utf8`)."""
+    return decode_utf8(Path(path).read_bytes(), path, error=error)
+
+
+def decode_utf8(raw: bytes, path: Path | str, *, error: type[Exception] = CorruptRecords) -> str:
+    """The bytes of a whole file as strict UTF-8, a leading BOM dropped.
 
     Raises:
-        error: not UTF-8, naming the file, the line, the byte and its offset (as
+        error: not UTF-8, naming the file ``path``, the line, the byte and its offset (as
             :func:`text_lines`).
     """
-    raw = Path(path).read_bytes()
     start = 3 if raw.startswith(BOM) else 0
     try:
         return raw[start:].decode("utf-8")
     except UnicodeDecodeError as exc:
         at = start + exc.start
         line = raw.count(b"\n", 0, at) + 1
-        raise error(f"{path}:{line}: not UTF-8: byte 0x{raw[at]:02x} at offset {at}") from None
+        raise error(f"{path}:{line}: {not_utf8(raw, at)}") from None
+
+
+def not_utf8(raw: bytes, at: int, offset: int = 0) -> str:
+    """``not UTF-8: byte 0x.. at offset N`` for the byte ``raw[at]``, where ``raw`` starts
+    ``offset`` bytes into its file."""
+    return f"not UTF-8: byte 0x{raw[at]:02x} at offset {offset + at}"
 
 
 def iter_csv(
