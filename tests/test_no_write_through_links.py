@@ -124,21 +124,29 @@ def _linked_run(outputs: Path, target: Path, linked: str) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("linked", ["run folder", "study folder"])
-def test_a_run_folder_that_leads_out_of_the_outputs_folder_is_refused(tmp_path, linked):
+@pytest.mark.parametrize("target", ["elsewhere", "another folder of outputs"])
+def test_a_linked_run_folder_is_refused_and_nothing_is_written_through_it(tmp_path, linked, target):
     # Before: outputs/<study>/<run> (or outputs/<study>) as a link to a folder elsewhere:
-    # the report, the records, the manifest and the lock were all written there
+    # the report, the records, the manifest and the lock were all written there. A link to
+    # an archive inside outputs was written through too, though every reader takes a linked
+    # folder for an archive: the run was never `current` (each `make report` rendered it
+    # again, into the archive) and a reader never settles a linked run
     from evalbench.settings import get_settings
 
     outputs = get_settings().outputs_dir
-    elsewhere = tmp_path / "elsewhere"
-    run_dir, _ = _linked_run(outputs, elsewhere, linked)
+    inside = target != "elsewhere"
+    to = outputs / "archive" / "old" if inside else tmp_path / "elsewhere"
+    run_dir, link = _linked_run(outputs, to, linked)
     with pytest.raises(OutputsUnwritable) as refused:
         ensure_writable(run_dir)
     assert str(refused.value) == (
-        f"{run_dir}: leads to {elsewhere}{'' if linked == 'run folder' else '/abc123'} (a "
+        f"{run_dir}: {link} is a link (to {to}), read as an archive; evalbench writes "
+        f"only into folders of the outputs folder {outputs} that are no link"
+        if inside
+        else f"{run_dir}: leads to {to}{'' if linked == 'run folder' else '/abc123'} (a "
         f"link), outside the outputs folder {outputs}; evalbench writes only inside it"
     )
-    assert list(elsewhere.iterdir()) == []  # not even the write probe
+    assert list(to.iterdir()) == []  # not even the write probe
 
 
 def test_an_outputs_folder_that_is_itself_a_link_is_written_as_usual(tmp_path, monkeypatch):
@@ -166,22 +174,3 @@ def test_a_write_probe_that_fails_is_not_left_behind(tmp_path, monkeypatch):
     with pytest.raises(OutputsUnwritable, match="No space left on device"):
         ensure_writable(run_dir)
     assert list(run_dir.iterdir()) == []
-
-
-@pytest.mark.parametrize("linked", ["run folder", "study folder"])
-def test_a_run_folder_linked_to_another_folder_of_outputs_is_refused_too(tmp_path, linked):
-    # Before: a link to an archive inside outputs was written through, though every reader
-    # takes a linked folder for an archive: the run was never `current` (each `make report`
-    # rendered it again, into the archive) and a reader never settles a linked run
-    from evalbench.settings import get_settings
-
-    outputs = get_settings().outputs_dir
-    archive = outputs / "archive" / "old"
-    run_dir, link = _linked_run(outputs, archive, linked)
-    with pytest.raises(OutputsUnwritable) as refused:
-        ensure_writable(run_dir)
-    assert str(refused.value) == (
-        f"{run_dir}: {link} is a link (to {archive}), read as an archive; evalbench writes "
-        f"only into folders of the outputs folder {outputs} that are no link"
-    )
-    assert list(archive.iterdir()) == []  # not even the write probe
