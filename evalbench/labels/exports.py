@@ -121,6 +121,7 @@ def export_labels(
     out = Path(out)
     if out.suffix.lower() not in (".jsonl", ".csv"):
         raise ValueError(f"{out}: export to a .jsonl or .csv file")
+    _refuse_own_files(tasks, out)
     source, torn = read_counted(tasks.labels_dir) if labels is None else (list(labels), [])
     rows = EXPORTERS[tasks.spec.kind](tasks, source)
     stale = _usable(tasks, source)[1]
@@ -131,6 +132,27 @@ def export_labels(
         write_atomic(out, (to_json(row) + "\n" for row in rows))
     names = sorted({str(r.get("annotator", r.get("reviewer"))) for r in rows})
     return Export(out, len(rows), stale, names, tuple(torn))
+
+
+def _refuse_own_files(tasks: Tasks, out: Path) -> None:
+    """An export never replaces the task's own files: an annotator's labels (the export
+    took their place, with their edit history, and every later read failed on it), another
+    file of the labels folder (read back as one annotator's labels), the items or tasks file.
+
+    Raises:
+        ValueError: one line naming ``out`` and what it is.
+    """
+    real = out.resolve()
+    if real.is_relative_to(tasks.labels_dir.resolve()):
+        what = f"in the task's labels folder {tasks.labels_dir}"
+    elif real == (tasks.path.parent / tasks.spec.items).resolve():
+        what = "the task's items file"
+    elif real == tasks.path.resolve():
+        what = "the tasks file"
+    else:
+        return
+    raise ValueError(f"{out}: {what}; export to a file outside the labels folder, not the "
+                     "items or tasks file")  # fmt: skip
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:

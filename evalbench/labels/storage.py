@@ -25,7 +25,7 @@ import pandas as pd
 from filelock import FileLock
 from pydantic import Field, ValidationError
 
-from evalbench.records import Record, parse_json, to_json
+from evalbench.records import Record, open_in_folder, parse_json, to_json
 
 from .tasks import NAME_PATTERN, check_annotator
 
@@ -94,7 +94,7 @@ class LabelStore:
 
         The revision is set here, under the lock, from the lines already in the file.
         """
-        path = label_path(self.folder, record.annotator)
+        path = _own_file(label_path(self.folder, record.annotator))
         self.folder.mkdir(parents=True, exist_ok=True)
         with self._thread_lock, FileLock(str(path) + ".lock", timeout=30):
             _cut_torn_tail(path)
@@ -102,7 +102,7 @@ class LabelStore:
                        if (r.task, r.item) == (record.task, record.item)]  # fmt: skip
             record = record.model_copy(update={"revision": len(earlier) + 1})
             line = to_json(record.model_dump(mode="json"))
-            with open(path, "a", encoding="utf-8") as fh:
+            with open_in_folder(path, "a") as fh:  # never through a link planted meanwhile
                 fh.write(line + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -114,7 +114,7 @@ class LabelStore:
 
     def read_counted(self, annotator: str) -> tuple[list[LabelRecord], int]:
         """:meth:`read`, and 1 if the file ends in a torn line it skipped (else 0)."""
-        return _read_file(label_path(self.folder, annotator))
+        return _read_file(_own_file(label_path(self.folder, annotator)))
 
     def annotators(self) -> list[str]:
         """Annotators with a label file in the folder, sorted."""
@@ -123,11 +123,28 @@ class LabelStore:
         return sorted(p.stem for p in self.folder.glob("*.jsonl"))
 
 
+def _own_file(path: Path) -> Path:
+    """``path``, a label file of the folder itself (or none yet).
+
+    Raises:
+        LabelFileError: it is a symbolic link (a folder from elsewhere with a planted link:
+            an append, or the cut of a torn last line, would write into the file it names)
+            or a folder.
+    """
+    if path.is_symlink():
+        raise LabelFileError(f"{path}: a symbolic link; labels are read and written only in "
+                             "the labels folder itself (delete the link)")  # fmt: skip
+    if path.is_dir():
+        raise LabelFileError(f"{path}: a folder, not a label file (move it out of the labels "
+                             "folder)")  # fmt: skip
+    return path
+
+
 def _cut_torn_tail(path: Path) -> None:
     """Drop a last line without its newline (a write that crashed before acknowledging)."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    with open(path, "rb+") as fh:
+    with os.fdopen(os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)), "rb+") as fh:
         fh.seek(-1, os.SEEK_END)
         if fh.read(1) == b"\n":
             return
@@ -186,8 +203,8 @@ def read_counted(source: Path | str) -> tuple[list[LabelRecord], list[Path]]:
 
 
 def _label_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(path.glob("*.jsonl"))
+    if path.is_dir():  # a folder's files are its own (a file named alone may be a link)
+        return [_own_file(p) for p in sorted(path.glob("*.jsonl"))]
     if path.is_file():
         return [path]
     raise LabelFileError(f"{path}: no label file or folder")

@@ -145,3 +145,23 @@ def test_a_tasks_file_with_a_repeated_annotator_names_it(tmp_path):
     )
     with pytest.raises(ValueError, match=r"tasks.yaml: annotators: 'alice' is given twice"):
         load_tasks(tmp_path / "tasks.yaml")
+
+
+@pytest.mark.parametrize("target", ["alice's label file", "a new file in the labels folder",
+                                    "the items file", "the tasks file"])  # fmt: skip
+def test_export_never_writes_over_the_tasks_items_or_label_files(tmp_path, capsys, target):
+    # `label export tasks.yaml labels/alice.jsonl` replaced alice's labels (and their edit
+    # history) with the export, and every later status and serve failed on its first line
+    tasks, alice = _torn(tmp_path)
+    items = tasks.path.parent / tasks.spec.items
+    out = {"alice's label file": alice, "a new file in the labels folder":
+           tasks.labels_dir / "golden.jsonl", "the items file": items,
+           "the tasks file": tasks.path.with_suffix(".jsonl")}[target]  # fmt: skip
+    if target == "the tasks file":  # a .yaml is refused by its suffix; the same file by link
+        out.symlink_to(tasks.path)
+    before = {p: p.read_bytes() for p in (alice, items, tasks.path)}
+    assert main(["label", "export", str(tasks.path), str(out)]) == 2
+    err = _one_line(capsys)
+    assert f"evalbench label: {out}: " in err and "export to a file outside" in err, err
+    assert {p: p.read_bytes() for p in before} == before
+    assert target != "a new file in the labels folder" or not out.exists()

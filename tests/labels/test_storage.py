@@ -91,3 +91,37 @@ def test_stale_labels_and_the_frame(tmp_path):
     assert stale_labels(labels, {"q1": "d", "q2": "other"}) == [labels[1]]
     frame = labels_frame(labels)
     assert list(frame["score_accuracy"]) == [5, 5] and list(frame["comment"]) == ["", "hm"]
+
+
+@pytest.mark.parametrize("target", ["a file with lines", "an empty file", "no file yet"])
+def test_a_label_file_that_is_a_link_is_refused_and_what_it_names_is_untouched(tmp_path, target):
+    # a labels folder from elsewhere (an archive, a share) with a planted link: an append, or
+    # the cut of a "torn" last line, wrote through it into the file it names
+    outside = tmp_path / "outside.txt"
+    body = {"a file with lines": b"precious\nno newline at end", "an empty file": b""}
+    if target in body:
+        outside.write_bytes(body[target])
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    (folder / "alice.jsonl").symlink_to(outside)
+    store = LabelStore(folder)
+    with pytest.raises(
+        LabelFileError,
+        match=r"alice\.jsonl: a symbolic link; labels are read "
+        r"and written only in the labels folder itself",
+    ):
+        store.append(_record("q1"))
+    with pytest.raises(LabelFileError, match="a symbolic link"):
+        store.read("alice")
+    with pytest.raises(LabelFileError, match="a symbolic link"):
+        read_labels(folder)
+    assert outside.read_bytes() == body[target] if target in body else not outside.exists()
+
+
+def test_a_folder_named_like_a_label_file_is_one_line_naming_it(tmp_path):
+    (tmp_path / "dave.jsonl").mkdir()
+    LabelStore(tmp_path).append(_record("q1"))
+    with pytest.raises(LabelFileError, match=r"dave\.jsonl: a folder, not a label file"):
+        read_labels(tmp_path)
+    with pytest.raises(LabelFileError, match=r"dave\.jsonl: a folder, not a label file"):
+        LabelStore(tmp_path).append(_record("q1", annotator="dave"))
