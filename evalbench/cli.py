@@ -578,6 +578,12 @@ def _cmd_sources(args: argparse.Namespace) -> int:
     return 0
 
 
+def _printable(text: str) -> str:
+    """``text`` with control characters as ``\\xNN`` escapes: a name from a params file (or a
+    damaged cache) printed raw could recolour the terminal or set its title."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def _cmd_cache(args: argparse.Namespace) -> int:
     from evalbench.models import ResponseCache
     from evalbench.models.cache import corrupt_copies
@@ -588,13 +594,20 @@ def _cmd_cache(args: argparse.Namespace) -> int:
         print(f"deleted {cache.clear(args.system)} cached responses")
         if args.system is None:
             for copy in corrupt_copies(path):
+                if copy.is_dir() and not copy.is_symlink():  # an older release moved one
+                    print(f"left {copy}: a folder")
+                    continue
                 copy.unlink()
                 print(f"deleted the corrupt copy {copy}")
         return 0
     stats = cache.stats()
     print(f"response cache {stats['path']} ({stats['bytes']:,d} bytes)")
     for system, count in stats["entries"].items():
-        print(f"  {system:40s} {count:>8,d}")
+        print(f"  {_printable(system):40s} {count:>8,d}")
+    if copies := corrupt_copies(path):
+        size = sum(p.stat().st_size for p in copies if p.is_file())
+        print(f"{len(copies)} corrupt {'copy' if len(copies) == 1 else 'copies'} moved aside "
+              f"({size:,d} bytes; `evalbench cache clear` deletes them)")  # fmt: skip
     data = get_settings().cache_dir / "data"
     files = [p for p in data.rglob("*") if p.is_file()] if data.exists() else []
     print(f"data cache {data}: {len(files)} files, {sum(p.stat().st_size for p in files):,d} bytes")

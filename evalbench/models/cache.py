@@ -21,6 +21,15 @@ from typing import Any
 
 from evalbench.models import local
 from evalbench.models.types import ChatRequest, ChatResponse, ModelSpec, SimTask
+from evalbench.records import OutputsUnwritable
+
+BUSY_TIMEOUT_S = 60.0
+"""How long opening the cache waits for another process's lock (then: in use)."""
+# SQLite's primary result codes (sqlite.org/rescode.html; typeshed lists few of them)
+_IN_USE = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+# errors of the disk, the folder or the process, not of the file (never moved aside):
+# SQLITE_PERM, _NOMEM, _READONLY, _IOERR, _FULL, _CANTOPEN, _AUTH
+_NOT_ITS_FAULT = {3, 7, 8, 10, 13, 14, 23}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -34,6 +43,12 @@ CREATE TABLE IF NOT EXISTS responses (
 
 class CacheMiss(RuntimeError):
     """Replay mode asked for a response that is not in the cache."""
+
+
+class CacheUnavailable(OutputsUnwritable):
+    """The response cache cannot be opened, and its file is not to blame: another process
+    holds it, its folder is a file or cannot be made, it is a folder, the disk refuses.
+    One line (``evalbench`` exits 2); nothing is moved aside."""
 
 
 def canonical_json(value: Any) -> str:
@@ -106,7 +121,7 @@ class ResponseCache:
 
     def __init__(self, path: Path | str, *, batch: int = 64, max_delay_s: float = 1.0):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _check_place(self.path)
         self._lock = threading.Lock()  # the queue and the writer's state
         self._write_lock = threading.Lock()  # one commit at a time, on the write connection
         self._read_lock = threading.Lock()  # the read connection
@@ -120,6 +135,7 @@ class ResponseCache:
         try:
             self._conn = _connect(self.path)
         except sqlite3.DatabaseError as exc:
+            _refuse_unless_damaged(self.path, exc)
             aside = move_aside(self.path)
             _warn(f"the response cache {self.path} is unreadable ({exc}); moved it to "
                   f"{aside.name} and started a fresh one")  # fmt: skip
@@ -213,14 +229,22 @@ class ResponseCache:
                 self._last_commit = time.monotonic()
 
     def stats(self) -> dict[str, Any]:
-        """Entries per system and the file size."""
+        """Entries per system (names with bytes that are not UTF-8 decoded with U+FFFD) and
+        the size of the database with its WAL and shared-memory files (not the copies moved
+        aside: :func:`corrupt_copies`)."""
         self.flush()
         with self._write_lock:
             rows = self._conn.execute(
-                "SELECT system, COUNT(*) FROM responses GROUP BY system ORDER BY system"
+                "SELECT CAST(system AS BLOB), COUNT(*) FROM responses GROUP BY system "
+                "ORDER BY system"
             ).fetchall()
-        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*"))
-        return {"path": str(self.path), "bytes": size, "entries": dict(rows)}
+        entries: dict[str, int] = {}
+        for system, count in rows:
+            name = bytes(system).decode("utf-8", "replace")
+            entries[name] = entries.get(name, 0) + count
+        parts = [self.path.with_name(self.path.name + s) for s in ("", "-wal", "-shm")]
+        size = sum(p.stat().st_size for p in parts if p.is_file())
+        return {"path": str(self.path), "bytes": size, "entries": entries}
 
     def clear(self, system: str | None = None) -> int:
         """Delete all entries (or one system's); returns how many were deleted."""
@@ -248,17 +272,56 @@ class ResponseCache:
         _OPEN.discard(self)
 
 
+def _check_place(path: Path) -> None:
+    """Make the cache's folder; refuse a folder where the file goes.
+
+    Raises:
+        CacheUnavailable: one line naming the path and what is wrong there.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise CacheUnavailable(f"the response cache folder {path.parent} is a file; set "
+                               "EVALBENCH_CACHE to a folder") from None  # fmt: skip
+    except OSError as exc:
+        raise CacheUnavailable(f"the response cache folder {path.parent} cannot be made "
+                               f"({exc.strerror or exc}); set EVALBENCH_CACHE to a writable "
+                               "folder") from None  # fmt: skip
+    if path.is_dir():
+        raise CacheUnavailable(f"the response cache {path} is a folder, not a database; move "
+                               "it away (or set EVALBENCH_CACHE to another folder)")  # fmt: skip
+
+
+def _refuse_unless_damaged(path: Path, exc: sqlite3.DatabaseError) -> None:
+    """Return when the file itself is damaged (not a database, malformed, another schema):
+    then it is moved aside. A lock held by another process, or a disk or folder that
+    refuses, is no damage: the file stays where it is.
+
+    Raises:
+        CacheUnavailable: one line saying why the cache cannot be used now.
+    """
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in _IN_USE:
+        raise CacheUnavailable(
+            f"the response cache {path} is in use by another process ({exc}) for over "
+            f"{BUSY_TIMEOUT_S:g} s; run again when it is done (it was left as it is)"
+        ) from None
+    if code in _NOT_ITS_FAULT:
+        raise CacheUnavailable(f"the response cache {path} cannot be opened ({exc}); set "
+                               "EVALBENCH_CACHE to a writable folder") from None  # fmt: skip
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     """Open (or create) the cache database and check that it is one.
 
     Raises:
         sqlite3.DatabaseError: the file is not a readable SQLite database.
     """
-    conn = sqlite3.connect(path, timeout=60, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=60000")
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         conn.execute(_SCHEMA)
         conn.execute("SELECT key FROM responses LIMIT 1").fetchall()
         conn.commit()
