@@ -92,6 +92,8 @@ class BatchPlan:
         invalid_lines: for ``failed``: input line index -> message (``errors.data`` with
             1-based line numbers); empty = the whole file is refused.
         hold: stay ``in_progress`` until :meth:`LoopbackServer.release_batches`.
+        raw_lines: input line index -> a function of its ``custom_id`` giving the JSON value
+            written to the output file instead of its answer (a hostile provider's line).
     """
 
     outcome: str = "completed"
@@ -100,6 +102,7 @@ class BatchPlan:
     line_errors: dict[int, tuple[int, str]] = field(default_factory=dict)
     invalid_lines: dict[int, str] = field(default_factory=dict)
     hold: bool = False
+    raw_lines: dict[int, Callable[[str], Any]] = field(default_factory=dict)
 
 
 class Chaos:
@@ -504,7 +507,9 @@ class LoopbackServer:
         done = len(lines) if plan.done is None else min(plan.done, len(lines))
         out, errors = [], []
         for i, line in enumerate(lines[:done]):
-            if i in plan.line_errors:
+            if i in plan.raw_lines:
+                out.append(plan.raw_lines[i](line["custom_id"]))
+            elif i in plan.line_errors:
                 code, message = plan.line_errors[i]
                 errors.append(_result_line(line, code, {"error": {"message": message}}))
             else:

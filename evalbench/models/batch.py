@@ -62,6 +62,7 @@ from evalbench.models.providers import (
     parse_more_choices,
     payload_for,
     retryable_status,
+    without_key,
 )
 from evalbench.models.types import ChatRequest, ChatResponse, Choice, Job, ModelSpec
 from evalbench.records import open_in_folder, parse_json, to_json
@@ -557,12 +558,16 @@ class _Session:
                 if not text.strip():
                     continue
                 try:
-                    lines.append(parse_json(text))
+                    line = parse_json(text)
                 except ValueError:
                     raise ProviderError(
                         f"malformed_response: batch {batch.id} file {file_id} line {number} "
                         "is not JSON", retryable=False,
                     ) from None  # fmt: skip
+                # a line that names no request (not an object, a custom_id that is no
+                # string) answers none: the requests it does not answer go out again
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    lines.append(line)
         return lines
 
     def _deliver(self, key: str, answer: tuple[Any, Any], batch: Any) -> None:
@@ -583,7 +588,8 @@ class _Session:
         self._hand_over(key, response)
 
     def _deliver_error(self, key: str, reason: str) -> None:
-        response = ChatResponse(system=self.spec.name, error=reason, cache_key=key,
+        response = ChatResponse(system=self.spec.name, error=without_key(reason, self.spec),
+                                cache_key=key,
                                 attempts=max(1, self.rounds.get(key, 0)))  # fmt: skip
         self._hand_over(key, response)
 
@@ -597,6 +603,9 @@ class _Session:
 def _read_line(line: dict[str, Any]) -> tuple[Any, Any] | _Failure:
     """One output/error line: (every choice, usage), or why it has no answer."""
     response, error = line.get("response"), line.get("error")
+    shapeless = response is not None and not isinstance(response, dict)
+    if shapeless or (response and not isinstance(response.get("status_code"), int)):
+        return _Failure(f"malformed_response: {to_json(line)[:200]}", True)
     if response and response.get("status_code") == 200:
         try:
             reply, usage = parse_completion(response.get("body"))
@@ -606,10 +615,11 @@ def _read_line(line: dict[str, Any]) -> tuple[Any, Any] | _Failure:
     if response:
         status = int(response.get("status_code") or 0)
         body = response.get("body") or {}
-        detail = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
+        error = body.get("error") if isinstance(body, dict) else None
+        detail = error.get("message") if isinstance(error, dict) else error
         transient = retryable_status(status)
         return _Failure(f"http_{status}: {str(detail or body)[:300]}", transient)
-    error = error or {}
+    error = error if isinstance(error, dict) else {"message": str(error or "")}
     code = str(error.get("code") or "batch_error")
     return _Failure(f"{code}: {str(error.get('message') or '')[:300]}", code in _TRANSIENT_CODES)
 

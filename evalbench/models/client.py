@@ -36,6 +36,7 @@ from evalbench.models.providers import (
     SimProvider,
     repeated_refusal,
     resolve_base_url,
+    without_key,
 )
 from evalbench.models.shards import run_shards, use_shards
 from evalbench.models.transport import OpenAIProvider
@@ -394,7 +395,7 @@ class ModelClient:
         return ChatResponse(
             system=self.spec.name,
             latency_s=time.perf_counter() - since,
-            error=f"{failure.reason} (after {attempts} attempt(s){why})",
+            error=without_key(f"{failure.reason} (after {attempts} attempt(s){why})", self.spec),
             cache_key=key,
             attempts=attempts,
             simulated=self.spec.simulated,

@@ -176,6 +176,9 @@ class Budget:
         """Read one response's headers (``used_since``: sent after that request)."""
         if remaining is None or ticket.seq < self._seq:
             return
+        if reset_s is not None and reset_s > MAX_PAUSE_S:  # 10^9 s: 21 years for the next
+            reset_s = None  # request; no hold is longer than MAX_PAUSE_S (the server's 429s
+            # and their Retry-After pace it then)
         self._seq = ticket.seq
         if limit is not None and limit > 0:
             self.limit = limit * self.share

@@ -250,8 +250,12 @@ def retry_after_seconds(headers: dict[str, str]) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:  # an HTTP date; what no one can read (raises on Python 3.10+) is no header
         parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
 def parse_completion(body: Any) -> tuple[SimReply, Usage]:
@@ -293,14 +297,30 @@ def parse_more_choices(body: Any) -> tuple[SimReply, ...]:
 
 
 def _parse_choice(choice: Any) -> SimReply:
+    """One choice; a field of the wrong type (``content: 42``, a tool call named ``7``) is a
+    ``TypeError``, as a missing one is a ``KeyError``: the caller's ``malformed_response``."""
     message = choice["message"] or {}
     calls = tuple(
-        ToolCall(id=c.get("id"), name=c["function"]["name"],
-                 arguments=c["function"].get("arguments") or "")
+        ToolCall(id=_text(c.get("id")), name=_text(c["function"]["name"], required=True),
+                 arguments=_text(c["function"].get("arguments")) or "")
         for c in message.get("tool_calls") or []
         if c.get("function")
     )  # fmt: skip
-    return SimReply(message.get("content"), calls, choice.get("finish_reason") or "")
+    return SimReply(_text(message.get("content")), calls, _text(choice.get("finish_reason")) or "")
+
+
+def _text(value: Any, required: bool = False) -> Any:
+    """``value`` when it is a string (or ``None``, unless ``required``), else ``TypeError``."""
+    if isinstance(value, str) or (value is None and not required):
+        return value
+    raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def without_key(text: str, spec: ModelSpec) -> str:
+    """``text`` with the system's API key, where a server echoed it back in an error
+    message (``bad key Bearer sk-…``), replaced by ``[redacted]``: an error is recorded."""
+    key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    return text.replace(key, "[redacted]") if key and len(key) >= 8 else text
 
 
 class SimProvider:

@@ -207,6 +207,34 @@ def test_per_line_errors_a_permanent_one_is_recorded_a_transient_one_retried(tmp
     assert again[first[0]]["error"] == "http_400: bad request" and loopback.batch_creates == 2
 
 
+_OK_BODY = {"choices": [{"message": {"content": "FINAL ANSWER: 4"}, "finish_reason": "stop"}]}
+_HOSTILE = {
+    "not an object": lambda cid: [1, 2, 3],
+    "custom_id a list": lambda cid: {"custom_id": [cid], "response": None},
+    "response a string": lambda cid: {"custom_id": cid, "response": "oops"},
+    "status_code not a number": lambda cid: {
+        "custom_id": cid, "response": {"status_code": "abc", "body": _OK_BODY}},
+    "error a string": lambda cid: {"custom_id": cid, "response": {"status_code": 500, "body": {
+        "error": "oops"}}},
+    "content a number": lambda cid: {"custom_id": cid, "response": {"status_code": 200, "body": {
+        "choices": [{"message": {"content": 42}, "finish_reason": "stop"}]}}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("line", list(_HOSTILE))
+def test_a_result_line_of_the_wrong_shape_is_that_requests_failure_not_the_runs(
+    tmp_path, loopback, line
+):
+    # each crashed the whole run (AttributeError, ValueError, TypeError, ValidationError):
+    # no record kept; now the line is no answer, and its request goes out again
+    loopback.batch_plans.append(BatchPlan(raw_lines={0: _HOSTILE[line]}))
+    run = _run(_study(tmp_path, loopback, n=3))
+    first, second = _inputs(loopback)
+    assert second == [first[0]]
+    records = _records(run)
+    assert len(records) == 3 and all(r["error"] is None for r in records)
+
+
 def test_a_failed_batch_names_rejected_lines_and_resubmits_the_others(tmp_path, loopback):
     loopback.batch_plans.append(BatchPlan(outcome="failed", invalid_lines={2: "bad model"}))
     run = _run(_study(tmp_path, loopback))
