@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalbench.records import parse_json
+from evalbench.records import parse_json, read_regular_text
 
 PACKAGE = Path(__file__).resolve().parent
 _SKIP_PARTS = {"__pycache__"}
@@ -179,7 +179,7 @@ def find_current(
         if manifest_path.parent.is_symlink() or manifest_path.parent.parent.is_symlink():
             continue
         try:
-            manifest = parse_json(manifest_path.read_text(encoding="utf-8"))
+            manifest = parse_json(read_regular_text(manifest_path))
         except (OSError, ValueError):  # unreadable: never current (the run says why)
             continue
         if not isinstance(manifest, dict):

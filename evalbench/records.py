@@ -18,6 +18,7 @@ import json
 import math
 import os
 import re
+import stat
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -445,6 +446,31 @@ def unwritable(where: Path, cause: object) -> OutputsUnwritable:
     )
 
 
+def refuse_links(path: Path, outputs: Path | None = None) -> None:
+    """Refuse to write in ``path``, a folder of the outputs folder (``outputs``, default the
+    settings'), when it leads out of it or it, or a folder between it and the outputs folder,
+    is a symbolic link: every reader takes a linked folder for an archive (never current,
+    never settled), and a run, a pin, a trends page or a compare request written through it
+    lands in the folder it names.
+
+    Raises:
+        OutputsUnwritable: one line naming ``path`` and the link.
+    """
+    outputs = get_settings().outputs_dir if outputs is None else outputs
+    if not (real := path.resolve()).is_relative_to(outputs.resolve()):
+        raise OutputsUnwritable(f"{path}: leads to {real} (a link), outside the outputs "
+                                f"folder {outputs}; evalbench writes only inside it")  # fmt: skip
+    for folder in [path, *path.parents]:
+        if folder == outputs or not folder.is_relative_to(outputs):
+            break
+        if folder.is_symlink():
+            raise OutputsUnwritable(
+                f"{path}: {folder} is a link (to {folder.resolve()}), read as an archive; "
+                f"evalbench writes only into folders of the outputs folder {outputs} that are "
+                "no link"
+            )
+
+
 def ensure_writable(run_dir: Path) -> None:
     """Create the run folder and write a small probe file in it (removed again, also when
     the write failed).
@@ -453,21 +479,7 @@ def ensure_writable(run_dir: Path) -> None:
         OutputsUnwritable: one line naming the folder and the cause; or the folder leads out
             of the outputs folder (a link in its path; the outputs folder itself may be one).
     """
-    outputs = get_settings().outputs_dir
-    if not (real := run_dir.resolve()).is_relative_to(outputs.resolve()):
-        raise OutputsUnwritable(f"{run_dir}: leads to {real} (a link), outside the outputs "
-                                f"folder {outputs}; evalbench writes only inside it")  # fmt: skip
-    # a linked folder inside outputs too: every reader takes it for an archive (never
-    # current, never settled), so a run written through it would render again each time
-    for folder in [run_dir, *run_dir.parents]:
-        if folder == outputs or not folder.is_relative_to(outputs):
-            break
-        if folder.is_symlink():
-            raise OutputsUnwritable(
-                f"{run_dir}: {folder} is a link (to {folder.resolve()}), read as an archive; "
-                f"evalbench writes only into folders of the outputs folder {outputs} that are "
-                "no link"
-            )
+    refuse_links(run_dir)
     probe = run_dir / ".write-probe"
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -565,6 +577,22 @@ def iter_jsonl(
         if not isinstance(row, dict):
             raise error(f"{path}:{number}: expected a JSON object")
         yield number, row
+
+
+def read_regular_text(path: Path | str) -> str:
+    """A file evalbench wrote (a manifest) as UTF-8 text, read only when it is a regular
+    file: a FIFO planted in its place blocked every reader (``history``, ``compare``, the
+    index every ``run`` rebuilds) until someone wrote to it.
+
+    Raises:
+        OSError: it cannot be opened (``FileNotFoundError`` when it is gone).
+        ValueError: it is not a regular file, or not UTF-8 (``UnicodeDecodeError``).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)  # a FIFO opens at once
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        return fh.read().decode("utf-8")
 
 
 def read_utf8(path: Path | str, *, error: type[Exception] = CorruptRecords) -> str:

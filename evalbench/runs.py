@@ -59,6 +59,7 @@ from evalbench.records import (
     RecordStore,
     ResponseRecord,
     parse_json,
+    read_regular_text,
     to_json,
     write_atomic,
     write_jsonl,
@@ -97,7 +98,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        manifest = parse_json(path.read_text(encoding="utf-8"))
+        manifest = parse_json(read_regular_text(path))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(manifest, dict):

@@ -32,7 +32,7 @@ import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_options
 from evalbench.params import dump_yaml
-from evalbench.records import write_atomic, write_failure
+from evalbench.records import OutputsUnwritable, refuse_links, write_atomic, write_failure
 from evalbench.settings import get_settings
 
 from .paired import (
@@ -228,8 +228,8 @@ def _report(args: argparse.Namespace, runs: list[RunOutcomes], code: int) -> int
     already failed (its 1 stands)."""
     try:
         print(f"report: {render_report(args, runs)}")
-    except (OutcomeError, OSError) as exc:
-        why = exc if isinstance(exc, OutcomeError) else write_failure(exc)
+    except (OutcomeError, OSError) as exc:  # a full disk: the run folder's probe says so
+        why = exc if isinstance(exc, OutcomeError | OutputsUnwritable) else write_failure(exc)
         if why is None:
             raise
         print(f"evalbench: {why}", file=sys.stderr)
@@ -383,6 +383,7 @@ def _request_file(args: argparse.Namespace, runs: list[RunOutcomes]) -> Path:
     text = dump_yaml(params)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = get_settings().outputs_dir / "compare" / "requests" / digest / "compare.yaml"
+    refuse_links(path.parent)
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         write_atomic(path, text)
     return path

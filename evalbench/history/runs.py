@@ -23,7 +23,14 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
-from evalbench.records import parse_json, to_json, write_atomic, write_failure
+from evalbench.records import (
+    parse_json,
+    read_regular_text,
+    refuse_links,
+    to_json,
+    write_atomic,
+    write_failure,
+)
 from evalbench.runs import (
     PUBLISHED_STATUSES,
     UNFINISHED,
@@ -203,7 +210,7 @@ def is_published_run(run_dir: Path) -> bool:
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
     try:
-        return dict(parse_json((run_dir / "manifest.json").read_text(encoding="utf-8")))
+        return dict(parse_json(read_regular_text(run_dir / "manifest.json")))
     except (OSError, ValueError, TypeError):
         return {}
 
@@ -235,6 +242,7 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
     if run_dir.resolve().parent != home.resolve():  # the gate looks for it there, by name
         raise OutcomeError(f"{run_dir}: not a run folder of study {study!r} in "
                            f"{_outputs(outputs)} (pin one of {home}/RUN_ID)")  # fmt: skip
+    refuse_links(home, _outputs(outputs))  # a linked study folder: an archive, read only
     target = home / BASELINE_FILE
     pin = {"study": study, "run_id": run_dir.name, "pinned_at": now_iso(), "note": note}
     try:

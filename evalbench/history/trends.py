@@ -27,7 +27,7 @@ import pandas as pd
 
 from evalbench.alerts.shown import shown
 from evalbench.look import MARKERS, OKABE_ITO, SCROLL_CSS
-from evalbench.records import write_atomic
+from evalbench.records import OutputsUnwritable, refuse_links, write_atomic
 from evalbench.textparse import without_bidi_controls
 
 from .runs import configuration, params_identity, setup_label
@@ -108,6 +108,10 @@ def write_trend_pages(
         by_study.setdefault(str(study), []).append(Point(*(_plain(v) for v in fields)))
     pages = {}
     for study, points in sorted(by_study.items()):
+        try:
+            refuse_links(outputs / study, outputs)
+        except OutputsUnwritable:
+            continue  # a linked study folder (an archive): read, never written through
         target = outputs / study / TRENDS_FILE
         write_atomic(target, trends_page(study, points, infos))
         pages[study] = target

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalbench.records import iter_jsonl, parse_json
+from evalbench.records import iter_jsonl, parse_json, read_regular_text
 from evalbench.runs import PUBLISHED_STATUSES, UNFINISHED, current_manifest
 
 OUTCOME_COLUMNS = ["item_id", "system", "metric", "kind", "higher_is_better", "value", "state"]
@@ -135,7 +135,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """
     path = run_dir / "manifest.json"
     try:
-        manifest = parse_json(path.read_text(encoding="utf-8"))
+        manifest = parse_json(read_regular_text(path))
     except OSError as exc:
         raise OutcomeError(f"{path}: no run manifest ({exc.strerror or exc})") from None
     except ValueError as exc:
