@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from evalbench.params import ParamsError, StudyParams, discover_params
 from evalbench.records import write_failure
@@ -172,6 +172,14 @@ examples:
 """Each subcommand's examples (and notes), printed after its options by ``--help``."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser: a bad option is one line on stderr naming the help to read
+    (argparse printed its usage block, six lines, above it), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} ({self.prog} --help)\n")
+
+
 class _Help(argparse.RawDescriptionHelpFormatter):
     """Help that keeps the examples' layout and states each option's default."""
 
@@ -198,9 +206,7 @@ _LAZY = ("label", "compare", "history")  # their parsers import heavy packages
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line; ``label``/``compare``/``history`` in full only when ``argv`` asks
     for one of them or for the overall help (an unchanged ``make report`` stays fast)."""
-    parser = argparse.ArgumentParser(
-        prog="evalbench", description=OVERVIEW, epilog=EPILOG, formatter_class=_Help
-    )
+    parser = _Parser(prog="evalbench", description=OVERVIEW, epilog=EPILOG, formatter_class=_Help)
     parser.add_argument("--version", action="version", version=f"evalbench {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help=argparse.SUPPRESS)  # fmt: skip

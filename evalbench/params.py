@@ -47,7 +47,7 @@ from pydantic import (
 from evalbench.alerts.spec import AlertsSpec, override_problem
 from evalbench.models import CacheMode, ModelSpec, local
 from evalbench.records import decode_utf8
-from evalbench.textparse import BIDI_CONTROLS
+from evalbench.textparse import BIDI_CONTROLS, TERMINAL_CONTROLS
 
 
 class ParamsError(ValueError):
@@ -168,6 +168,10 @@ def read_params_data(path: Path | str, overrides: Sequence[str] = ()) -> dict[st
             raise ParamsError(f"{path}: {where}: a bidirectional control character "
                               f"(U+{ord(char.group()):04X}): a page showing it reorders what "
                               "follows it; remove it")  # fmt: skip
+        if isinstance(text, str) and (char := TERMINAL_CONTROLS.search(text)):
+            code = f"U+{ord(char.group()):04X}"
+            raise ParamsError(f"{path}: {where}: a control character ({code}): a terminal "
+                              "showing it takes it as a command; remove it")  # fmt: skip
     return data
 
 

@@ -71,6 +71,12 @@ page, one in a system name reorders what follows it (a right-to-left override sh
 to 61%" as "%16 ,%82")."""
 
 
+TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters and DEL, but tab and line breaks: a terminal printing one
+(ESC, BEL, CSI) takes it for a command (a system name recoloured what ``compare`` printed
+after it and set the window's title)."""
+
+
 def without_bidi_controls(text: str) -> str:
     """``text`` without :data:`BIDI_CONTROLS` (the letters of any script stay as they are)."""
     return BIDI_CONTROLS.sub("", text)

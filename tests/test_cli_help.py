@@ -68,3 +68,44 @@ def test_a_path_too_long_for_any_file_is_one_line(tmp_path, capsys, command):
     assert main([command, str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("evalbench: ") and "file name too long" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [(["compare", "a", "b", "--alpha", "abc"], "argument --alpha: invalid float value: 'abc'"),
+     (["compare", "a", "b", "--rounds", "1e3"], "argument --rounds: invalid int value: '1e3'"),
+     (["run"], "the following arguments are required: params"),
+     (["nope"], "argument COMMAND: invalid choice: 'nope'"),
+     (["cache", "wipe"], "argument action: invalid choice: 'wipe'")],
+)  # fmt: skip
+def test_a_bad_option_is_one_line_naming_the_help(capsys, argv, says):
+    # argparse printed its whole usage block (six lines) above the error
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err, err
+    command = " ".join(a for a in argv[:1] if a != "nope")
+    assert err.startswith(
+        f"evalbench{' ' + command if command else ''}: "
+    ) and err.rstrip().endswith(f"(evalbench {command + ' ' if command else ''}--help)"), err
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
+    # a SIGINT in the first second (pandas loading) was a traceback through the imports
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "class Stop:\n"  # the interrupt, arriving deterministically as pandas loads
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'pandas': raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['evalbench', 'history', 'g']\n"
+        "from evalbench.__main__ import main\n"
+        "sys.exit(main())\n"
+    )  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (130, "evalbench: interrupted\n")

@@ -406,25 +406,40 @@ def test_a_secret_where_its_variables_name_goes_is_refused_and_never_shown(
     assert err == f"evalbench: {path}: {where}: {NOT_A_NAME}\n"
 
 
+BIDI = r"a bidirectional control character \(U\+"
+CONTROL = r"a control character \(U\+"
+
+
 @pytest.mark.parametrize(
-    ("text", "where"),
-    [('systems: [{name: "evil\\u202E", provider: sim}]', "systems.0.name"),
-     ('title: "abc\\u2067def"', "title"), ('description: "x\\u200fy"', "description")],
+    ("text", "where", "says"),
+    [('systems: [{name: "evil\\u202E", provider: sim}]', "systems.0.name", BIDI),
+     ('title: "abc\\u2067def"', "title", BIDI), ('description: "x\\u200fy"', "description", BIDI),
+     ('systems: [{name: "red\\e[31mX\\e]0;pwned\\aY", provider: sim}]', "systems.0.name",
+      CONTROL + "001B"),
+     ('title: "a\\x07b"', "title", CONTROL + "0007"),
+     ('description: "x\\x9by"', "description", CONTROL + "009B")],
 )  # fmt: skip
-def test_a_bidirectional_control_character_is_refused_where_it_is(tmp_path, text, where):
+def test_a_bidirectional_or_terminal_control_character_is_refused_where_it_is(
+    tmp_path, text, where, says
+):
     """A system name ending in U+202E (right-to-left override) reversed every number after it
-    on the summary and trends pages ("%16 ,%82" for 28% to 61%). Params are refused with the
-    field; the pages drop such characters from whatever else they show (imported names)."""
+    on the summary and trends pages ("%16 ,%82" for 28% to 61%); one with ESC sequences,
+    printed raw by `compare` and `history`, recoloured the terminal and set its title. Params
+    are refused with the field; the pages drop bidirectional controls from whatever else they
+    show (imported names). Tabs and line breaks (a description's) stay allowed."""
     path = tmp_path / "x.yaml"
     base = "study: gaia\ntitle: t\ndataset: demo\nsystems: [{name: s, provider: sim}]\n"
     key = text.split(":", 1)[0]
     path.write_text("\n".join(row for row in base.splitlines() if not row.startswith(key + ":"))
                     + "\n" + text + "\n")  # fmt: skip
-    with pytest.raises(ParamsError, match=rf"x\.yaml: {re.escape(where)}: a bidirectional "
-                       r"control character \(U\+"):  # fmt: skip
+    with pytest.raises(ParamsError, match=rf"x\.yaml: {re.escape(where)}: {says}"):
         load_params(path)
-    with pytest.raises(ParamsError, match=r"systems\.0\.name: a bidirectional control"):
-        load_params(_plain(tmp_path), ["systems.0.name=a\u202eb"])
+    bad, kind = ("a\u202eb", BIDI) if says == BIDI else ("a\x1bb", CONTROL)
+    with pytest.raises(ParamsError, match=rf"systems\.0\.name: {kind}"):
+        load_params(_plain(tmp_path), [f"systems.0.name={bad}"])
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(base.replace("title: t", 'title: t\ndescription: "one\\ttwo\\nthree\\r"'))
+    assert load_params(ok).description == "one\ttwo\nthree\r"
 
 
 def _plain(tmp_path):

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from evalbench.importers import OutcomeError, RunOutcomes, read_outcomes
+from evalbench.importers.outcomes import read_manifest
 from evalbench.records import (
     parse_json,
     read_regular_text,
@@ -233,6 +234,8 @@ def pin_baseline(run_dir: Path, outputs: Path | None = None, *, note: str = "") 
         OSError: a full or read-only disk (the command says it for every write alike).
     """
     manifest = _manifest(run_dir)
+    if not manifest and (run_dir / "manifest.json").exists():
+        read_manifest(run_dir)  # says what is wrong with it (not JSON, not an object)
     if not manifest:
         raise OutcomeError(f"{run_dir}: not a run folder (no manifest.json)")
     if not is_published(manifest):

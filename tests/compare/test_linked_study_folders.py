@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from compare.conftest import write_gaia_run
 
 from evalbench.cli import main
@@ -89,3 +90,14 @@ def test_a_report_that_cannot_be_written_keeps_the_gates_exit_status(outputs, ca
     assert main([*gate, str(same)]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on device" in err, err
+
+
+@pytest.mark.parametrize("damage", [b'{"status": "ok", "study": "g"', b"\xff\xfe{}"])
+def test_a_pin_of_a_run_whose_manifest_is_damaged_says_what_is_wrong(outputs, capsys, damage):
+    # it said "not a run folder (no manifest.json)" beside a manifest that was there
+    run = write_gaia_run(outputs, "g", "r1", RUNS)
+    (run / "manifest.json").write_bytes(damage)
+    assert main(["compare", "--pin", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"evalbench: {run / 'manifest.json'}: not JSON") and err.count("\n") == 1
+    assert not (outputs / "g" / "baseline.json").exists()
