@@ -232,6 +232,8 @@ def _attempt(execute: _Execution, run_dir: Path, params: StudyParams) -> tuple[S
     try:
         with signals, _lock_env(run_dir):
             execute(run_dir / ATTEMPT_NOTEBOOK)
+        if signals.received:  # it ran on to its end (no request left to stop): still a stop
+            return "interrupted", f"interrupted by {signals.received}"
         _require_finished(run_dir)
         execute.export(run_dir / ATTEMPT_NOTEBOOK, run_dir / ATTEMPT_REPORT)
     except KeyboardInterrupt:

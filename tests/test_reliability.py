@@ -323,6 +323,38 @@ def test_a_signal_that_aborts_at_once_leaves_the_manifest_interrupted_saying_why
     release_run(_run_dir("gaia_test"))
 
 
+def test_a_study_that_ran_to_its_end_after_the_first_signal_is_interrupted_not_published(
+    tmp_path, loopback, monkeypatch
+):
+    """A study with no request left to stop (a compare's, rendering) took the first Ctrl-C,
+    said "stopping the study", ran on to its end and was published: `compare` exited 0. A
+    signal received is an interrupted run (exit 130), whatever the notebook did after it."""
+    import nbformat
+
+    from evalbench import publish
+    from evalbench.runs import update_manifest
+
+    stand_in = subprocess.Popen(["sleep", "60"])  # the "kernel" the first signal interrupts
+
+    def ran_on(self, output):
+        update_manifest(output.parent, kernel_pid=stand_in.pid)
+        os.kill(os.getpid(), signal.SIGINT)  # forwarded to the kernel, which goes on
+        update_manifest(output.parent, status="executed")  # what run.finish() writes
+        output.write_text(nbformat.writes(nbformat.v4.new_notebook()))  # exports as it is
+        self.timing = {"kernel_start_s": 0.0, "data_load_s": 0.0, "compute_s": 0.0}
+
+    monkeypatch.setattr(publish._Execution, "__call__", ran_on)
+    try:
+        result = run_study(_study(tmp_path, loopback), warm=True)
+    finally:
+        stand_in.kill()
+        stand_in.wait()
+    assert (result.status, result.reason) == ("interrupted", "interrupted by SIGINT")
+    manifest = _manifest(_run_dir("gaia_test"))
+    assert manifest["status"] == "interrupted" and not manifest.get("published")
+    assert not (_run_dir("gaia_test") / "report.html").exists()
+
+
 @pytest.mark.slow
 def test_sigint_stops_new_requests_and_records_those_in_flight(tmp_path, loopback):
     """Timing-free (it failed under load: the last of 40 slow requests was asked before the
