@@ -118,7 +118,7 @@ class Transport:
                 proxy_headers=self.proxy_headers, allow_redirects=False,
             )  # fmt: skip
             async with post as response:
-                raw = await response.read()
+                raw = await _read_capped(response)
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
             raise ProviderError(
                 f"timeout: no response within {self.spec.timeout_s}s", retryable=True
@@ -141,6 +141,31 @@ class Transport:
     async def close(self) -> None:
         """Close the connection pool."""
         await self.session.close()
+
+
+MAX_BODY_BYTES = 64 * 2**20
+"""The largest response body read (64 MiB; a completion is kilobytes, a few MiB with many
+choices): past it the call fails, unread, rather than the process's memory (a 100 MB body
+took 2.2 GB to read and parse)."""
+
+
+async def _read_capped(response: Any) -> bytes:
+    """The response's body, read only up to :data:`MAX_BODY_BYTES`.
+
+    Raises:
+        ProviderError: ``malformed_response``, not retried (the same server sends it again).
+    """
+    over = ProviderError(f"malformed_response: a body over {MAX_BODY_BYTES:,d} bytes (not "
+                         "read further)", retryable=False)  # fmt: skip
+    if (response.content_length or 0) > MAX_BODY_BYTES:
+        raise over
+    chunks, size = [], 0
+    async for chunk in response.content.iter_chunked(1 << 16):
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise over
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _headers(key: str | None) -> dict[str, str]:

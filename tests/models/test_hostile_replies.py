@@ -32,7 +32,8 @@ class _Scripted(BaseHTTPRequestHandler):
         for name, value in server.headers.items():
             self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        if not getattr(server, "no_length", False):  # else: the body ends when the socket does
+            self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
@@ -135,3 +136,16 @@ def test_the_api_key_echoed_in_an_error_never_reaches_the_response(scripted):
 def test_parse_completion_by_hand():
     reply, usage = parse_completion(OK)
     assert (reply.text, reply.finish_reason, usage.prompt_tokens) == ("FINAL ANSWER: 42", "stop", 5)
+
+
+@pytest.mark.parametrize("length", ["declared", "not declared"])
+def test_a_body_past_the_limit_is_not_read_into_memory(scripted, monkeypatch, length):
+    # a 100 MB body was read whole (2.2 GB peak RSS); one of a few GB would exhaust memory
+    from evalbench.models import transport
+
+    monkeypatch.setattr(transport, "MAX_BODY_BYTES", 4096)
+    scripted.body = json.dumps(_with({"message": {"content": "x" * 10_000}}))
+    scripted.no_length = length == "not declared"
+    response = _ask(scripted, max_retries=2)
+    assert response.error.startswith("malformed_response: a body over 4,096 bytes"), response.error
+    assert response.attempts == 1  # the same server sends the same body again: not retried
