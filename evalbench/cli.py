@@ -576,8 +576,8 @@ def _cmd_sources(args: argparse.Namespace) -> int:
     try:
         for name in sources.names(args.prefix):
             src = sources.get(name)
-            here = "cached" if sources.is_available(src) else "-"
-            print(f"{name:70s} {src.bytes:>10,d}  {here:6s}  {src.license}")
+            here = sources.availability(src)
+            print(f"{name:70s} {src.bytes:>10,d}  {here:10s}  {src.license}")
         sys.stdout.flush()
     except BrokenPipeError:  # `evalbench sources | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

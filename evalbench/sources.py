@@ -137,14 +137,19 @@ def fetch_source(source: Source, *, progress: bool = True) -> Path:
     )
 
 
-def is_available(source: Source) -> bool:
-    """Whether ``source`` can be read without downloading (mirror or cache)."""
+def availability(source: Source) -> str:
+    """``cached`` when ``source`` can be read without downloading (a copy in the mirror or
+    the cache with its pinned sha256), ``bad sha256`` when the only copies found have other
+    bytes (a study would refuse them), else ``-``."""
     settings = get_settings()
     rel = relative_path(source.url)
     places = [settings.cache_dir / "data" / rel]
     if settings.data_mirror is not None:
         places.insert(0, settings.data_mirror / rel)
-    return any(p.is_file() for p in places)
+    found = [p for p in places if p.is_file()]
+    if any(p.stat().st_size == source.bytes and sha256_file(p) == source.sha256 for p in found):
+        return "cached"
+    return "bad sha256" if found else "-"
 
 
 def cached_path(source: Source) -> Path:

@@ -170,3 +170,23 @@ def test_relative_path_refuses_traversal():
     assert sources.relative_path("https://h/a/b.json") == Path("h/a/b.json")
     with pytest.raises(ValueError):
         sources.relative_path("https://h/../../etc/passwd")
+
+
+def test_sources_lists_a_copy_with_the_wrong_bytes_as_such_not_cached(mirror, tmp_path, capsys,
+                                                                       monkeypatch):  # fmt: skip
+    # a tampered mirror copy was listed "cached": the study then failed on its checksum
+    # instead of being skipped for missing data, with nothing saying why beforehand
+    name = "aime/matharena/aime_2024_I/1"
+    rel = sources.relative_path(sources.get(name).url)
+    copy = tmp_path / "mirror" / rel
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes((mirror / rel).read_bytes())
+    monkeypatch.setenv("EVALBENCH_DATA_MIRROR", str(tmp_path / "mirror"))
+    assert main(["sources", name]) == 0
+    assert capsys.readouterr().out.split()[2] == "cached"
+    copy.write_bytes(copy.read_bytes() + b" ")
+    assert main(["sources", name]) == 0
+    assert capsys.readouterr().out.split()[2:4] == ["bad", "sha256"]
+    copy.unlink()
+    assert main(["sources", name]) == 0
+    assert capsys.readouterr().out.split()[2] == "-"
