@@ -172,6 +172,14 @@ examples:
 """Each subcommand's examples (and notes), printed after its options by ``--help``."""
 
 
+def _jobs(text: str) -> int:
+    """``-j``: a whole number of studies at once, 1 or more (0 and -1 ran one at a time)."""
+    jobs = int(text)
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{jobs}: studies at once must be 1 or more")
+    return jobs
+
+
 class _Parser(argparse.ArgumentParser):
     """Every command's parser: a bad option is one line on stderr naming the help to read
     (argparse printed its usage block, six lines, above it), exit 2."""
@@ -237,7 +245,7 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="run studies (default: every params/*.yaml) + index")
     report.add_argument("params", type=Path, nargs="*", help="params files (default: all)")
-    report.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    report.add_argument("-j", "--jobs", type=_jobs, default=min(2, os.cpu_count() or 1),
                         help="studies rendered at once (default: 2, one kernel each)")  # fmt: skip
     report.add_argument("--force", action="store_true",
                         help="render every study, even those up to date")  # fmt: skip
@@ -476,7 +484,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     results, interrupted = [], False
     try:
         with _sigterm_as_interrupt():
-            for result in run_many(files, jobs=max(1, args.jobs), force=args.force):
+            for result in run_many(files, jobs=args.jobs, force=args.force):
                 results.append(result)
                 print(summary_lines([result])[0], flush=True)
     except KeyboardInterrupt:

@@ -30,7 +30,7 @@ _FIELDS = {
 }  # fmt: skip
 _ITEMS = {"overrides": _TEXT, "simulated_names": _TEXT, "models": _OBJECT, "usage": _OBJECT}
 _NESTED = {("environment", "git"): _OBJECT, ("alerts", "fired"): _LIST}
-_LARGEST = 1e300  # a number past it (a 400-digit integer) is no measurement, and breaks format()
+LARGEST = 1e300  # a number past it (a 400-digit integer) is no measurement, and breaks format()
 
 
 _CLASSES: dict[str, type | tuple[type, ...]] = {
@@ -83,7 +83,7 @@ non-negative integer), never formatted as a measurement; the number check leaves
 
 
 def _bad_number(value: Any) -> str:
-    """The first number in ``value`` (nested) that is not finite or past :data:`_LARGEST`."""
+    """The first number in ``value`` (nested) that is not finite or past :data:`LARGEST`."""
     todo = [value]
     while todo:
         item = todo.pop()
@@ -91,6 +91,6 @@ def _bad_number(value: Any) -> str:
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
-        elif isinstance(item, int | float) and not abs(item) <= _LARGEST:  # NaN, inf, 10**400
+        elif isinstance(item, int | float) and not abs(item) <= LARGEST:  # NaN, inf, 10**400
             return f"it holds a number that is not finite or past 1e300 ({str(item)[:20]}…)"
     return ""

@@ -45,6 +45,7 @@ from pydantic import (
 )
 
 from evalbench.alerts.spec import AlertsSpec, override_problem
+from evalbench.manifest_shape import LARGEST
 from evalbench.models import CacheMode, ModelSpec, local
 from evalbench.records import decode_utf8
 from evalbench.textparse import BIDI_CONTROLS, TERMINAL_CONTROLS
@@ -199,8 +200,11 @@ def validate_params(cls: type[P], data: dict[str, Any], path: Path) -> P:
     except ValidationError as exc:
         raise ParamsError(f"{path}: {format_validation_error(exc)}") from None
     for where, value in _leaves(params.model_dump()):
-        if not isinstance(value, float) or math.isfinite(value):
+        if not isinstance(value, float) or (math.isfinite(value) and abs(value) <= LARGEST):
             continue
+        if math.isfinite(value):  # a manifest holding it would be refused (manifest_shape)
+            raise ParamsError(f"{path}: {where}: {value:g} is past 1e300 (no setting is that "
+                              "large)")  # fmt: skip
         raise ParamsError(f"{path}: {where}: expected a finite number, got {value}")
     for where, flag in _flags_read_as_numbers(data, params):
         raise ParamsError(f"{path}: {where}: expected a number, got {str(flag).lower()}")

@@ -76,7 +76,9 @@ def test_a_path_too_long_for_any_file_is_one_line(tmp_path, capsys, command):
      (["compare", "a", "b", "--rounds", "1e3"], "argument --rounds: invalid int value: '1e3'"),
      (["run"], "the following arguments are required: params"),
      (["nope"], "argument COMMAND: invalid choice: 'nope'"),
-     (["cache", "wipe"], "argument action: invalid choice: 'wipe'")],
+     (["cache", "wipe"], "argument action: invalid choice: 'wipe'"),
+     (["report", "-j", "0"], "argument -j/--jobs: 0: studies at once must be 1 or more"),
+     (["report", "-j", "-1"], "argument -j/--jobs: -1: studies at once must be 1 or more")],
 )  # fmt: skip
 def test_a_bad_option_is_one_line_naming_the_help(capsys, argv, says):
     # argparse printed its whole usage block (six lines) above the error

@@ -454,3 +454,20 @@ def test_pages_drop_bidirectional_controls_from_what_they_show():
 
     for escaped in (escape("evil\u202e: 28%"), e("evil\u202e: 28%")):
         assert escaped == "evil: 28%"
+
+
+@pytest.mark.parametrize(
+    ("override", "says"),
+    [("systems.0.sim.accuracy.1=2", "systems.0.sim.accuracy: key '1': a probability (0 to 1), got 2"),
+     ("systems.0.sim.accuracy.1=-1", "sim.accuracy: key '1': a probability (0 to 1), got -1"),
+     ("systems.0.sim.accuracy=1.5", "systems.0.sim.accuracy: a probability (0 to 1), got 1.5"),
+     ("systems.0.sim.strength=1e308", "systems.0.sim.strength: 1e+308 is past 1e300"),
+     ("systems.0.sim.noise=-1e301", "systems.0.sim.noise: -1e+301 is past 1e300")],
+)  # fmt: skip
+def test_a_probability_out_of_range_or_a_number_past_1e300_is_refused(tmp_path, override, says):
+    # accuracy 2 or -1 ran as if valid (accuracy 0.719 and 0.375 reported); 1e308 ran, then
+    # its own manifest (which refuses numbers past 1e300) could not be read: a traceback, and
+    # `make report` stopped there, every later study unrendered
+    with pytest.raises(ParamsError) as refused:
+        load_params(_plain(tmp_path), [override])
+    assert says in str(refused.value) and "\n" not in str(refused.value)

@@ -276,7 +276,7 @@ def drops_table(result: GaiaResult) -> pd.DataFrame:
         columns={"relative_drop": "relative", "absolute_drop": "absolute"}
     )
     folded = display.fold_intervals(drops, ["relative", "absolute"])
-    return _no_result_blank(result, folded, ["relative", "absolute"])
+    return _no_result_blank(result, folded, ["acc_from", "acc_to", "relative", "absolute"])
 
 
 def drops_caption(result: GaiaResult) -> str:
@@ -284,7 +284,8 @@ def drops_caption(result: GaiaResult) -> str:
     params = result.params
     return (
         f"Drop rates: estimate [{params.confidence_level:.0%} bootstrap interval] "
-        f"({params.bootstrap_rounds} rounds); n_from / n_to = items at the easier / harder level"
+        f"({params.bootstrap_rounds} rounds); n_from / n_to = items at the easier / harder "
+        "level; — = no result: none of its answers was measured"
     )
 
 
@@ -545,9 +546,11 @@ def pass_at_k_section(result: GaiaResult) -> str:
         "pass@k over n_items items, unbiased estimator of Chen et al. (2021) from "
         f"{attempts} attempts per item (pass@1 averages all attempts, so it can differ from "
         "the first-attempt accuracy above); identical_attempts = items whose attempts all "
-        "gave the same answer"
+        "gave the same answer; — = no result: none of its answers was measured"
     )
-    table = display.table_block(metrics.pass_at_k_wide(result.summary.pass_at_k), caption)
+    wide = metrics.pass_at_k_wide(result.summary.pass_at_k)
+    rates = [c for c in wide.columns if str(c).startswith("pass@")]
+    table = display.table_block(_no_result_blank(result, wide, rates), caption)
     return table + identical_sentence(result)
 
 

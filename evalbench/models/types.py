@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -117,6 +118,18 @@ class SimSpec(BaseModel):
     """Fraction of calls that fail permanently like an API error (exercises error records)."""
     verbosity: float = 1.0
     """Relative answer length of a simulated system (1 = typical)."""
+
+    @field_validator("accuracy")
+    @classmethod
+    def _probabilities(cls, value: float | dict[Any, float]) -> float | dict[Any, float]:
+        """Each accuracy is a probability (2 and -1 ran as if they were, and reported 0.719
+        and 0.375)."""
+        table = value if isinstance(value, dict) else {None: value}
+        for key, number in table.items():
+            if math.isfinite(number) and not 0 <= number <= 1:  # NaN: "expected a finite"
+                where = "" if key is None else f"key {str(key)!r}: "
+                raise ValueError(f"{where}a probability (0 to 1), got {number:g}")
+        return value
 
     def accuracy_for(self, key: str | int | None) -> float:
         """P(correct) for a level/category key (falls back to ``default``, then 0.7)."""

@@ -290,3 +290,21 @@ def test_a_system_that_measured_nothing_shows_no_number_in_the_tables():
     section = report.scorers_section(lenient)
     f_row = section.split(">F</td>", 1)[1].split("</tr>", 1)[0]
     assert "0.000" not in f_row and "—" in f_row
+
+
+def test_the_drop_and_pass_at_k_tables_show_no_number_for_a_system_with_no_result():
+    # Before: a system every call of which failed showed acc_from 0.000, acc_to 0.000 in the
+    # drop table and pass@1 0.000 on every pass@k row: numbers over nothing measured
+    spec = {"A": {1: [False, False], 2: [False], 3: [False]},
+            "B": {1: [True, False], 2: [True], 3: [False]}}  # fmt: skip
+    recs = pd.concat([records(spec), records(spec).assign(attempt=1)], ignore_index=True)
+    recs.loc[recs.system == "A", "error"] = "http_401: no"
+    result = _result(recs, usage=_usage(A=(8, 8, {"http_401": 8})))
+    drops = report.drops_table(result).set_index("system")
+    assert drops.loc["A", ["acc_from", "acc_to", "relative", "absolute"]].isna().all().all()
+    assert drops.loc["B", "acc_from"].tolist() == [0.5, 1.0]  # L1→L2, L2→L3: 1 of 2, 1 of 1
+    result = result._replace(params=result.params.model_copy(update={"attempts": 2}))
+    html = report.pass_at_k_section(result)
+    rows = {line.split("</td>")[0].rsplit(">", 1)[1]: line
+            for line in html.split("<tr>")[1:] if "<td" in line}  # fmt: skip
+    assert "0.000" not in rows["A"] and "—" in rows["A"], rows["A"]
