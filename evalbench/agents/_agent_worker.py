@@ -3,9 +3,10 @@
 Standard library only, never imported by evalbench (``backends.call_in_worker`` starts it).
 It reads the job from stdin — an 8-byte length, then JSON ``{"sys_path", "entrypoint",
 "task"}`` — imports the entrypoint with the parent's ``sys.path``, calls it with the task,
-and writes ``pickle((ok, value))`` length-prefixed on stdout: ``(True, reply)`` or
-``(False, "<Type>: <message>")``. The agent's own prints go to stderr, so stdout carries
-only the reply.
+and writes JSON ``[ok, value]`` length-prefixed on stdout: ``[true, reply]`` or
+``[false, "<Type>: <message>"]``. The agent's own prints go to stderr, so stdout carries
+only the reply. The reply crosses as data, never as a pickle: unpickled in evalbench, a
+reply's ``__reduce__`` ran the agent's code there, past its time limit.
 
 It dies with evalbench: PR_SET_PDEATHSIG kills it when its parent goes, and since its parent
 may be ``unshare`` (a PID namespace of its own), a thread also watches stdin, which evalbench
@@ -15,7 +16,6 @@ keeps open: end of file means evalbench is gone, and the worker kills its proces
 import importlib
 import json
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -69,12 +69,22 @@ def _call(job: dict[str, Any]) -> tuple[bool, Any]:
         return False, f"{type(exc).__name__}: {exc}"
 
 
+def _plain(value: Any) -> Any:
+    """What JSON cannot write, as data when it is data: numpy's numbers and arrays, a
+    pydantic model; anything else cannot be sent (``TypeError``)."""
+    for name, args in (("model_dump", {"mode": "json"}), ("tolist", {}), ("item", {})):
+        method = getattr(value, name, None)
+        if callable(method) and not isinstance(value, type):
+            return method(**args)
+    raise TypeError(f"{type(value).__name__} is not data (a string, number, list or mapping)")
+
+
 def _send(out: int, result: tuple[bool, Any]) -> None:
     try:
-        data = pickle.dumps(result)
-    except Exception as exc:
+        data = json.dumps(list(result), default=_plain).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
         reason = f"the reply cannot be sent back to evalbench ({type(exc).__name__}: {exc})"
-        data = pickle.dumps((False, f"UnsendableReply: {reason}"))
+        data = json.dumps([False, f"UnsendableReply: {reason}"]).encode()
     view = memoryview(len(data).to_bytes(8, "big") + data)
     while view:
         view = view[os.write(out, view) :]

@@ -16,7 +16,6 @@ import importlib
 import inspect
 import json
 import os
-import pickle
 import shutil
 import signal
 import subprocess
@@ -35,7 +34,8 @@ from .runner import AgentConfigError, Backend, Outcome, Recorder, TaskInput, cli
 from .types import AgentReply, SystemSpec
 
 MAX_STDOUT_BYTES = 10_000_000  # a command's reply larger than this is an error, not read on
-MAX_REPLY_BYTES = 100_000_000  # a sync python agent's pickled reply, likewise
+STDERR_KEPT = 1_000_000  # the tail of a command agent's stderr kept (the rest is read, dropped)
+MAX_REPLY_BYTES = 100_000_000  # a sync python agent's JSON reply, likewise
 STDERR_TAIL = 500
 WORKER_SCRIPT = Path(__file__).with_name("_agent_worker.py")
 WORKER_EXIT_GRACE_S = 1.0  # after its reply, how long a worker may take to exit by itself
@@ -203,8 +203,8 @@ async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, A
     """
     job = json.dumps({"sys_path": sys.path, "entrypoint": entrypoint, "task": task}).encode()
     processes.lifeline()
-    proc = await asyncio.create_subprocess_exec(
-        *_contained([sys.executable, "-I", str(WORKER_SCRIPT)]),
+    proc = await _spawn(
+        _contained([sys.executable, "-I", str(WORKER_SCRIPT)]),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         start_new_session=True,
@@ -222,13 +222,37 @@ async def call_in_worker(entrypoint: str, task: dict[str, Any]) -> tuple[bool, A
         processes.untie(proc.pid)
 
 
+async def _spawn(argv: list[str], **kwargs: Any) -> asyncio.subprocess.Process:
+    """``asyncio.create_subprocess_exec``, never cancelled half-way: a time limit that ran
+    out while asyncio started the process (``max_time_s`` below a start's time) left it
+    running, unknown to evalbench, and the run waiting on its pipes for ever. On a cancel
+    the start completes, the process tree is killed, and the cancel goes on."""
+    start = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **kwargs))
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await start
+            processes.tie(proc.pid)
+            if proc.stdin is not None:
+                proc.stdin.close()
+            await _kill_tree(proc)
+            processes.untie(proc.pid)
+        raise
+
+
 async def _worker_reply(proc: Any) -> tuple[bool, Any]:
-    """Read the worker's length-prefixed pickled reply, then give it a moment to exit."""
+    """Read the worker's length-prefixed JSON reply, then give it a moment to exit."""
     try:
         size = int.from_bytes(await proc.stdout.readexactly(8), "big")
         if size > MAX_REPLY_BYTES:
             return False, f"ReplyTooLarge: {size:,d} bytes (at most {MAX_REPLY_BYTES:,d})"
-        result = pickle.loads(await proc.stdout.readexactly(size))
+        raw = await proc.stdout.readexactly(size)
+        try:
+            ok, result = json.loads(raw)
+            result = (bool(ok), result)
+        except (ValueError, TypeError, RecursionError) as exc:  # a worker that is not ours
+            result = (False, f"UnsendableReply: not a reply ({type(exc).__name__})")
     except asyncio.IncompleteReadError:
         status = await proc.wait()
         return False, f"WorkerDied: the agent's process ended ({_status(status)}) before replying"
@@ -293,8 +317,8 @@ def command_backend(argv: list[str]) -> Backend:
     async def run(item: TaskInput, recorder: Recorder, workdir: Path) -> Outcome:
         payload = item.task.model_dump_json().encode()
         processes.lifeline()
-        proc = await asyncio.create_subprocess_exec(
-            *_contained(argv),
+        proc = await _spawn(
+            _contained(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -380,6 +404,15 @@ async def _communicate(proc: Any, payload: bytes) -> tuple[bytes, bytes, bool]:
             chunks.append(chunk)
         return b"".join(chunks), False
 
+    async def read_stderr() -> bytes:
+        """All of stderr, drained to its end (a pipe left full blocks the program: its answer
+        became a timeout), keeping the last :data:`STDERR_KEPT` bytes."""
+        kept = bytearray()
+        while chunk := await proc.stderr.read(65536):
+            kept += chunk
+            del kept[:-STDERR_KEPT]
+        return bytes(kept)
+
     async def read_stdout() -> tuple[bytes, bool]:
         out, too_big = await read(proc.stdout, MAX_STDOUT_BYTES)
         if too_big:  # stop it now: it would block on the full pipe and never close stderr
@@ -387,9 +420,7 @@ async def _communicate(proc: Any, payload: bytes) -> tuple[bytes, bytes, bool]:
                 os.killpg(proc.pid, signal.SIGKILL)
         return out, too_big
 
-    _, (out, too_big), (err, _) = await asyncio.gather(
-        feed(), read_stdout(), read(proc.stderr, 1_000_000)
-    )
+    _, (out, too_big), err = await asyncio.gather(feed(), read_stdout(), read_stderr())
     if not too_big:
         await proc.wait()
     return out, err, too_big

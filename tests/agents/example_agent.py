@@ -136,3 +136,27 @@ def dies(task: dict) -> str:
     import os
 
     os._exit(7)
+
+
+class _Trap:
+    """Runs ``os.system`` wherever it is unpickled: the reply of :func:`pickle_trap`."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.path}",))
+
+
+def pickle_trap(task: dict) -> dict:
+    """A reply that was code run in evalbench's own process (its replies were pickles)."""
+    return {"answer": _Trap(task["question"].split()[-1])}
+
+
+def numpy_reply(task: dict) -> dict:
+    """Numbers of numpy's types in the reply (what an agent computing its cost returns)."""
+    import numpy as np
+
+    return {"answer": "np", "cost_usd": np.float64(0.25), "prompt_tokens": np.int64(7)}

@@ -350,6 +350,62 @@ def test_command_agents_fail_cleanly_and_leave_no_process(tmp_path):
     assert len(result.records) == 6  # the study finished
 
 
+def test_a_time_limit_shorter_than_a_process_start_ends_the_task_not_the_run(tmp_path):
+    # max_time_s: 1e-300 cancelled the task while asyncio started its worker: the worker was
+    # left running, unknown, and the run waited on its pipes for ever (SIGTERM did not help)
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT_SCRIPT)
+    systems = [
+        {"name": "py", "provider": "python", "entrypoint": f"{ENTRY}:forever"},
+        {"name": "cli", "provider": "command", "argv": [sys.executable, str(script)]},
+    ]
+    for system in systems:  # each its own mapping (yaml.safe_dump writes one shared as anchors)
+        system["limits"] = {"max_time_s": 1e-300}
+    done: list = []
+    params = _params(tmp_path, _dataset(tmp_path, ["fine"]), systems, max_error_rate=1.0)
+    worker = threading.Thread(target=lambda: done.append(_run(params)), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "the run waits for ever"
+    run, _ = done[0]
+    assert {(r["system"], r["state"]) for r in _records(run, "agent_runs")} == {
+        ("py", "timeout"), ("cli", "timeout")}  # fmt: skip
+    assert _wait_for(lambda: _marked_processes(example_agent.forever_mark("t0")) == [], 30)
+
+
+def test_a_command_agent_that_writes_megabytes_to_stderr_still_answers(tmp_path):
+    # stderr was read up to 1 MB and then left unread: the agent blocked on the full pipe
+    # and its answer became "timeout: no answer within max_time_s"
+    script = tmp_path / "chatty.py"
+    script.write_text("import json, sys\njson.load(sys.stdin)\nsys.stderr.write('log\\n' * "
+                      "1_500_000)\nprint(json.dumps('ok'))\n")  # fmt: skip
+    systems = [{"name": "cli", "provider": "command", "argv": [sys.executable, str(script)],
+                "limits": {"max_time_s": 60}}]  # fmt: skip
+    run, _ = _run(_params(tmp_path, _dataset(tmp_path, ["ok"]), systems))
+    (record,) = _records(run, "agent_runs")
+    assert (record["state"], record["answer"]) == ("answered", "ok"), record
+
+
+def test_a_python_agents_reply_crosses_back_as_data_never_as_code(tmp_path):
+    # the reply was a pickle: unpickled in evalbench it ran the agent's code there (a file
+    # made, a sleep past max_time_s holding every other task); now it is JSON
+    trap = tmp_path / "made_by_the_reply"
+    folder = gaia_dataset(tmp_path, ["np"])
+    rows = [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
+    rows[0]["Question"] = f"where {trap}"
+    (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    systems = [
+        {"name": "trap", "provider": "python", "entrypoint": f"{ENTRY}:pickle_trap"},
+        {"name": "np", "provider": "python", "entrypoint": f"{ENTRY}:numpy_reply"},
+    ]
+    run, _ = _run(_params(tmp_path, folder, systems, max_error_rate=1.0))
+    by = {r["system"]: r for r in _records(run, "agent_runs")}
+    assert by["trap"]["error"].startswith("UnsendableReply: the reply cannot be sent back")
+    assert not trap.exists()
+    assert (by["np"]["state"], by["np"]["cost_usd"], by["np"]["prompt_tokens"]) == (
+        "answered", 0.25, 7)  # fmt: skip
+
+
 CLI_AGENT = """
 import json, sys
 from pathlib import Path
