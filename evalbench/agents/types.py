@@ -34,6 +34,10 @@ AgentProvider = Literal["openai", "local", "sim", "python", "command", "agent"]
 EndState = Literal["answered", "timeout", "step_limit", "error"]
 END_STATES: tuple[EndState, ...] = ("answered", "timeout", "step_limit", "error")
 DEFAULT_TOOLS = ("read_file", "python", "final_answer")
+KNOWN_TOOLS = ("read_file", "python", "search", "open_page", "final_answer", "open_url",
+               "search_site", "submit_form", "browser")  # fmt: skip
+"""The reference agent's tools (``tools.registry.TOOLS``, which a test holds it to): named
+here so that params refuse an unknown one before anything runs, without importing them."""
 _ENTRYPOINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -138,6 +142,8 @@ class SystemSpec(ModelSpec):
                                  f"(this system's provider is {self.provider!r})")  # fmt: skip
         if self.provider == "agent" and not self.model:
             raise ValueError("provider 'agent' needs 'model' (the function-calling model)")
+        if unknown := [name for name in self.tools if name not in KNOWN_TOOLS]:
+            raise ValueError(f"unknown tool(s) {unknown}; known: {', '.join(KNOWN_TOOLS)}")
         if self.entrypoint and not _ENTRYPOINT.match(self.entrypoint):
             raise ValueError(f"entrypoint {self.entrypoint!r}: expected 'package.module:function'")
         if self.sim_agent is not None and self.provider != "sim":
@@ -179,22 +185,24 @@ class ReportedStep(BaseModel):
     tool: str | None = None
     arguments: JsonValue = None
     result: JsonValue = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
     latency_s: float | None = None
     error: str | None = None
 
 
 class AgentReply(BaseModel):
-    """What a ``python`` or ``command`` agent returns (a bare string is ``answer``)."""
+    """What a ``python`` or ``command`` agent returns (a bare string is ``answer``): token
+    counts are never negative (-1,000,000 was recorded, and passed the ``max_tokens``
+    budget), a cost is finite (``inf`` was recorded as an unknown cost)."""
 
     model_config = ConfigDict(extra="ignore")
 
     answer: str | None = None
     steps: list[ReportedStep] = []
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = Field(default=None, ge=0)
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     error: str | None = None
     """The agent's own failure (the task ends ``error`` with this reason)."""
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import copy
 import json
+import math
 import os
 import signal
 import subprocess
@@ -273,6 +274,18 @@ def test_a_sync_agent_reply_comes_back_exactly_as_returned(tmp_path):
     assert by["dies"]["error"] == (
         "WorkerDied: the agent's process ended (exit status 7) before replying"
     )
+
+
+@pytest.mark.parametrize("reply", [{"answer": "a", "prompt_tokens": -1_000_000},
+                                   {"answer": "a", "completion_tokens": -5},
+                                   {"answer": "a", "cost_usd": math.inf},
+                                   {"answer": "a", "steps": [{"prompt_tokens": -3}]}])  # fmt: skip
+def test_a_reply_with_negative_tokens_or_an_infinite_cost_is_an_invalid_reply(reply):
+    # recorded as given before: -1,000,000 tokens (and under the max_tokens budget), and an
+    # infinite cost stored as an unknown one
+    recorder = Recorder(_ListStore(), "s", TaskInput(AgentTask(id="t0", question="q"), {}))
+    with pytest.raises(ValueError, match="invalid agent reply"):  # the task's error record
+        outcome_of(reply, recorder)
 
 
 class _ListStore(list):
