@@ -82,8 +82,8 @@ class Recorder:
         self.steps: list[StepRecord] = []
 
     def step(self, kind: Literal["model", "tool"], **fields: Any) -> StepRecord:
-        """Record one step (arguments and result clipped to :data:`CLIP` characters)."""
-        for name in ("arguments", "result"):
+        """Record one step (arguments, result and error clipped to :data:`CLIP` characters)."""
+        for name in ("arguments", "result", "error"):
             if fields.get(name) is not None:
                 fields[name] = clip(str(fields[name]))
         record = StepRecord(

@@ -288,6 +288,18 @@ def test_a_reply_with_negative_tokens_or_an_infinite_cost_is_an_invalid_reply(re
         outcome_of(reply, recorder)
 
 
+def test_every_text_of_a_step_is_clipped_the_error_too():
+    # a read_file of a 100,000-character name left a 100,070-character error in steps.jsonl
+    # (arguments and results were clipped, the error was not)
+    from evalbench.agents.runner import CLIP
+
+    recorder = Recorder(_ListStore(), "s", TaskInput(AgentTask(id="t0", question="q"), {}))
+    step = recorder.step("tool", tool="read_file", arguments="a" * 100_000,
+                         result="r" * 100_000, error="no file " + "a" * 100_000)  # fmt: skip
+    for text in (step.arguments, step.result, step.error):
+        assert text is not None and len(text) < CLIP + 40 and text.endswith(" more chars]")
+
+
 class _ListStore(list):
     def append(self, record) -> None:  # a record store that keeps records in memory
         super().append(record)
