@@ -502,7 +502,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     tally = ", ".join(f"{counts[s]} {s}" for s in ("ok", "skipped", "failed"))
     extra = ("current", "pending", "degraded", "no_result", "busy", "interrupted")
     tally += "".join(f", {counts[s]} {s}" for s in extra if counts[s])
-    print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
+    if interrupted:  # how far it got, and what resumes the rest
+        print(f"\ninterrupted after {len(results)} of {len(files)} studies in {wall:.1f} s: "
+              f"{tally}; rerun the same command to resume")  # fmt: skip
+    else:
+        print(f"\n{len(results)} studies in {wall:.1f} s: {tally}")
     print(f"index: {index}")
     for hint in skip_hints(results):
         print(f"hint: {hint}")

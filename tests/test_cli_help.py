@@ -111,3 +111,28 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_exit_130(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)  # fmt: skip
     assert (proc.returncode, proc.stderr) == (130, "evalbench: interrupted\n")
+
+
+def test_an_interrupted_report_says_how_many_studies_it_finished_of_how_many(
+    tmp_path, capsys, monkeypatch
+):
+    # it ended "0 studies in 10.6 s: 0 ok, 0 skipped, 0 failed" when 4 were asked for and
+    # none had finished: no word of the interrupt, nor of the three never run
+    from pathlib import Path
+
+    from evalbench.publish import StudyResult
+
+    files = [tmp_path / f"s{i}.yaml" for i in range(4)]
+
+    def stopped(paths, **kwargs):
+        yield StudyResult(Path(paths[0]), "ok", None, 1.0)
+        raise KeyboardInterrupt
+
+    from evalbench import publish
+
+    monkeypatch.setattr(publish, "run_many", stopped)
+    monkeypatch.setattr(publish, "build_index", lambda: tmp_path / "index.html")
+    assert cli.main(["report", *map(str, files)]) == 130
+    out = capsys.readouterr().out
+    assert "\ninterrupted after 1 of 4 studies in " in out
+    assert ": 1 ok, 0 skipped, 0 failed; rerun the same command to resume\n" in out
